@@ -1,0 +1,122 @@
+import { JaggersError } from '../errors.js';
+import { ControlParser } from './protocol.js';
+import { formatCommand } from './quote.js';
+import type { Transport } from './transport.js';
+
+/** A tmux reply: errors are values, so callers decide what a failed command means. */
+export type TmuxReply = { ok: true; lines: string[] } | { ok: false; error: string; lines: string[] };
+
+type OutputListener = (paneId: string, data: Buffer) => void;
+type NotificationListener = (name: string, args: string[]) => void;
+type ExitListener = (reason: string) => void;
+
+interface Pending {
+  command: string;
+  resolve: (r: TmuxReply) => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * One long-lived control-mode connection. Commands are written as lines; tmux answers each with one
+ * %begin/%end (or %error) block in the order they were sent, so a FIFO matches replies to commands.
+ */
+export class ControlClient {
+  private readonly parser = new ControlParser();
+  private readonly pending: Pending[] = [];
+  private readonly outputListeners = new Set<OutputListener>();
+  private readonly notificationListeners = new Set<NotificationListener>();
+  private readonly exitListeners = new Set<ExitListener>();
+  private closed: { reason: string } | null = null;
+  commandsSent = 0;
+
+  constructor(private readonly transport: Transport) {
+    transport.onData((chunk) => {
+      for (const ev of this.parser.feed(chunk)) {
+        switch (ev.type) {
+          case 'reply': {
+            if (!ev.fromClient) break; // the attach command's own block
+            const p = this.pending.shift();
+            if (!p) break;
+            p.resolve(ev.ok ? { ok: true, lines: ev.lines } : { ok: false, error: ev.lines.join('\n'), lines: ev.lines });
+            break;
+          }
+          case 'output':
+            for (const l of this.outputListeners) l(ev.paneId, ev.data);
+            break;
+          case 'notification':
+            for (const l of this.notificationListeners) l(ev.name, ev.args);
+            break;
+          case 'exit':
+            this.finish(ev.reason || 'exited');
+            break;
+        }
+      }
+    });
+    transport.onClose(({ code, stderr }) => {
+      this.finish(stderr ? stderr : `tmux control client exited with code ${code}`);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+
+  get isClosed(): boolean {
+    return this.closed !== null;
+  }
+
+  /** Run one tmux command given as arguments (quoted here, never by callers). */
+  run(args: readonly string[]): Promise<TmuxReply> {
+    return this.runLine(formatCommand(args));
+  }
+
+  /** Run a command and throw E_TMUX_COMMAND when tmux answers %error. */
+  async runOk(args: readonly string[]): Promise<string[]> {
+    const r = await this.run(args);
+    if (!r.ok) throw new JaggersError('E_TMUX_COMMAND', `tmux ${args[0]} failed: ${r.error}`);
+    return r.lines;
+  }
+
+  private runLine(line: string): Promise<TmuxReply> {
+    if (this.closed) {
+      return Promise.reject(new JaggersError('E_TMUX_EXITED', `tmux connection closed: ${this.closed.reason}`));
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ command: line, resolve, reject });
+      this.commandsSent++;
+      this.transport.write(`${line}\n`);
+    });
+  }
+
+  onOutput(l: OutputListener): () => void {
+    this.outputListeners.add(l);
+    return () => this.outputListeners.delete(l);
+  }
+
+  onNotification(l: NotificationListener): () => void {
+    this.notificationListeners.add(l);
+    return () => this.notificationListeners.delete(l);
+  }
+
+  onExit(l: ExitListener): () => void {
+    if (this.closed) {
+      l(this.closed.reason);
+      return () => {};
+    }
+    this.exitListeners.add(l);
+    return () => this.exitListeners.delete(l);
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+    this.finish('closed by jaggers');
+  }
+
+  private finish(reason: string): void {
+    if (this.closed) return;
+    this.closed = { reason };
+    const err = new JaggersError('E_TMUX_EXITED', `tmux connection closed: ${reason}`);
+    for (const p of this.pending.splice(0)) p.reject(err);
+    for (const l of this.exitListeners) l(reason);
+  }
+}
