@@ -1,0 +1,26 @@
+import type { Context } from '../context.js';
+import { JaggersError } from '../errors.js';
+import { adHocAgents, type AgentSpec } from '../project/project-file.js';
+import { loadProfile } from '../profiles/load.js';
+import type { TeamMember } from '../terminals/plan.js';
+
+export const DEMO_TEAM: AgentSpec[] = [
+  { name: 'planner', profile: 'demo', args: [], env: {} },
+  { name: 'coder', profile: 'demo', args: [], env: {} },
+  { name: 'reviewer', profile: 'demo', args: [], env: {} },
+];
+
+/** The agents a command works on: `--agents`, else jaggers.json, else a clear error. */
+export function teamSpecs(ctx: Context, agentsOption: string | undefined): AgentSpec[] {
+  if (agentsOption) return adHocAgents(agentsOption);
+  if (ctx.projectFile) return ctx.projectFile.agents;
+  throw new JaggersError(
+    'E_PROJECT_MISSING',
+    `no jaggers.json in ${ctx.projectRoot}: run \`jaggers init\` to write one, or pass --agents claude,gemini`,
+  );
+}
+
+/** Load every profile first, so a bad profile stops `up` before anything starts. */
+export async function loadTeam(ctx: Context, specs: AgentSpec[]): Promise<TeamMember[]> {
+  return Promise.all(specs.map(async (spec) => ({ spec, profile: (await loadProfile(spec.profile, ctx.jaggersDir)).profile })));
+}

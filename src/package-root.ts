@@ -1,0 +1,19 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The same code runs from src/ (tests) and dist/src/ (installed), so find the root by its package.json.
+function findRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'profiles'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('jaggers: cannot find the package root');
+    dir = up;
+  }
+}
+
+export const packageRoot = findRoot();
+export const builtinProfilesDir = path.join(packageRoot, 'profiles');
+export const binDir = path.join(packageRoot, 'bin');
+export const cliEntry = path.join(packageRoot, 'bin', 'jaggers.js');

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+const regex = z.string().refine(
+  (s) => {
+    try {
+      new RegExp(s, 'u');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a valid regular expression' },
+);
+
+/** A detection rule: a regex over one region of the screen; the first rule that matches decides. */
+export const DetectRuleSchema = z.strictObject({
+  name: z.string().min(1),
+  status: z.enum(['starting', 'idle', 'busy', 'waiting_input', 'done', 'error']),
+  pattern: regex,
+  /** `bottom`: the last `lines` non-empty lines; `screen`: all of it; `raw`: recent raw output (with escapes stripped). */
+  region: z.enum(['bottom', 'screen', 'raw']).default('bottom'),
+  lines: z.number().int().positive().default(12),
+});
+export type DetectRule = z.output<typeof DetectRuleSchema>;
+
+export const DetectSchema = z.strictObject({
+  /** Rules in order; busy evidence should come before idle evidence. */
+  rules: z.array(DetectRuleSchema).default([]),
+  /** How long a quiet screen must stay unchanged before a turn counts as done. */
+  settleMs: z.number().int().nonnegative().default(300),
+  /** Where the CLI writes its own state to disk, used as stronger evidence than the screen. */
+  stateFile: z.enum(['claude-sessions', 'fake-agent']).optional(),
+  /** Lines that start a reply on screen (e.g. `✦` or `⏺`), for reply capture from the screen. */
+  replyMarker: regex.optional(),
+});
+
+export const SessionSchema = z.strictObject({
+  /** pre-generated: pass our UUID at start; discovered: read it from disk after the first turn; none: no pinning. */
+  pin: z.enum(['pre-generated', 'discovered', 'none']).default('none'),
+  startArgs: z.array(z.string()).default([]),
+  resumeArgs: z.array(z.string()).default([]),
+  headlessArgs: z.array(z.string()).optional(),
+  discover: z.enum(['codex-rollout', 'list-sessions']).optional(),
+  listArgs: z.array(z.string()).optional(),
+});
+
+export const DeliverySchema = z.strictObject({
+  ready: z.array(z.enum(['idle', 'done', 'starting', 'waiting_input', 'busy'])).default(['idle', 'done']),
+  /** Wait after the paste before the submit key: TUIs take an early Enter as part of the paste. */
+  settleMs: z.number().int().nonnegative().default(200),
+  submitKeys: z.array(z.string().min(1)).default(['Enter']),
+  maxSubmitRetries: z.number().int().nonnegative().default(2),
+  verifyTimeoutMs: z.number().int().positive().default(10_000),
+  readyTimeoutMs: z.number().int().positive().default(60_000),
+  pointer: z.string().default('Read {file} and do what it asks. [jg:{nonce}]'),
+});
+
+const Size = z.strictObject({
+  width: z.number().int().min(20).max(1000),
+  height: z.number().int().min(5).max(1000),
+});
+
+export const ProfileSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lower-case letters, digits, - or _'),
+  description: z.string().default(''),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  size: Size.optional(),
+  /** The CLI's version the rules were checked against. */
+  version: z.string().optional(),
+  detect: DetectSchema.default(DetectSchema.parse({})),
+  session: SessionSchema.default(SessionSchema.parse({})),
+  delivery: DeliverySchema.default(DeliverySchema.parse({})),
+});
+
+export type Profile = z.output<typeof ProfileSchema>;

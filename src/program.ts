@@ -1,0 +1,173 @@
+import { Command, CommanderError, Option } from 'commander';
+import { resolveContext, type Context, type GlobalOptions } from './context.js';
+import { isJaggersError } from './errors.js';
+import type { Output } from './output.js';
+import { attach } from './commands/attach.js';
+import { ls, renderAgents, watchAgents } from './commands/ls.js';
+import { capture, doctor, down, init, send } from './commands/simple.js';
+import { DEMO_TEAM, loadTeam, teamSpecs } from './commands/team.js';
+import { up, type UpResult } from './commands/up.js';
+import { supervise } from './commands/supervise.js';
+
+export interface Env {
+  io: Output;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+function renderUp(r: UpResult): string {
+  const lines = r.windows.map((w) => `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${w.action === 'keep' ? 'running' : w.action === 'create' ? 'started' : 'restarted'}${w.launch?.sessionId ? `  session ${w.launch.sessionId}` : ''}`);
+  return `session ${r.session} on tmux ${r.socket}\n${lines.join('\n')}\nwatch them: jaggers attach\n`;
+}
+
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+
+export function buildProgram(e: Env, setExit: (code: number) => void): Command {
+  const program = new Command('jaggers')
+    .description('Run coding-agent CLIs side by side in tmux and make them work together')
+    .option('--project <dir>', 'project folder (default: nearest folder with jaggers.json, else the current one)')
+    .option('--socket <name|path>', 'tmux socket name (-L) or path (-S); default jaggers-<8 hex of the project path> (env JAGGERS_SOCKET)')
+    .option('--session <name>', 'tmux session name (default: jaggers.json session, else the project folder name)')
+    .configureOutput({ writeOut: e.io.writeOut, writeErr: e.io.writeErr })
+    .exitOverride()
+    .showHelpAfterError();
+  const ctx = async (): Promise<Context> => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd);
+
+  program
+    .command('up')
+    .description('open the tmux session with one window per agent (idempotent: adds what is missing)')
+    .option('--agents <list>', 'ad hoc team: comma-separated profile names')
+    .option('--size <WxH>', 'agent window size (default 200x50)')
+    .addHelpText('after', examples(['jaggers up', 'jaggers up --agents claude,gemini', 'jaggers up --size 160x48']))
+    .action(async (o: { agents?: string; size?: string }) => {
+      const c = await ctx();
+      const team = await loadTeam(c, teamSpecs(c, o.agents));
+      const r = await up(c, team, { size: o.size });
+      await r.client.close();
+      e.io.writeOut(renderUp(r));
+    });
+
+  program
+    .command('demo')
+    .description('open a session with three built-in demo agents (no API keys needed)')
+    .option('--size <WxH>', 'agent window size (default 200x50)')
+    .addHelpText('after', examples(['jaggers demo', 'jaggers demo && jaggers attach']))
+    .action(async (o: { size?: string }) => {
+      const c = await ctx();
+      const team = await loadTeam(c, DEMO_TEAM);
+      const r = await up(c, team, { size: o.size });
+      await r.client.close();
+      e.io.writeOut(renderUp(r));
+    });
+
+  program
+    .command('init')
+    .description('write a jaggers.json naming the team')
+    .option('--agents <list>', 'comma-separated agent/profile names', 'claude,gemini')
+    .option('--force', 'overwrite an existing jaggers.json')
+    .addHelpText('after', examples(['jaggers init', 'jaggers init --agents claude,codex,qwen']))
+    .action(async (o: { agents: string; force?: boolean }) => {
+      const r = await init(await ctx(), o.agents.split(',').map((s) => s.trim()).filter(Boolean), o.force ?? false);
+      e.io.writeOut(`wrote ${r.file}\n`);
+    });
+
+  program
+    .command('attach [agent]')
+    .description('attach this terminal to the session, at an agent\'s window if named')
+    .option('-r, --read-only', 'watch without typing into the agents')
+    .addHelpText('after', examples(['jaggers attach', 'jaggers attach claude --read-only']))
+    .action(async (agent: string | undefined, o: { readOnly?: boolean }) => {
+      setExit(await attach(await ctx(), agent, o.readOnly ?? false));
+    });
+
+  program
+    .command('ls')
+    .description('list agents: terminal ids, windows, pids, states')
+    .option('--json', 'print JSON')
+    .option('--watch', 'redraw whenever tmux reports a change')
+    .addHelpText('after', examples(['jaggers ls', 'jaggers ls --json', 'jaggers ls --watch']))
+    .action(async (o: { json?: boolean; watch?: boolean }) => {
+      const c = await ctx();
+      if (o.watch) {
+        await watchAgents(c, (rows) => e.io.writeOut(`\x1b[H\x1b[2J${renderAgents(rows)}`));
+        return;
+      }
+      const rows = await ls(c);
+      e.io.writeOut(o.json ? JSON.stringify(rows, null, 2) + '\n' : renderAgents(rows));
+    });
+
+  program
+    .command('send <agent> <text...>')
+    .description('type text into an agent\'s pane and press Enter')
+    .addHelpText('after', examples(['jaggers send claude "explain src/cli.ts"']))
+    .action(async (agent: string, text: string[]) => {
+      const r = await send(await ctx(), agent, text.join(' '));
+      e.io.writeOut(`sent ${r.bytes} bytes to ${r.agent} (${r.pane})\n`);
+    });
+
+  program
+    .command('capture <agent>')
+    .description('print an agent\'s screen as text')
+    .option('--ansi', 'keep colours and attributes (escape sequences)')
+    .addHelpText('after', examples(['jaggers capture claude', 'jaggers capture gemini --ansi']))
+    .action(async (agent: string, o: { ansi?: boolean }) => {
+      e.io.writeOut(await capture(await ctx(), agent, o));
+    });
+
+  program
+    .command('down')
+    .description('stop the project\'s tmux server and every agent in it')
+    .addHelpText('after', examples(['jaggers down']))
+    .action(async () => {
+      const r = await down(await ctx());
+      e.io.writeOut(r.stopped ? `stopped tmux ${r.socket}\n` : `nothing running on tmux ${r.socket}\n`);
+    });
+
+  program
+    .command('doctor')
+    .description('check tmux, the socket and every profile')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers doctor']))
+    .action(async (o: { json?: boolean }) => {
+      const r = await doctor(await ctx());
+      if (!r.ok) setExit(1);
+      if (o.json) return e.io.writeOut(JSON.stringify(r, null, 2) + '\n');
+      const mark = (ok: boolean) => (ok ? 'ok  ' : 'FAIL');
+      e.io.writeOut(
+        [
+          `${mark(r.tmux.ok)} tmux: ${r.tmux.version ?? r.tmux.error}`,
+          `ok   socket: ${r.socket} (session ${r.session}, server ${r.serverRunning ? 'running' : 'not running'})`,
+          `ok   project file: ${r.projectFile ?? 'none (jaggers init writes one)'}`,
+          ...r.profiles.map((p) => `${mark(!p.error)} profile ${p.name}: ${p.error ?? p.file}`),
+        ].join('\n') + '\n',
+      );
+    });
+
+  program
+    .command('supervise', { hidden: true })
+    .description('the long-running watcher in window 0')
+    .action(async () => {
+      await supervise(await ctx(), e.io);
+    });
+
+  program.addOption(new Option('--debug', 'print stack traces').hideHelp());
+  return program;
+}
+
+/** Run the CLI; returns the exit code. Only cli.ts turns it into the process's exit. */
+export async function main(argv: string[], e: Env): Promise<number> {
+  let code = 0;
+  const program = buildProgram(e, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    if (isJaggersError(err)) {
+      e.io.writeErr(`jaggers: ${err.message}\n`);
+      return 1;
+    }
+    e.io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    return 70;
+  }
+}

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { JaggersError } from '../errors.js';
+import { readJsonFile, validate } from '../validate.js';
+
+export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+const AgentSchema = z.strictObject({
+  name: z.string().regex(AGENT_NAME, 'must be 1-32 lower-case letters, digits, - or _'),
+  profile: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  cwd: z.string().optional(),
+  env: z.record(z.string(), z.string()).default({}),
+});
+export type AgentSpec = z.output<typeof AgentSchema>;
+
+export const SIZE = /^(\d{2,4})x(\d{1,4})$/;
+
+export const ProjectSchema = z
+  .strictObject({
+    session: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _').optional(),
+    size: z.string().regex(SIZE, 'must look like 200x50').optional(),
+    agents: z.array(AgentSchema).min(1, 'must name at least one agent'),
+  })
+  .superRefine((p, ctx) => {
+    const seen = new Set<string>();
+    p.agents.forEach((a, i) => {
+      if (seen.has(a.name)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'name'], message: 'must be unique' });
+      seen.add(a.name);
+    });
+  });
+export type ProjectFile = z.output<typeof ProjectSchema>;
+
+export const PROJECT_FILE = 'jaggers.json';
+
+export async function readProjectFile(root: string): Promise<ProjectFile | null> {
+  const file = path.join(root, PROJECT_FILE);
+  const data = await readJsonFile(file, 'E_PROJECT_INVALID');
+  if (data === null) return null;
+  return validate(ProjectSchema, data, file, 'E_PROJECT_INVALID');
+}
+
+export function parseSize(s: string, source: string): { width: number; height: number } {
+  const m = SIZE.exec(s);
+  if (!m) throw new JaggersError('E_USAGE', `${source}: size must look like 200x50, got ${JSON.stringify(s)}`);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+/** `--agents claude,gemini`: each name is both the agent and its profile. */
+export function adHocAgents(list: string): AgentSpec[] {
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new JaggersError('E_USAGE', `--agents: no agent names in ${JSON.stringify(list)}`);
+  return names.map((name) => {
+    if (!AGENT_NAME.test(name)) {
+      throw new JaggersError('E_USAGE', `--agents: agent name ${JSON.stringify(name)} must be 1-32 lower-case letters, digits, - or _`);
+    }
+    return { name, profile: name, args: [], env: {} };
+  });
+}
+
+export function defaultProjectFile(agents: string[]): ProjectFile {
+  return { agents: agents.map((a) => ({ name: a, profile: a, args: [], env: {} })) };
+}

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import type { AgentSpec } from '../project/project-file.js';
+import type { Profile } from '../profiles/schema.js';
+import type { PaneInfo } from '../tmux/commands.js';
+
+export interface TeamMember {
+  spec: AgentSpec;
+  profile: Profile;
+}
+
+/** What the registry knows of an agent's terminal in this team. */
+export interface KnownTerminal {
+  terminalId: string;
+  agent: string;
+  sessionId: string | null;
+}
+
+export interface Launch {
+  command: string[];
+  env: Record<string, string>;
+  cwd: string;
+  width: number;
+  height: number;
+  /** The conversation this launch pins, and how. */
+  sessionId: string | null;
+  pin: 'pre-generated' | 'resumed' | null;
+}
+
+export type WindowAction =
+  | { kind: 'keep'; agent: string; terminalId: string; pane: PaneInfo }
+  | { kind: 'create'; agent: string; profile: string; terminalId: string; newTerminal: boolean; launch: Launch }
+  | { kind: 'respawn'; agent: string; profile: string; terminalId: string; pane: PaneInfo; launch: Launch };
+
+export interface PlanInput {
+  team: TeamMember[];
+  panes: PaneInfo[];
+  terminals: KnownTerminal[];
+  projectRoot: string;
+  session: string;
+  socket: string;
+  binDir: string;
+  basePath: string;
+  size: { width: number; height: number };
+  task: string | null;
+  newTerminalId: () => string;
+  newSessionId: () => string;
+}
+
+export function fillTemplate(args: readonly string[], vars: Record<string, string>): string[] {
+  return args.map((a) => a.replace(/\{(\w+)\}/g, (m, k: string) => vars[k] ?? m));
+}
+
+/** Compute what `up` must do: keep live windows, restart dead ones, create missing ones. */
+export function planWindows(input: PlanInput): WindowAction[] {
+  return input.team.map(({ spec, profile }) => {
+    const pane = input.panes.find((p) => p.agent === spec.name);
+    const known = input.terminals.find((t) => t.agent === spec.name);
+    const terminalId = pane?.terminalId ?? known?.terminalId ?? input.newTerminalId();
+    if (pane && !pane.dead) return { kind: 'keep', agent: spec.name, terminalId, pane };
+    const launch = planLaunch(input, spec, profile, terminalId, known?.sessionId ?? null);
+    if (pane) return { kind: 'respawn', agent: spec.name, profile: profile.name, terminalId, pane, launch };
+    return { kind: 'create', agent: spec.name, profile: profile.name, terminalId, newTerminal: !known && !pane, launch };
+  });
+}
+
+function planLaunch(input: PlanInput, spec: AgentSpec, profile: Profile, terminalId: string, pinned: string | null): Launch {
+  let sessionArgs: string[] = [];
+  let sessionId: string | null = null;
+  let pin: Launch['pin'] = null;
+  if (pinned && profile.session.resumeArgs.length > 0) {
+    sessionId = pinned;
+    pin = 'resumed';
+    sessionArgs = fillTemplate(profile.session.resumeArgs, { sessionId });
+  } else if (profile.session.pin === 'pre-generated') {
+    sessionId = input.newSessionId();
+    pin = 'pre-generated';
+    sessionArgs = fillTemplate(profile.session.startArgs, { sessionId });
+  }
+  const env: Record<string, string> = {
+    ...profile.env,
+    ...spec.env,
+    PATH: `${input.binDir}${path.delimiter}${input.basePath}`,
+    JAGGERS_TERMINAL_ID: terminalId,
+    JAGGERS_AGENT: spec.name,
+    JAGGERS_SESSION: input.session,
+    JAGGERS_SOCKET: input.socket,
+    JAGGERS_PROJECT: input.projectRoot,
+  };
+  if (input.task) env.JAGGERS_TASK_ID = input.task;
+  const size = profile.size ?? input.size;
+  return {
+    command: [profile.command, ...profile.args, ...spec.args, ...sessionArgs],
+    env,
+    cwd: path.resolve(input.projectRoot, spec.cwd ?? '.'),
+    width: size.width,
+    height: size.height,
+    sessionId,
+    pin,
+  };
+}

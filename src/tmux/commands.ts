@@ -1,0 +1,133 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { JaggersError } from '../errors.js';
+import type { ControlClient } from './control-client.js';
+
+/** One pane per agent window; this is what jaggers reads back from tmux. */
+export interface PaneInfo {
+  windowId: string;
+  windowIndex: number;
+  windowName: string;
+  paneId: string;
+  panePid: number | null;
+  dead: boolean;
+  deadStatus: number | null;
+  inMode: boolean;
+  width: number;
+  height: number;
+  terminalId: string | null;
+  agent: string | null;
+  profile: string | null;
+  state: string | null;
+}
+
+const PANE_FIELDS = [
+  'window_id',
+  'window_index',
+  'window_name',
+  'pane_id',
+  'pane_pid',
+  'pane_dead',
+  'pane_dead_status',
+  'pane_in_mode',
+  'pane_width',
+  'pane_height',
+  '@jaggers_terminal_id',
+  '@jaggers_agent',
+  '@jaggers_profile',
+  '@jaggers_state',
+] as const;
+const SEP = '\u001f';
+const PANE_FORMAT = PANE_FIELDS.map((f) => `#{${f}}`).join(SEP);
+
+export function parsePaneLine(line: string): PaneInfo {
+  const f = line.split(SEP);
+  const s = (i: number) => f[i] ?? '';
+  const orNull = (v: string) => (v === '' ? null : v);
+  return {
+    windowId: s(0),
+    windowIndex: Number(s(1)),
+    windowName: s(2),
+    paneId: s(3),
+    panePid: s(4) ? Number(s(4)) : null,
+    dead: s(5) === '1',
+    deadStatus: s(6) ? Number(s(6)) : null,
+    inMode: s(7) === '1',
+    width: Number(s(8)),
+    height: Number(s(9)),
+    terminalId: orNull(s(10)),
+    agent: orNull(s(11)),
+    profile: orNull(s(12)),
+    state: orNull(s(13)),
+  };
+}
+
+export async function listPanes(c: ControlClient, session: string): Promise<PaneInfo[]> {
+  const lines = await c.runOk(['list-panes', '-s', '-t', `=${session}`, '-F', PANE_FORMAT]);
+  return lines.filter((l) => l.length > 0).map(parsePaneLine);
+}
+
+export interface NewWindow {
+  session: string;
+  name: string;
+  cwd: string;
+  env: Record<string, string>;
+  command: readonly string[];
+}
+
+export async function newWindow(c: ControlClient, w: NewWindow): Promise<{ windowId: string; paneId: string }> {
+  const envArgs = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const lines = await c.runOk([
+    'new-window', '-d', '-P', '-F', '#{window_id} #{pane_id}',
+    '-t', `=${w.session}:`, '-n', w.name, '-c', w.cwd, ...envArgs, '--', ...w.command,
+  ]);
+  const [windowId, paneId] = (lines[0] ?? '').split(' ');
+  if (!windowId || !paneId) throw new JaggersError('E_TMUX_COMMAND', `new-window printed ${JSON.stringify(lines)}`);
+  return { windowId, paneId };
+}
+
+export async function setWindowOptions(c: ControlClient, target: string, options: Record<string, string>): Promise<void> {
+  await Promise.all(Object.entries(options).map(([k, v]) => c.runOk(['set-option', '-w', '-t', target, k, v])));
+}
+
+export async function capturePane(
+  c: ControlClient,
+  paneId: string,
+  opts: { ansi?: boolean; history?: number } = {},
+): Promise<string> {
+  const args = ['capture-pane', '-p', '-t', paneId];
+  if (opts.ansi) args.push('-e');
+  if (opts.history) args.push('-S', String(-opts.history));
+  const r = await c.run(args);
+  if (!r.ok) throw new JaggersError('E_PANE_GONE', `cannot read pane ${paneId}: ${r.error}`);
+  return r.lines.join('\n');
+}
+
+/**
+ * Put arbitrary text (any bytes, newlines, quotes, 1 MB) into a uniquely named tmux buffer. Control
+ * mode is one line per command, so the text travels through a private temporary file.
+ */
+export async function loadBuffer(c: ControlClient, name: string, text: string): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'jaggers-buf-'));
+  const file = path.join(dir, 'text');
+  try {
+    await writeFile(file, text, { mode: 0o600 });
+    await c.runOk(['load-buffer', '-b', name, file]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Paste and delete the buffer. `-p` frames it as a bracketed paste when the app asked for one; `-r` keeps LF. */
+export async function pasteBuffer(c: ControlClient, name: string, paneId: string): Promise<void> {
+  await c.runOk(['paste-buffer', '-d', '-p', '-r', '-b', name, '-t', paneId]);
+}
+
+export async function sendKeys(c: ControlClient, paneId: string, keys: readonly string[]): Promise<void> {
+  await c.runOk(['send-keys', '-t', paneId, ...keys]);
+}
+
+export async function sendLiteral(c: ControlClient, paneId: string, text: string): Promise<void> {
+  await c.runOk(['send-keys', '-t', paneId, '-l', '--', text]);
+}

@@ -1,0 +1,43 @@
+import { JaggersError } from '../errors.js';
+import { ControlClient } from './control-client.js';
+import { describeSocket, type TmuxServer } from './server.js';
+import { localTransport } from './transport.js';
+import { hasSession } from './one-shot.js';
+
+export interface CreateSession {
+  windowName: string;
+  command: readonly string[];
+  cwd: string;
+  width: number;
+  height: number;
+  env: Record<string, string>;
+}
+
+/**
+ * Open the control connection to a session, creating the session (and the server) when `create` is
+ * given. Resolves once tmux answered a first command, so a missing session is an error here.
+ */
+export async function openControl(server: TmuxServer, session: string, create?: CreateSession): Promise<ControlClient> {
+  const args = create
+    ? [
+        'new-session', '-A', '-s', session, '-n', create.windowName,
+        '-x', String(create.width), '-y', String(create.height), '-c', create.cwd,
+        ...Object.entries(create.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+        '--', ...create.command,
+      ]
+    : ['attach-session', '-t', `=${session}`];
+  const client = new ControlClient(localTransport(server, args));
+  try {
+    await client.runOk(['display-message', '-p', '#{session_name}']);
+  } catch (e) {
+    await client.close().catch(() => {});
+    if (!create && !(await hasSession(server, session))) {
+      throw new JaggersError(
+        'E_SESSION_MISSING',
+        `no jaggers session ${JSON.stringify(session)} on tmux socket ${describeSocket(server)}: run \`jaggers up\` first`,
+      );
+    }
+    throw e;
+  }
+  return client;
+}

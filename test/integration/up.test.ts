@@ -1,0 +1,144 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listPanes } from '../../src/tmux/commands.js';
+import { catProfile, writeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+
+async function environOf(pid: number): Promise<Record<string, string>> {
+  const raw = await readFile(`/proc/${pid}/environ`, 'utf8');
+  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+describe('jaggers up / ls / capture / send / down on real tmux', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeProfile(rig.root, 'echo', catProfile);
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'echo' }, { name: 'beta', profile: 'echo', env: { EXTRA: 'x y' } }] });
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('opens one tagged window per agent with the pane environment set', async () => {
+    const r = await rig.run(['up']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/alpha\s+jg-[0-9a-f]{8}\s+@\d+\s+started/);
+    const c = await rig.control();
+    const panes = await listPanes(c, rig.session);
+    expect(panes.map((p) => p.windowName)).toEqual(['jaggers', 'alpha', 'beta']);
+    for (const name of ['alpha', 'beta']) {
+      const p = panes.find((x) => x.windowName === name)!;
+      expect(p).toMatchObject({ agent: name, profile: 'echo', width: 200, height: 50, dead: false });
+      expect(p.terminalId).toMatch(/^jg-[0-9a-f]{8}$/);
+      await rig.waitForScreen(p.paneId, /ready/);
+      // The pane's command is `sh -c 'echo ready; exec cat'`: cat is the pane's own process.
+      const env = await environOf(p.panePid!);
+      expect(env).toMatchObject({ JAGGERS_TERMINAL_ID: p.terminalId, JAGGERS_AGENT: name, JAGGERS_SESSION: rig.session, JAGGERS_SOCKET: rig.socket });
+      expect(env.PATH?.split(':')[0]).toMatch(/\/bin$/);
+    }
+    const beta = panes.find((x) => x.windowName === 'beta')!;
+    expect((await environOf(beta.panePid!)).EXTRA).toBe('x y');
+    const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8'));
+    expect(Object.keys(reg.terminals).sort()).toEqual(panes.filter((p) => p.agent).map((p) => p.terminalId).sort());
+  });
+
+  it('is idempotent, and a restarted server gets the same terminal ids back', async () => {
+    expect((await rig.run(['up'])).code).toBe(0);
+    const first = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    const again = await rig.run(['up']);
+    expect(again.stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+running/);
+    const second = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    expect(second).toEqual(first);
+    expect(first).toHaveLength(2);
+
+    await rig.tmux(['kill-server']);
+    expect((await rig.run(['up'])).code).toBe(0);
+    const third = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    expect(third.map((a: { agent: string; terminalId: string }) => [a.agent, a.terminalId])).toEqual(
+      first.map((a: { agent: string; terminalId: string }) => [a.agent, a.terminalId]),
+    );
+  });
+
+  it('restarts a dead agent pane in place on the next up', async () => {
+    await rig.run(['up']);
+    const before = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    const alpha = before.find((a: { agent: string }) => a.agent === 'alpha');
+    await rig.tmux(['send-keys', '-t', alpha.pane, 'C-d']);
+    await rig.waitForDead(alpha.pane);
+    expect(JSON.parse((await rig.run(['ls', '--json'])).stdout).find((a: { agent: string }) => a.agent === 'alpha').state).toBe('exited');
+    expect((await rig.run(['up'])).stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+restarted/);
+    const after = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    expect(after.find((a: { agent: string }) => a.agent === 'alpha')).toMatchObject({ terminalId: alpha.terminalId, window: alpha.window, state: 'running' });
+  });
+
+  it('sends hostile text exactly and captures the screen', async () => {
+    await rig.run(['up']);
+    await rig.waitForScreen('alpha', /ready/);
+    const text = `it's $HOME "q" \`b\` x; 日本語 🎉 é\u0301 end;`;
+    const r = await rig.run(['send', 'alpha', text]);
+    expect(r.stdout).toMatch(/sent \d+ bytes to alpha/);
+    await rig.waitForScreen('alpha', /end;\n.*end;/s);
+    const cap = await rig.run(['capture', 'alpha']);
+    expect(cap.stdout.split('\n').filter((l) => l === text)).toHaveLength(2); // the tty echo and cat's copy
+    const ansi = await rig.run(['capture', 'alpha', '--ansi']);
+    expect(ansi.code).toBe(0);
+  });
+
+  it('names unknown agents and stops the server with down', async () => {
+    await rig.run(['up']);
+    const bad = await rig.run(['send', 'nobody', 'hi']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/unknown agent "nobody" in session jgtest: agents are alpha, beta/);
+    expect((await rig.run(['capture', 'nobody'])).stderr).toMatch(/unknown agent "nobody"/);
+    expect((await rig.run(['down'])).stdout).toMatch(/stopped tmux -L jgtest-/);
+    expect((await rig.run(['down'])).stdout).toMatch(/nothing running/);
+    expect((await rig.run(['ls'])).stderr).toMatch(/no jaggers session "jgtest" on tmux socket -L jgtest-\S+: run `jaggers up` first/);
+  });
+});
+
+describe('bad input stops up before anything starts', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+  });
+  afterEach(async () => rig.cleanup());
+
+  const serverUp = async () => (await rig.run(['doctor', '--json'])).stdout.includes('"serverRunning": true');
+
+  it('tmux missing from PATH', async () => {
+    await writeProfile(rig.root, 'echo', catProfile);
+    const r = await rig.run(['up', '--agents', 'echo'], { env: { ...rig.env, PATH: '/nonexistent' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('jaggers: tmux not found on PATH: install it with apt-get install tmux or your package manager\n');
+    const r2 = await rig.run(['up', '--agents', 'echo'], { env: { ...rig.env, JAGGERS_TMUX: '/opt/none/tmux' } });
+    expect(r2.stderr).toMatch(/tmux not found at \/opt\/none\/tmux \(from JAGGERS_TMUX\)/);
+    expect(await serverUp()).toBe(false);
+  });
+
+  it('a malformed jaggers.json', async () => {
+    const file = await writeProject(rig.root, { agents: [{ name: 'a', profile: 42 }] });
+    const r = await rig.run(['up']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}: field \`agents[0].profile\`: `);
+    expect(r.stderr).toContain('got 42 (number)');
+    await writeProject(rig.root, '{"agents": [');
+    expect((await rig.run(['up'])).stderr).toContain(`${file}: not valid JSON`);
+    await writeProject(rig.root, { agents: [{ name: 'a', profile: 'echo' }, { name: 'a', profile: 'echo' }] });
+    expect((await rig.run(['up'])).stderr).toContain('field `agents[1].name`: must be unique');
+    expect(await serverUp()).toBe(false);
+  });
+
+  it('a malformed profile, and an unknown one', async () => {
+    const file = await writeProfile(rig.root, 'broken', { command: 42, args: 'x' });
+    await writeProject(rig.root, { agents: [{ name: 'a', profile: 'broken' }] });
+    const r = await rig.run(['up']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}: field \`command\`: `);
+    expect(r.stderr).toContain('got 42 (number)');
+    expect(r.stderr).toContain(`${file}: field \`args\`: `);
+    const u = await rig.run(['up', '--agents', 'nosuch']);
+    expect(u.stderr).toMatch(/unknown profile "nosuch": known profiles are .*claude.*demo/);
+    expect(await serverUp()).toBe(false);
+  });
+});
