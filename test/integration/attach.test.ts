@@ -1,0 +1,82 @@
+import path from 'node:path';
+import pty from 'node-pty';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listPanes } from '../../src/tmux/commands.js';
+import { packageRoot } from '../../src/package-root.js';
+import { catProfile, writeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+
+/** A person's terminal: `jaggers attach` in a real pseudo-terminal of another size than the agents'. */
+function openTerminal(rig: Rig, args: string[]) {
+  const term = pty.spawn(process.execPath, [path.join(packageRoot, 'bin', 'jaggers.js'), ...args], {
+    name: 'xterm-256color',
+    cols: 100,
+    rows: 30,
+    cwd: rig.root,
+    env: rig.env as Record<string, string>,
+  });
+  let seen = '';
+  const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+  term.onData((d) => (seen += d));
+  const waitFor = (re: RegExp, timeoutMs = 15_000) =>
+    new Promise<void>((resolve, reject) => {
+      if (re.test(seen)) return resolve();
+      const timer = setTimeout(() => reject(new Error(`attach never showed ${re}; it showed:\n${seen.slice(-2000)}`)), timeoutMs);
+      const sub = term.onData(() => {
+        if (re.test(seen)) {
+          clearTimeout(timer);
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+  return { term, waitFor, exited };
+}
+
+describe('jaggers attach from a real terminal', () => {
+  let rig: Rig;
+  let killers: (() => void)[] = [];
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeProfile(rig.root, 'echo', { ...catProfile, args: ['-c', 'echo agent-alpha-ready; exec cat'] });
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'echo' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    await rig.waitForScreen('alpha', /agent-alpha-ready/);
+  });
+  afterEach(async () => {
+    for (const k of killers.splice(0)) k();
+    await rig.cleanup();
+  });
+
+  it('shows the agent window, keeps its fixed size, and detaches cleanly', async () => {
+    const t = openTerminal(rig, ['attach', 'alpha']);
+    killers.push(() => t.term.kill('SIGKILL'));
+    await t.waitFor(/agent-alpha-ready/);
+    const c = await rig.control();
+    const clients = await c.runOk(['list-clients', '-F', '#{client_control_mode} #{client_width}x#{client_height} #{client_readonly}']);
+    expect(clients.filter((l) => l.startsWith('0 '))).toEqual(['0 100x30 0']);
+    const alpha = (await listPanes(c, rig.session)).find((p) => p.agent === 'alpha')!;
+    expect([alpha.width, alpha.height]).toEqual([200, 50]); // the viewer's 100x30 did not reflow the agent
+
+    t.term.write('typed-by-a-person\r');
+    await rig.waitForScreen('alpha', /typed-by-a-person\n.*typed-by-a-person/s);
+    t.term.write('\x02d'); // prefix C-b, then d: detach
+    expect(await t.exited).toBe(0);
+  });
+
+  it('--read-only lets a person watch but not type', async () => {
+    const t = openTerminal(rig, ['attach', 'alpha', '--read-only']);
+    killers.push(() => t.term.kill('SIGKILL'));
+    await t.waitFor(/agent-alpha-ready/);
+    const c = await rig.control();
+    const clients = await c.runOk(['list-clients', '-F', '#{client_control_mode} #{client_readonly}']);
+    expect(clients.filter((l) => l.startsWith('0 '))).toEqual(['0 1']);
+    t.term.write('ignored-text\r');
+    // Prove the keys were dropped: a later line from jaggers arrives while the ignored text never does.
+    await rig.run(['send', 'alpha', 'marker-after']);
+    const screen = await rig.waitForScreen('alpha', /marker-after\n.*marker-after/s);
+    expect(screen).not.toContain('ignored-text');
+    t.term.write('\x02d');
+    expect(await t.exited).toBe(0);
+  });
+});
