@@ -8,6 +8,7 @@ import { capture, doctor, down, init, send } from './commands/simple.js';
 import { DEMO_TEAM, loadTeam, teamSpecs } from './commands/team.js';
 import { up, type UpResult } from './commands/up.js';
 import { supervise } from './commands/supervise.js';
+import { renderStatus, renderWhy, status } from './commands/status.js';
 
 export interface Env {
   io: Output;
@@ -94,6 +95,34 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
       }
       const rows = await ls(c);
       e.io.writeOut(o.json ? JSON.stringify(rows, null, 2) + '\n' : renderAgents(rows));
+    });
+
+  program
+    .command('status [agent]')
+    .description('each agent\'s state (starting, idle, busy, waiting_input, done, error, exited) and since when')
+    .option('--json', 'print JSON')
+    .option('--watch', 'redraw whenever a state changes')
+    .addHelpText('after', examples(['jaggers status', 'jaggers status claude --json', 'jaggers status --watch']))
+    .action(async (agent: string | undefined, o: { json?: boolean; watch?: boolean }) => {
+      const c = await ctx();
+      const show = async () => {
+        const rows = await status(c, agent);
+        return o.json ? JSON.stringify(agent ? rows[0] : rows, null, 2) + '\n' : renderStatus(rows);
+      };
+      if (o.watch) {
+        await watchAgents(c, () => void show().then((s) => e.io.writeOut(`\x1b[H\x1b[2J${s}`), () => {}));
+        return;
+      }
+      e.io.writeOut(await show());
+    });
+
+  program
+    .command('why <agent>')
+    .description('why jaggers thinks an agent is in its state: the rule and the screen lines it matched')
+    .addHelpText('after', examples(['jaggers why claude']))
+    .action(async (agent: string) => {
+      const [row] = await status(await ctx(), agent);
+      e.io.writeOut(renderWhy(row!));
     });
 
   program

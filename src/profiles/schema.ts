@@ -33,6 +33,11 @@ export const DetectSchema = z.strictObject({
   settleMs: z.number().int().nonnegative().default(300),
   /** Where the CLI writes its own state to disk, used as stronger evidence than the screen. */
   stateFile: z.enum(['claude-sessions', 'fake-agent']).optional(),
+  /**
+   * The CLI shows nothing busy while it streams (codex): a quiet screen after busy is not enough,
+   * only `done` evidence (its turn summary) ends the turn.
+   */
+  doneNeedsEvidence: z.boolean().default(false),
   /** Lines that start a reply on screen (e.g. `✦` or `⏺`), for reply capture from the screen. */
   replyMarker: regex.optional(),
 });

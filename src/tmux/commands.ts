@@ -20,6 +20,7 @@ export interface PaneInfo {
   agent: string | null;
   profile: string | null;
   state: string | null;
+  why: string | null;
 }
 
 const PANE_FIELDS = [
@@ -37,6 +38,7 @@ const PANE_FIELDS = [
   '@jaggers_agent',
   '@jaggers_profile',
   '@jaggers_state',
+  '@jaggers_why',
 ] as const;
 const SEP = '\u001f';
 const PANE_FORMAT = PANE_FIELDS.map((f) => `#{${f}}`).join(SEP);
@@ -60,6 +62,7 @@ export function parsePaneLine(line: string): PaneInfo {
     agent: orNull(s(11)),
     profile: orNull(s(12)),
     state: orNull(s(13)),
+    why: orNull(s(14)),
   };
 }
 

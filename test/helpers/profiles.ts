@@ -18,3 +18,11 @@ export async function writeProject(root: string, project: unknown): Promise<stri
   await writeFile(file, typeof project === 'string' ? project : JSON.stringify(project, null, 2));
   return file;
 }
+
+/** The built-in demo profile (the fake agent) with other arguments, e.g. a slow boot or a short think time. */
+export async function writeFakeProfile(root: string, name: string, args: string[], extra: Record<string, unknown> = {}): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const { builtinProfilesDir } = await import('../../src/package-root.js');
+  const demo = JSON.parse(await readFile(path.join(builtinProfilesDir, 'demo.json'), 'utf8')) as Record<string, unknown>;
+  return writeProfile(root, name, { ...demo, ...extra, name, args });
+}

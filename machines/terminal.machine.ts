@@ -1,0 +1,178 @@
+import { assign, setup } from 'xstate';
+import type { Classification } from '../src/detect/classify.js';
+
+export type TerminalStatus = 'starting' | 'idle' | 'busy' | 'settling' | 'waiting_input' | 'done' | 'error' | 'exited';
+
+export type TerminalEvent =
+  /** A new reading of the pane: a classified screen, or the CLI's own state file. */
+  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' }
+  /** Delivery typed a prompt and pressed Enter. */
+  | { type: 'INPUT_SENT'; at: number }
+  | { type: 'PANE_EXITED'; at: number; exitStatus: number | null }
+  | { type: 'PANE_RESTARTED'; at: number };
+
+export interface TerminalContext {
+  settleMs: number;
+  doneNeedsEvidence: boolean;
+  since: number;
+  rule: string | null;
+  lines: string[];
+  source: 'screen' | 'state-file' | 'tmux' | 'delivery';
+  /** A prompt went in (or busy was seen) and its turn has not finished yet. */
+  turnOpen: boolean;
+  exitStatus: number | null;
+  turns: number;
+}
+
+const is = (status: Classification['status']) => ({ event }: { event: TerminalEvent }) =>
+  event.type === 'SCREEN' && event.classification.status === status;
+const isQuiet = ({ event }: { event: TerminalEvent }) =>
+  event.type === 'SCREEN' && (event.classification.status === 'idle' || event.classification.status === 'done');
+
+/**
+ * One pane's status. Busy evidence always wins; a quiet screen after busy must stay quiet for
+ * `settleMs` before the turn counts as done; once done it only goes busy again on clear busy
+ * evidence. Pure: times come in the events, delays run on the actor's clock.
+ */
+export const terminalMachine = setup({
+  types: {
+    context: {} as TerminalContext,
+    events: {} as TerminalEvent,
+    input: {} as { settleMs: number; at: number; doneNeedsEvidence?: boolean },
+  },
+  actions: {
+    note: assign(({ event }) => {
+      if (event.type === 'SCREEN') {
+        return { since: event.at, rule: event.classification.rule, lines: event.classification.lines, source: event.source };
+      }
+      if (event.type === 'PANE_EXITED') return { since: event.at, rule: 'pane-exited', lines: [], source: 'tmux' as const, exitStatus: event.exitStatus };
+      if (event.type === 'PANE_RESTARTED') return { since: event.at, rule: 'pane-restarted', lines: [], source: 'tmux' as const, exitStatus: null, turnOpen: false };
+      return {};
+    }),
+    openTurn: assign({ turnOpen: true }),
+    closeTurn: assign(({ context }) => ({ turnOpen: false, turns: context.turns + 1 })),
+  },
+  guards: {
+    busy: is('busy'),
+    waiting: is('waiting_input'),
+    error: is('error'),
+    quiet: isQuiet,
+    /** Quiet enough to start settling: any quiet screen, or only `done` evidence where the CLI needs it. */
+    turnEnding: ({ context, event }) =>
+      context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event }),
+    doneEvidence: is('done'),
+    turnOpen: ({ context }) => context.turnOpen,
+  },
+  delays: {
+    settle: ({ context }) => context.settleMs,
+  },
+}).createMachine({
+  id: 'terminal',
+  context: ({ input }) => ({
+    settleMs: input.settleMs,
+    doneNeedsEvidence: input.doneNeedsEvidence ?? false,
+    since: input.at,
+    rule: null,
+    lines: [],
+    source: 'tmux',
+    turnOpen: false,
+    exitStatus: null,
+    turns: 0,
+  }),
+  initial: 'starting',
+  on: {
+    PANE_EXITED: { target: '.exited', actions: 'note' },
+  },
+  states: {
+    starting: {
+      description: 'The CLI is booting: no input box or spinner seen yet.',
+      on: {
+        SCREEN: [
+          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
+          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          { guard: 'error', target: 'error', actions: 'note' },
+          { guard: 'quiet', target: 'idle', actions: 'note' },
+        ],
+        INPUT_SENT: { actions: 'openTurn' },
+      },
+    },
+    idle: {
+      description: 'Ready for a prompt; no turn has run since the last one finished (or ever).',
+      on: {
+        SCREEN: [
+          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
+          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          { guard: 'error', target: 'error', actions: 'note' },
+          // A turn so fast that no busy screen was caught: its summary line still shows it ran.
+          { guard: ({ context, event }) => context.turnOpen && event.type === 'SCREEN' && event.classification.status === 'done', target: 'settling', actions: 'note' },
+        ],
+        INPUT_SENT: { actions: 'openTurn' },
+      },
+    },
+    busy: {
+      description: 'The agent is working on a turn (spinner, "esc to interrupt").',
+      on: {
+        SCREEN: [
+          { guard: 'busy', actions: 'note' },
+          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          { guard: 'error', target: 'error', actions: 'note' },
+          { guard: 'turnEnding', target: 'settling', actions: 'note' },
+        ],
+      },
+    },
+    settling: {
+      description: 'The screen went quiet after work; it must stay quiet for settleMs before the turn is done.',
+      after: { settle: { target: 'done', actions: 'closeTurn' } },
+      on: {
+        SCREEN: [
+          { guard: 'busy', target: 'busy', actions: 'note' },
+          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          { guard: 'error', target: 'error', actions: 'note' },
+          // Output while settling (a reply still streaming) restarts the wait.
+          { guard: 'quiet', target: 'settling', reenter: true, actions: 'note' },
+        ],
+      },
+    },
+    waiting_input: {
+      description: 'A permission or choice menu waits for a person (or for jaggers) to answer.',
+      on: {
+        SCREEN: [
+          { guard: 'busy', target: 'busy', actions: 'note' },
+          { guard: 'error', target: 'error', actions: 'note' },
+          { guard: 'turnEnding', target: 'settling', actions: 'note' },
+        ],
+        INPUT_SENT: { actions: 'openTurn' },
+      },
+    },
+    done: {
+      description: 'A turn finished and its reply is on screen; it stays done until new input or clear busy evidence.',
+      on: {
+        SCREEN: [
+          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
+          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          { guard: 'error', target: 'error', actions: 'note' },
+        ],
+        INPUT_SENT: { actions: 'openTurn' },
+      },
+    },
+    error: {
+      description: 'The CLI shows an error it cannot continue from by itself.',
+      on: {
+        SCREEN: [
+          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
+          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          { guard: 'quiet', target: 'idle', actions: 'note' },
+        ],
+      },
+    },
+    exited: {
+      description: 'The CLI or its pane died.',
+      on: { PANE_RESTARTED: { target: 'starting', actions: 'note' } },
+    },
+  },
+});
+
+/** What a person is told: `settling` is still `busy` to the outside. */
+export function publicStatus(state: TerminalStatus): Exclude<TerminalStatus, 'settling'> {
+  return state === 'settling' ? 'busy' : state;
+}

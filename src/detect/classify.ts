@@ -1,0 +1,55 @@
+import type { DetectRule } from '../profiles/schema.js';
+
+export type ScreenStatus = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'unknown';
+
+export interface Classification {
+  status: ScreenStatus;
+  /** The rule that decided, or null when none matched. */
+  rule: string | null;
+  /** The lines the rule's pattern matched, for `jaggers why`. */
+  lines: string[];
+}
+
+export interface DetectInput {
+  /** The rendered screen (capture-pane text). */
+  screen: string;
+  /** Recent raw output with escape sequences removed. */
+  raw: string;
+  rules: readonly DetectRule[];
+}
+
+/** The last `n` non-empty lines of a screen: prompts and menus are judged here, not in scrollback. */
+export function bottomLines(screen: string, n: number): string[] {
+  const lines = screen.split('\n');
+  const out: string[] = [];
+  for (let i = lines.length - 1; i >= 0 && out.length < n; i--) {
+    const l = lines[i]!.trimEnd();
+    if (l.trim() !== '') out.push(l);
+  }
+  return out.reverse();
+}
+
+const compiled = new Map<string, RegExp>();
+function regexOf(pattern: string): RegExp {
+  let re = compiled.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern, 'mu');
+    compiled.set(pattern, re);
+  }
+  return re;
+}
+
+/**
+ * Decide a pane's status from its screen: rules are checked in order (profiles put busy evidence
+ * before idle evidence) and the first that matches a line of its region decides.
+ */
+export function classify({ screen, raw, rules }: DetectInput): Classification {
+  for (const rule of rules) {
+    const region =
+      rule.region === 'bottom' ? bottomLines(screen, rule.lines) : rule.region === 'screen' ? screen.split('\n') : raw.split('\n');
+    const re = regexOf(rule.pattern);
+    const hits = region.filter((l) => re.test(l));
+    if (hits.length > 0) return { status: rule.status, rule: rule.name, lines: hits.slice(0, 5) };
+  }
+  return { status: 'unknown', rule: null, lines: [] };
+}

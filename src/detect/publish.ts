@@ -1,0 +1,37 @@
+import type { ControlClient } from '../tmux/control-client.js';
+import type { StatusChange } from './pane-watcher.js';
+
+export interface PublishedStatus {
+  state: string;
+  since: string;
+  rule: string | null;
+  lines: string[];
+  source: string;
+  turns: number;
+}
+
+/** Put a pane's status on its window as user options: `status`, `why` and the status line read them. */
+export async function publishStatus(c: ControlClient, change: StatusChange): Promise<void> {
+  const why: PublishedStatus = {
+    state: change.status,
+    since: new Date(change.since).toISOString(),
+    rule: change.rule,
+    lines: change.lines.map((l) => l.slice(0, 300)),
+    source: change.source,
+    turns: change.turns,
+  };
+  const target = change.pane.windowId;
+  await Promise.all([
+    c.run(['set-option', '-w', '-t', target, '@jaggers_state', change.status]),
+    c.run(['set-option', '-w', '-t', target, '@jaggers_why', JSON.stringify(why)]),
+  ]);
+}
+
+export function parsePublished(text: string | null): PublishedStatus | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as PublishedStatus;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Classification } from './classify.js';
+
+export type StateFileKind = 'claude-sessions' | 'fake-agent';
+
+/** Where a CLI writes its own status, by the pid of its process and its HOME. */
+export function stateFilePath(kind: StateFileKind, home: string, pid: number): string {
+  return kind === 'claude-sessions'
+    ? path.join(home, '.claude', 'sessions', `${pid}.json`)
+    : path.join(home, '.fake-agent', 'state', `${pid}.json`);
+}
+
+const MAP: Record<string, Classification['status']> = {
+  idle: 'idle',
+  busy: 'busy',
+  waiting: 'waiting_input',
+  starting: 'starting',
+};
+
+/** Read the CLI's own status; null when the file is missing, unreadable or says something unknown. */
+export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<Classification | null> {
+  const file = stateFilePath(kind, home, pid);
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  const status = (data as { status?: unknown }).status;
+  const mapped = typeof status === 'string' ? MAP[status] : undefined;
+  if (!mapped) return null;
+  return { status: mapped, rule: `state-file ${file}`, lines: [`status: ${status}`] };
+}
+
+/** The HOME a pane's process runs with (its environment on Linux), falling back to ours. */
+export async function homeOfPid(pid: number, fallback: string): Promise<string> {
+  try {
+    const env = await readFile(`/proc/${pid}/environ`, 'utf8');
+    const home = env.split('\0').find((kv) => kv.startsWith('HOME='));
+    return home ? home.slice(5) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Combine the screen and the CLI's own state: the file is stronger evidence for busy/idle/waiting,
+ * but a menu or an error on screen is never hidden by it.
+ */
+export function combine(screen: Classification, file: Classification | null): { c: Classification; source: 'screen' | 'state-file' } {
+  if (!file) return { c: screen, source: 'screen' };
+  if (screen.status === 'waiting_input' || screen.status === 'error') return { c: screen, source: 'screen' };
+  if (file.status === 'idle' && screen.status === 'done') return { c: screen, source: 'screen' };
+  return { c: file, source: 'state-file' };
+}

@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PaneWatcher, type StatusChange } from '../../src/detect/pane-watcher.js';
+import { loadProfile } from '../../src/profiles/load.js';
+import { listPanes } from '../../src/tmux/commands.js';
+import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+import path from 'node:path';
+
+/** Collects a pane's states and waits for the next one wanted, failing with what it saw. */
+function tracker(watcher: PaneWatcher) {
+  const seen: StatusChange[] = [];
+  const waiters: { status: string; resolve: (c: StatusChange) => void }[] = [];
+  watcher.onChange((c) => {
+    seen.push(c);
+    for (const w of waiters.splice(0)) {
+      if (w.status === c.status) w.resolve(c);
+      else waiters.push(w);
+    }
+  });
+  const waitFor = (status: string, timeoutMs = 15_000) =>
+    new Promise<StatusChange>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${status} within ${timeoutMs} ms; saw ${seen.map((s) => s.status).join(' -> ')}`)), timeoutMs);
+      waiters.push({ status, resolve: (c) => (clearTimeout(timer), resolve(c)) });
+    });
+  return { seen, waitFor, states: () => seen.map((s) => s.status) };
+}
+
+describe('status detection on real tmux with the fake agent', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeFakeProfile(rig.root, 'fake', ['--boot-ms', '1200', '--think-ms', '600']);
+    await writeProject(rig.root, { agents: [{ name: 'ag', profile: 'fake' }] });
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('goes through starting, idle, busy, done, waiting_input and exited', async () => {
+    // Start the watcher before the agent exists so the slow boot is seen from its first frame.
+    const up = await rig.run(['up']);
+    expect(up.code).toBe(0);
+    const c = await rig.control();
+    const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
+    const watcher = new PaneWatcher(c);
+    const t = tracker(watcher);
+    await watcher.start();
+    const { profile } = await loadProfile('fake', path.join(rig.root, '.jaggers'));
+    watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
+
+    const idle = await t.waitFor('idle');
+    expect(t.states()[0]).toBe('starting');
+    const starting = t.seen[0]!;
+    // The boot lasted longer than the settle time and the machine stayed starting throughout.
+    expect(idle.since - starting.since).toBeGreaterThan(profile.detect.settleMs);
+
+    await rig.run(['send', 'ag', 'hello detection']);
+    await t.waitFor('busy');
+    const done = await t.waitFor('done');
+    expect(done.turns).toBe(1);
+    expect(await rig.waitForScreen(pane.paneId, /You said: hello detection/)).toContain('✻ Worked for');
+
+    await rig.run(['send', 'ag', '/menu']);
+    const waiting = await t.waitFor('waiting_input');
+    expect(waiting.rule).toBe('permission-menu');
+    expect(waiting.lines.join('\n')).toMatch(/Allow execution of|Waiting for user confirmation/);
+    await rig.tmux(['send-keys', '-t', pane.paneId, '1']);
+    await t.waitFor('done');
+    expect(await rig.waitForScreen(pane.paneId, /approved/)).toContain('approved');
+
+    await rig.run(['send', 'ag', '/crash']);
+    const exited = await t.waitFor('exited');
+    expect(exited.rule).toBe('pane-exited');
+    const states = t.states();
+    expect(states.slice(0, 2)).toEqual(['starting', 'idle']);
+    expect(states).toEqual(expect.arrayContaining(['busy', 'done', 'waiting_input', 'exited']));
+    // A finished turn never fell back to busy without new input: each busy follows a send.
+    expect(states.filter((s) => s === 'done')).toHaveLength(2);
+    watcher.stop();
+  });
+
+  it('the supervisor publishes states that status and why explain', async () => {
+    await rig.run(['up']);
+    await rig.waitForScreen('ag', /Type your message/);
+    // The supervisor in window 0 publishes on the agent's window: wait for its option to say idle.
+    const c = await rig.control();
+    const published = async (state: string) => {
+      for (;;) {
+        const p = (await listPanes(c, rig.session)).find((x) => x.agent === 'ag')!;
+        if (p.state === state) return p;
+        await new Promise<void>((resolve) => {
+          const off = c.onNotification((n, args) => {
+            if (n === 'subscription-changed' && args[0] === 'jg-state') (off(), resolve());
+          });
+        });
+      }
+    };
+    await c.runOk(['refresh-client', '-B', 'jg-state:@*:#{@jaggers_state}']);
+    await published('idle');
+    await rig.run(['send', 'ag', 'explain yourself']);
+    await published('done');
+    const st = JSON.parse((await rig.run(['status', 'ag', '--json'])).stdout);
+    expect(st).toMatchObject({ agent: 'ag', state: 'done', from: 'supervisor' });
+    const why = await rig.run(['why', 'ag']);
+    expect(why.stdout).toMatch(/^ag is done since \d{4}-/);
+    expect(why.stdout).toMatch(/decided by: (turn-summary \(screen\)|state-file .* \(state-file\))/);
+    const table = await rig.run(['status']);
+    expect(table.stdout).toMatch(/ag\s+done/);
+    // A person attached sees the state in the window list.
+    expect(await rig.tmux(['display-message', '-p', '-t', `${rig.session}:ag`, '#{E:window-status-format}'])).toContain('ag(done)');
+  });
+});

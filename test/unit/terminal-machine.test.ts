@@ -1,0 +1,130 @@
+import { createActor, SimulatedClock, type SnapshotFrom } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { terminalMachine } from '../../machines/terminal.machine.js';
+import type { Classification } from '../../src/detect/classify.js';
+
+const screen = (status: Classification['status'], rule = `${status}-rule`, at = 0) => ({
+  type: 'SCREEN' as const,
+  at,
+  classification: { status, rule, lines: [`a ${status} line`] },
+  source: 'screen' as const,
+});
+
+function start(settleMs = 300, doneNeedsEvidence = false) {
+  const clock = new SimulatedClock();
+  const actor = createActor(terminalMachine, { input: { settleMs, at: 0, doneNeedsEvidence }, clock });
+  const seen: string[] = [];
+  actor.subscribe((s: SnapshotFrom<typeof terminalMachine>) => {
+    if (seen.at(-1) !== s.value) seen.push(s.value as string);
+  });
+  actor.start();
+  return { actor, clock, seen };
+}
+
+describe('terminal machine', () => {
+  it('boots, goes busy on a prompt, settles, and is done', () => {
+    const { actor, clock, seen } = start();
+    actor.send(screen('starting'));
+    actor.send(screen('idle'));
+    actor.send({ type: 'INPUT_SENT', at: 1 });
+    actor.send(screen('busy', 'spinner', 2));
+    actor.send(screen('idle', 'input-box', 3));
+    clock.increment(299);
+    expect(actor.getSnapshot().value).toBe('settling');
+    clock.increment(1);
+    const s = actor.getSnapshot();
+    expect(s.value).toBe('done');
+    expect(s.context).toMatchObject({ turns: 1, turnOpen: false, rule: 'input-box', since: 3 });
+    expect(seen).toEqual(['starting', 'idle', 'busy', 'settling', 'done']);
+  });
+
+  it('does not flap: busy evidence while settling goes back to busy and restarts the wait', () => {
+    const { actor, clock } = start();
+    actor.send(screen('busy'));
+    actor.send(screen('idle'));
+    clock.increment(200);
+    actor.send(screen('busy'));
+    clock.increment(500);
+    expect(actor.getSnapshot().value).toBe('busy');
+    actor.send(screen('idle'));
+    clock.increment(200);
+    actor.send(screen('idle')); // more output: the wait starts again
+    clock.increment(200);
+    expect(actor.getSnapshot().value).toBe('settling');
+    clock.increment(100);
+    expect(actor.getSnapshot().value).toBe('done');
+  });
+
+  it('stays done on quiet screens and goes busy only on busy evidence', () => {
+    const { actor, clock } = start(0);
+    actor.send(screen('busy'));
+    actor.send(screen('idle'));
+    clock.increment(0);
+    expect(actor.getSnapshot().value).toBe('done');
+    actor.send(screen('idle'));
+    actor.send(screen('done'));
+    expect(actor.getSnapshot().value).toBe('done');
+    actor.send(screen('busy'));
+    expect(actor.getSnapshot().value).toBe('busy');
+  });
+
+  it('reports a permission menu as waiting_input, then finishes the turn', () => {
+    const { actor, clock } = start(100);
+    actor.send(screen('idle'));
+    actor.send(screen('busy'));
+    actor.send(screen('waiting_input', 'approval-menu'));
+    expect(actor.getSnapshot().value).toBe('waiting_input');
+    expect(actor.getSnapshot().context.rule).toBe('approval-menu');
+    actor.send(screen('busy'));
+    actor.send(screen('idle'));
+    clock.increment(100);
+    expect(actor.getSnapshot().value).toBe('done');
+  });
+
+  it('catches a turn too fast for its busy screen by its summary line', () => {
+    const { actor, clock } = start(50);
+    actor.send(screen('idle'));
+    actor.send(screen('done')); // an old summary without new input: still idle
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send({ type: 'INPUT_SENT', at: 5 });
+    actor.send(screen('done'));
+    clock.increment(50);
+    expect(actor.getSnapshot().value).toBe('done');
+  });
+
+  it('needs done evidence where the CLI shows no spinner while streaming', () => {
+    const { actor, clock } = start(100, true);
+    actor.send(screen('busy'));
+    actor.send(screen('idle')); // streaming: only the input box is visible
+    clock.increment(1000);
+    expect(actor.getSnapshot().value).toBe('busy');
+    actor.send(screen('done', 'turn-summary'));
+    clock.increment(100);
+    expect(actor.getSnapshot().value).toBe('done');
+  });
+
+  it('goes exited from any state when the pane dies, and starts again when it is respawned', () => {
+    for (const prep of [[], [screen('idle')], [screen('busy')], [screen('waiting_input')]]) {
+      const { actor } = start();
+      for (const e of prep) actor.send(e);
+      actor.send({ type: 'PANE_EXITED', at: 9, exitStatus: 3 });
+      expect(actor.getSnapshot().value).toBe('exited');
+      expect(actor.getSnapshot().context).toMatchObject({ exitStatus: 3, rule: 'pane-exited', since: 9 });
+      actor.send(screen('idle'));
+      expect(actor.getSnapshot().value).toBe('exited');
+      actor.send({ type: 'PANE_RESTARTED', at: 10 });
+      expect(actor.getSnapshot().value).toBe('starting');
+    }
+  });
+
+  it('keeps starting through a slow boot and an error screen is error', () => {
+    const { actor, clock } = start();
+    actor.send(screen('starting'));
+    clock.increment(5000);
+    expect(actor.getSnapshot().value).toBe('starting');
+    actor.send(screen('error', 'auth-failed'));
+    expect(actor.getSnapshot().value).toBe('error');
+    actor.send(screen('idle'));
+    expect(actor.getSnapshot().value).toBe('idle');
+  });
+});
