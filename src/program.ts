@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { resolveContext, type Context, type GlobalOptions } from './context.js';
-import { isJaggersError } from './errors.js';
+import { isJaggersError, JaggersError } from './errors.js';
+import { handoff } from './commands/handoff.js';
 import type { Output } from './output.js';
 import { attach } from './commands/attach.js';
 import { ls, renderAgents, watchAgents } from './commands/ls.js';
@@ -132,6 +133,25 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .action(async (agent: string, text: string[]) => {
       const r = await send(await ctx(), agent, text.join(' '));
       e.io.writeOut(`sent ${r.bytes} bytes to ${r.agent} (${r.pane})\n`);
+    });
+
+  program
+    .command('handoff <agent>')
+    .description('hand work to an agent: write a handover file, type a pointer to it, wait for the reply')
+    .option('-m, --message <text>', 'the work, as text')
+    .option('-f, --file <path>', 'the work, from a file')
+    .option('--from <agent>', 'the agent handing the work over (recorded in the handover file)')
+    .option('--task <id>', 'the task this turn belongs to (default: $JAGGERS_TASK_ID, else a new one)')
+    .option('--timeout <seconds>', 'how long to wait for the agent to be ready and to reply', (v) => Number(v))
+    .option('--no-wait', 'return once the agent took the prompt')
+    .option('--json', 'print JSON: artifact paths, timings, states')
+    .addHelpText('after', examples(['jaggers handoff coder --message "implement the plan in PLAN.md"', 'jaggers handoff reviewer --file review.md --from coder --json', 'jaggers handoff coder -m "start" --no-wait']))
+    .action(async (agent: string, o: { message?: string; file?: string; from?: string; task?: string; timeout?: number; wait: boolean; json?: boolean }) => {
+      if (o.timeout !== undefined && !(o.timeout > 0)) throw new JaggersError('E_USAGE', `--timeout must be a positive number of seconds, got ${JSON.stringify(String(o.timeout))}`);
+      const r = await handoff(await ctx(), agent, { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait });
+      if (o.json) return e.io.writeOut(JSON.stringify(r, null, 2) + '\n');
+      if (!r.reply) return e.io.writeOut(`delivered turn ${r.turn} of task ${r.task} to ${r.agent}: ${r.artifact}\n`);
+      e.io.writeOut(r.reply.text.replace(/\n*$/, '\n'));
     });
 
   program

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import stripAnsi from 'strip-ansi';
 import type { Context } from '../context.js';
+import { sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import { checkAllProfiles } from '../profiles/load.js';
 import { defaultProjectFile, PROJECT_FILE } from '../project/project-file.js';
@@ -48,11 +48,6 @@ export async function capture(ctx: Context, agent: string, opts: { ansi?: boolea
     const text = await capturePane(c, pane.paneId, { ansi: opts.ansi ?? false });
     return text.replace(/\n+$/, '') + '\n';
   });
-}
-
-/** Remove control characters other than newline and tab; CRLF and CR become LF. */
-export function sanitizeText(text: string): string {
-  return stripAnsi(text.replace(/\r\n?/g, '\n')).replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, '');
 }
 
 /** A basic send: paste the text as one bracketed paste, then Enter. Issue-4 delivery verifies it. */

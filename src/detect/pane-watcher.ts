@@ -102,8 +102,34 @@ export class PaneWatcher {
     this.entries.get(paneId)?.actor.send({ type: 'INPUT_SENT', at: this.now() });
   }
 
-  snapshot(paneId: string) {
-    return this.entries.get(paneId)?.actor.getSnapshot();
+  /** The pane's current public status, or undefined when it is not watched. */
+  status(paneId: string): StatusChange['status'] | undefined {
+    const snap = this.entries.get(paneId)?.actor.getSnapshot();
+    return snap ? publicStatus(snap.value as TerminalStatus) : undefined;
+  }
+
+  /** How many turns the pane finished while watched. */
+  turns(paneId: string): number {
+    return this.entries.get(paneId)?.actor.getSnapshot().context.turns ?? 0;
+  }
+
+  /** Resolves once the pane's machine is in one of `statuses` (at once if it already is). */
+  waitFor(paneId: string, statuses: readonly string[], timeoutMs: number): Promise<StatusChange['status']> {
+    return new Promise((resolve, reject) => {
+      const now = this.status(paneId);
+      if (now && statuses.includes(now)) return resolve(now);
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`still ${this.status(paneId) ?? 'unknown'} after ${timeoutMs} ms (waited for ${statuses.join(' or ')})`));
+      }, timeoutMs);
+      const off = this.onChange((c) => {
+        if (c.pane.paneId === paneId && statuses.includes(c.status)) {
+          clearTimeout(timer);
+          off();
+          resolve(c.status);
+        }
+      });
+    });
   }
 
   stop(): void {

@@ -50,6 +50,8 @@ export const SessionSchema = z.strictObject({
   headlessArgs: z.array(z.string()).optional(),
   discover: z.enum(['codex-rollout', 'list-sessions']).optional(),
   listArgs: z.array(z.string()).optional(),
+  /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */
+  transcript: z.enum(['fake-agent', 'claude']).optional(),
 });
 
 export const DeliverySchema = z.strictObject({

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Context } from '../context.js';
+import { deliver, type Delivered } from '../delivery/deliver.js';
+import { makeNonce } from '../delivery/sanitize.js';
+import { PaneWatcher } from '../detect/pane-watcher.js';
+import { homeOfPid } from '../detect/state-file.js';
+import { JaggersError } from '../errors.js';
+import { nextTurn, writeArtifact, type HandoverMeta } from '../handover/artifact.js';
+import { captureReply } from '../handover/reply.js';
+import { loadProfile } from '../profiles/load.js';
+import { fillTemplate } from '../terminals/plan.js';
+import { Registry, type RegistryData } from '../sessions/registry.js';
+import type { NewJournalEvent } from '../sessions/events.js';
+import { listPanes, type PaneInfo } from '../tmux/commands.js';
+import { openControl } from '../tmux/connect.js';
+import { checkTmux } from '../tmux/version.js';
+
+export interface HandoffOptions {
+  message?: string;
+  file?: string;
+  from?: string;
+  task?: string;
+  timeoutS?: number;
+  wait: boolean;
+  workflow?: string;
+}
+
+export interface HandoffResult {
+  task: string;
+  turn: number;
+  agent: string;
+  artifact: string;
+  pointer: string;
+  delivery: Delivered;
+  reply: { text: string; from: 'transcript' | 'screen'; artifact: string } | null;
+  timings: { deliverMs: number; replyMs: number | null; totalMs: number };
+  states: string[];
+}
+
+async function payloadOf(ctx: Context, o: HandoffOptions): Promise<string> {
+  if ((o.message === undefined) === (o.file === undefined)) throw new JaggersError('E_USAGE', 'handoff: give exactly one of --message TEXT or --file PATH');
+  if (o.message !== undefined) return o.message;
+  const file = path.resolve(ctx.projectRoot, o.file!);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new JaggersError('E_FILE', `handoff --file ${o.file}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+function sessionOf(data: RegistryData, pane: PaneInfo | undefined): string | null {
+  return (pane?.terminalId && data.terminals[pane.terminalId]?.sessionId) || null;
+}
+
+export function newTaskId(): string {
+  return `t-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Write the payload to a handover file, type a one-line pointer to it into the target's pane, verify
+ * the agent took it, then (unless --no-wait) wait for the finished turn and write its reply as the
+ * next turn's artifact.
+ */
+export async function handoff(ctx: Context, agent: string, o: HandoffOptions): Promise<HandoffResult> {
+  const t0 = performance.now();
+  const payload = await payloadOf(ctx, o);
+  await checkTmux(ctx.server.bin, ctx.server.env);
+  const client = await openControl(ctx.server, ctx.session);
+  const watcher = new PaneWatcher(client);
+  const states: string[] = [];
+  try {
+    const panes = await listPanes(client, ctx.session);
+    const target = panes.find((p) => p.agent === agent);
+    if (!target) {
+      const known = panes.map((p) => p.agent).filter(Boolean).join(', ') || 'none';
+      throw new JaggersError('E_AGENT_UNKNOWN', `handoff: unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);
+    }
+    const source = o.from ? panes.find((p) => p.agent === o.from) : undefined;
+    if (o.from && !source) throw new JaggersError('E_AGENT_UNKNOWN', `handoff --from: unknown agent ${JSON.stringify(o.from)} in session ${ctx.session}`);
+    if (target.dead) throw new JaggersError('E_PANE_GONE', `handoff: agent ${agent}'s pane ${target.paneId} is dead (exit status ${target.deadStatus}); run \`jaggers up\` to restart it`);
+    const { profile } = await loadProfile(target.profile ?? '', ctx.jaggersDir);
+    const registry = new Registry(ctx.jaggersDir);
+    const data = await registry.read();
+    const task = o.task ?? ctx.env.JAGGERS_TASK_ID ?? newTaskId();
+    const turn = await nextTurn(ctx.jaggersDir, task);
+    const meta: HandoverMeta = {
+      task,
+      workflow: o.workflow ?? 'handoff',
+      turn,
+      sourceAgent: o.from ?? null,
+      sourceSession: sessionOf(data, source),
+      targetAgent: agent,
+      targetSession: sessionOf(data, target),
+      created: new Date().toISOString(),
+    };
+    const artifact = await writeArtifact(ctx.jaggersDir, meta, payload);
+    const events: NewJournalEvent[] = [];
+    if (!data.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: meta.workflow });
+    if (target.terminalId) {
+      events.push({ type: 'task-agent', taskId: task, agent, terminalId: target.terminalId });
+      events.push({ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn, handoverFile: path.relative(ctx.projectRoot, artifact), direction: 'prompt' });
+    }
+    await registry.record(...events);
+
+    await watcher.start();
+    watcher.onChange((c) => {
+      if (c.pane.paneId === target.paneId) states.push(c.status);
+    });
+    watcher.watch({ paneId: target.paneId, windowId: target.windowId, agent, profile, pid: target.panePid });
+    const nonce = makeNonce();
+    const pointer = fillTemplate([profile.delivery.pointer], { file: path.relative(ctx.projectRoot, artifact) || artifact, nonce })[0]!;
+    const turnsBefore = watcher.turns(target.paneId);
+    const delivery = await deliver(client, watcher, { paneId: target.paneId, agent, profile }, pointer, {
+      lockDir: path.join(ctx.jaggersDir, 'locks'),
+      ...(o.timeoutS ? { readyTimeoutMs: o.timeoutS * 1000 } : {}),
+    });
+    const deliverMs = performance.now() - t0;
+    if (delivery.kind !== 'delivered') {
+      const why =
+        delivery.kind === 'not-ready' ? `${agent} never became ready (${delivery.status})`
+        : delivery.kind === 'timeout' ? `${agent} did not take the prompt within ${profile.delivery.verifyTimeoutMs} ms${delivery.stillInInput ? ' (it is still in the input box)' : ''}`
+        : `${agent}'s pane went away: ${delivery.error}`;
+      throw new JaggersError(delivery.kind === 'pane-gone' ? 'E_PANE_GONE' : 'E_TIMEOUT', `handoff: ${why}; the handover file stays at ${artifact}`);
+    }
+    const result: HandoffResult = { task, turn, agent, artifact, pointer, delivery, reply: null, timings: { deliverMs, replyMs: null, totalMs: deliverMs }, states };
+    if (!o.wait) return result;
+
+    const timeoutMs = (o.timeoutS ?? 600) * 1000;
+    await waitForTurn(watcher, target.paneId, turnsBefore, timeoutMs, agent, artifact);
+    const replyStart = performance.now();
+    const home = target.panePid ? await homeOfPid(target.panePid, os.homedir()) : os.homedir();
+    const reply = await captureReply({ client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd: ctx.projectRoot });
+    const replyArtifact = await writeArtifact(
+      ctx.jaggersDir,
+      { ...meta, turn: turn + 1, sourceAgent: agent, sourceSession: meta.targetSession, targetAgent: o.from ?? 'user', targetSession: meta.sourceSession, created: new Date().toISOString(), replyTo: path.basename(artifact) },
+      reply.text,
+    );
+    if (target.terminalId) {
+      await registry.record({ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn: turn + 1, handoverFile: path.relative(ctx.projectRoot, replyArtifact), direction: 'reply' });
+    }
+    const now = performance.now();
+    return { ...result, reply: { ...reply, artifact: replyArtifact }, timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 } };
+  } finally {
+    watcher.stop();
+    await client.close();
+  }
+}
+
+function waitForTurn(watcher: PaneWatcher, paneId: string, turnsBefore: number, timeoutMs: number, agent: string, artifact: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const status = watcher.status(paneId);
+      if (status === 'done' && watcher.turns(paneId) > turnsBefore) return finish(null);
+      if (status === 'exited') finish(new JaggersError('E_PANE_GONE', `handoff: ${agent}'s pane died before replying; the handover file stays at ${artifact}`));
+    };
+    const timer = setTimeout(
+      () => finish(new JaggersError('E_TIMEOUT', `handoff: ${agent} did not finish its turn within ${timeoutMs / 1000} s (now ${watcher.status(paneId)}); the handover file stays at ${artifact}`)),
+      timeoutMs,
+    );
+    const off = watcher.onChange((c) => c.pane.paneId === paneId && check());
+    function finish(e: Error | null) {
+      clearTimeout(timer);
+      off();
+      if (e) reject(e);
+      else resolve();
+    }
+    check();
+  });
+}

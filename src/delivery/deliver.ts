@@ -1,0 +1,153 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createActor, fromPromise, toPromise } from 'xstate';
+import { deliveryMachine, type DeliveryResult } from '../../machines/delivery.machine.js';
+import { bottomLines } from '../detect/classify.js';
+import type { PaneWatcher } from '../detect/pane-watcher.js';
+import type { Profile } from '../profiles/schema.js';
+import { withLock } from '../sessions/lock.js';
+import { capturePane, loadBuffer, pasteBuffer, sendKeys } from '../tmux/commands.js';
+import type { ControlClient } from '../tmux/control-client.js';
+import { sanitizeText } from './sanitize.js';
+
+export interface DeliveryTarget {
+  paneId: string;
+  agent: string;
+  profile: Profile;
+}
+
+export interface DeliverOptions {
+  /** Folder for the cross-process per-pane locks (`.jaggers/locks`). */
+  lockDir: string;
+  /** How long to wait after the first submit before checking whether the text is still in the input box. */
+  retryAfterMs?: number;
+  readyTimeoutMs?: number;
+  verifyTimeoutMs?: number;
+}
+
+export type Delivered = DeliveryResult & { agent: string; paneId: string; bytes: number; ms: number };
+
+let bufferSeq = 0;
+// In this process, one queue per pane; across processes, a lock file per pane.
+const queues = new Map<string, Promise<unknown>>();
+
+/** The tail of the text as the input box would show it: its last non-empty line, last 24 characters. */
+function inputTail(text: string): string {
+  const lines = text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  return (lines.at(-1) ?? '').slice(-24).trim();
+}
+
+function waitReady(watcher: PaneWatcher, target: DeliveryTarget, timeoutMs: number): Promise<void> {
+  const ready = new Set<string>(target.profile.delivery.ready);
+  return new Promise<void>((resolve, reject) => {
+    const check = (status: string | undefined) => {
+      if (status === undefined) return false;
+      if (status === 'exited') {
+        done();
+        reject(new Error(`exited: the pane of ${target.agent} is dead`));
+        return true;
+      }
+      if (ready.has(status)) {
+        done();
+        resolve();
+        return true;
+      }
+      return false;
+    };
+    const off = watcher.onChange((c) => {
+      if (c.pane.paneId === target.paneId) check(c.status);
+    });
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`${watcher.status(target.paneId) ?? 'unknown'} after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      off();
+    };
+    check(watcher.status(target.paneId));
+  });
+}
+
+/**
+ * Deliver one prompt to one agent pane, exactly once, and know that it was taken. Concurrent calls
+ * for the same pane queue up (in this process) and take a lock file (across processes).
+ */
+export async function deliver(
+  client: ControlClient,
+  watcher: PaneWatcher,
+  target: DeliveryTarget,
+  rawText: string,
+  opts: DeliverOptions,
+): Promise<Delivered> {
+  const run = async (): Promise<Delivered> => {
+    await mkdir(opts.lockDir, { recursive: true });
+    const lockFile = path.join(opts.lockDir, `pane-${target.paneId.slice(1)}`);
+    return withLock(lockFile, () => deliverNow(client, watcher, target, rawText, opts), { timeoutMs: 10 * 60_000 });
+  };
+  const prev = queues.get(target.paneId) ?? Promise.resolve();
+  const mine = prev.then(run, run);
+  const tail = mine.catch(() => {});
+  queues.set(target.paneId, tail);
+  void tail.then(() => {
+    if (queues.get(target.paneId) === tail) queues.delete(target.paneId);
+  });
+  return mine;
+}
+
+async function deliverNow(
+  client: ControlClient,
+  watcher: PaneWatcher,
+  target: DeliveryTarget,
+  rawText: string,
+  opts: DeliverOptions,
+): Promise<Delivered> {
+  const started = performance.now();
+  const text = sanitizeText(rawText);
+  const d = target.profile.delivery;
+  const tail = inputTail(text);
+  const actor = createActor(
+    deliveryMachine.provide({
+      actors: {
+        waitReady: fromPromise(() => waitReady(watcher, target, opts.readyTimeoutMs ?? d.readyTimeoutMs)),
+        paste: fromPromise(async () => {
+          const [mode] = await client.runOk(['display-message', '-p', '-t', target.paneId, '#{pane_in_mode}']);
+          if (mode === '1') await sendKeys(client, target.paneId, ['-X', 'cancel']);
+          const name = `jaggers-${target.paneId.slice(1)}-${process.pid}-${++bufferSeq}`;
+          await loadBuffer(client, name, text);
+          await pasteBuffer(client, name, target.paneId);
+        }),
+        submit: fromPromise(async () => {
+          await sendKeys(client, target.paneId, d.submitKeys);
+          watcher.inputSent(target.paneId);
+        }),
+        stillInInput: fromPromise(async () => {
+          if (!tail) return false;
+          const screen = await capturePane(client, target.paneId);
+          return bottomLines(screen, 6).some((l) => l.includes(tail));
+        }),
+      },
+    }),
+    {
+      input: {
+        settleMs: d.settleMs,
+        retryAfterMs: opts.retryAfterMs ?? 1500,
+        verifyTimeoutMs: opts.verifyTimeoutMs ?? d.verifyTimeoutMs,
+        maxSubmitRetries: d.maxSubmitRetries,
+        turnsBefore: watcher.turns(target.paneId),
+      },
+    },
+  );
+  const off = watcher.onChange((c) => {
+    if (c.pane.paneId !== target.paneId) return;
+    if (c.status === 'exited') actor.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
+    else actor.send({ type: 'STATUS', status: c.status, turns: c.turns });
+  });
+  actor.start();
+  try {
+    const result = await toPromise(actor);
+    return { ...result, agent: target.agent, paneId: target.paneId, bytes: Buffer.byteLength(text), ms: performance.now() - started };
+  } finally {
+    off();
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Text typed into a pane: CRLF and CR become LF, and every control character other than newline and
+ * tab is removed, with whole escape sequences first, so payload text such as the bracketed-paste end
+ * marker `ESC [201~` can never act as keystrokes. Everything printable (quotes, `$`, `;`, CJK, emoji,
+ * combining marks) is kept exactly.
+ */
+export function sanitizeText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '') // CSI: ESC [ ... final
+    .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, '') // OSC: ESC ] ... BEL or ST
+    .replace(/\u009b[0-?]*[ -/]*[@-~]/g, '') // 8-bit CSI
+    .replace(/\u001b[@-_]?/g, '') // other ESC sequences and lone ESC
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+}
+
+/** A short id that tags a prompt so its arrival can be recognized on screen. */
+export function makeNonce(): string {
+  return Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
+}

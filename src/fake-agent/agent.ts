@@ -1,0 +1,211 @@
+// The agent's behaviour: status, turns, special prompts, the permission menu and sessions.
+// Every side effect goes through AgentIO, so tests drive it with a fake clock and no terminal.
+import { Editor } from './editor.js';
+import type { KeyEvent } from './input-parser.js';
+import type { ScreenView, TranscriptEntry } from './render.js';
+import { SPINNER_INTERVAL_MS } from './render.js';
+import type { Digest, ReadFile, Rule } from './rules.js';
+import { digest, findNonces, promptPreview, ruleReply } from './rules.js';
+import type { AgentStatus } from './runtime-files.js';
+import type { SessionRecord } from './session-store.js';
+import { newSession } from './session-store.js';
+import { firstLine, takeCodePoints } from './text.js';
+
+export interface AgentIO {
+  /** Wall-clock milliseconds. */
+  now(): number;
+  /** Runs `fn` once after `ms`; returns a function that cancels it. */
+  setTimer(fn: () => void, ms: number): () => void;
+  readFile: ReadFile;
+  newSessionId(): string;
+  saveSession(session: SessionRecord): void;
+  /** The status or the session id changed (the state file is rewritten). */
+  statusChanged(status: AgentStatus, sessionId: string): void;
+  /** The screen changed; `urgent` for status changes, which are drawn at once. */
+  redraw(urgent: boolean): void;
+  /** Clean exit: the state file goes, the terminal modes are restored. */
+  exit(code: number): void;
+  /** `/crash`: print the message and die with code 3, leaving everything as it is. */
+  crash(message: string): void;
+}
+
+export interface AgentConfig {
+  bootMs: number;
+  thinkMs: number;
+  pasteBurstMs: number;
+  picker: boolean;
+  rules: readonly Rule[];
+  cwd: string;
+}
+
+interface Turn {
+  prompt: string;
+  digest: Digest;
+  k: number;
+  startedAt: number;
+  needsApproval: boolean;
+  cancelTimer: (() => void) | undefined;
+}
+
+export class Agent {
+  status: AgentStatus = 'starting';
+  private transcript: TranscriptEntry[] = [];
+  private readonly editor: Editor;
+  private thinkMs: number;
+  private turn: Turn | undefined;
+  private stopSpinner: (() => void) | undefined;
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly io: AgentIO,
+    private session: SessionRecord,
+  ) {
+    this.editor = new Editor({ pasteBurstMs: config.pasteBurstMs, picker: config.picker });
+    this.thinkMs = config.thinkMs;
+    for (const t of session.turns) {
+      this.transcript.push({ kind: 'prompt', text: t.prompt }, { kind: 'reply', lines: t.reply.split('\n') }, { kind: 'gap' });
+    }
+  }
+
+  get sessionId(): string {
+    return this.session.id;
+  }
+
+  start(): void {
+    this.io.saveSession(this.session);
+    if (this.config.bootMs > 0) {
+      this.setStatus('starting');
+      this.io.setTimer(() => this.setStatus('idle'), this.config.bootMs);
+    } else {
+      this.setStatus('idle');
+    }
+  }
+
+  view(): ScreenView {
+    return {
+      status: this.status,
+      sessionId: this.session.id,
+      cwd: this.config.cwd,
+      transcript: this.transcript,
+      busySince: this.turn?.startedAt,
+      input: this.editor.text,
+      picker: this.editor.pickerOpen,
+    };
+  }
+
+  handleKey(event: KeyEvent): void {
+    switch (this.status) {
+      case 'starting':
+        return; // a cold TUI drops what is typed before it is ready
+      case 'waiting':
+        return this.handleMenuKey(event);
+      case 'busy':
+        if (event.type === 'esc' || event.type === 'ctrl-c') return this.finish(['Interrupted.']);
+        if (event.type === 'enter') return; // the prompt waits in the box until the turn ends
+        break;
+      case 'idle':
+        break;
+    }
+    const command = this.editor.handle(event, this.io.now());
+    if (command.type === 'submit') this.submit(command.text);
+    else if (command.type === 'exit') this.io.exit(0);
+    this.io.redraw(false);
+  }
+
+  private handleMenuKey(event: KeyEvent): void {
+    const key = event.type === 'text' ? event.text.trim().charAt(0).toLowerCase() : event.type;
+    if (key === '1' || key === 'y' || key === 'enter') this.finish([...this.turnReply(), 'approved']);
+    else if (key === '2' || key === 'n' || key === 'esc' || key === 'ctrl-c') this.finish([...this.turnReply(), 'denied']);
+    else if (key === 'ctrl-d') this.io.exit(0);
+  }
+
+  private submit(prompt: string): void {
+    const command = prompt.trim();
+    if (command === '/crash') return this.io.crash('fake agent crashed');
+    if (command === '/quit' || command === '/exit') return this.io.exit(0);
+    if (command === '/clear') return this.fork();
+
+    const turn: Turn = {
+      prompt,
+      digest: digest(prompt),
+      k: this.session.turns.length + 1,
+      startedAt: this.io.now(),
+      needsApproval: command === '/menu' || prompt.includes('needs-approval'),
+      cancelTimer: undefined,
+    };
+    this.turn = turn;
+    this.transcript.push({ kind: 'prompt', text: promptPreview(prompt) });
+    const thinkMs = this.thinkMs;
+    const sleep = /^\/sleep\s+(\d{1,9})$/.exec(command);
+    if (sleep) this.thinkMs = Number(sleep[1]);
+    if (command !== '/hang') {
+      const done = (): void => (turn.needsApproval ? this.setStatus('waiting') : this.finish(this.turnReply()));
+      turn.cancelTimer = this.io.setTimer(done, thinkMs);
+    }
+    this.setStatus('busy');
+    this.spin();
+  }
+
+  /** The rule-chosen reply for the current turn; special prompts answer for themselves. */
+  private turnReply(): string[] {
+    const prompt = this.turn?.prompt ?? '';
+    const command = prompt.trim();
+    if (command === '/history') {
+      const lines = this.session.turns.map((t, i) => `${i + 1}. ${t.prompt}`);
+      return lines.length > 0 ? lines : ['(no prompts yet)'];
+    }
+    if (/^\/sleep(\s|$)/.test(command)) {
+      return /^\/sleep\s+\d{1,9}$/.test(command) ? [`think time set to ${this.thinkMs} ms`] : ['usage: /sleep <ms>'];
+    }
+    return ruleReply(prompt, this.config.rules, this.io.readFile);
+  }
+
+  /** Ends the current turn with `body` between the turn header and the received/nonce lines. */
+  private finish(body: readonly string[]): void {
+    const turn = this.turn;
+    if (!turn) return;
+    turn.cancelTimer?.();
+    this.turn = undefined;
+    const lines = [
+      `turn ${turn.k} of session ${this.session.id.slice(0, 8)}`,
+      ...body,
+      `received ${turn.digest.bytes} bytes sha256:${turn.digest.sha256}`,
+      ...findNonces(turn.prompt).map((n) => `nonce ${n}`),
+    ];
+    this.transcript.push({ kind: 'reply', lines }, { kind: 'worked', ms: this.io.now() - turn.startedAt }, { kind: 'gap' });
+    const turns = [...this.session.turns, { prompt: promptPreview(turn.prompt), ...turn.digest, reply: lines.join('\n') }];
+    const title = this.session.turns.length === 0 ? takeCodePoints(firstLine(turn.prompt), 40) : this.session.title;
+    this.session = { ...this.session, turns, title, updated: new Date(this.io.now()).toISOString() };
+    this.io.saveSession(this.session);
+    this.setStatus('idle');
+  }
+
+  /** `/clear`: a new session id with an empty conversation; the old session stays on disk. */
+  private fork(): void {
+    this.session = newSession(this.io.newSessionId(), this.config.cwd, new Date(this.io.now()));
+    this.transcript = [];
+    this.io.saveSession(this.session);
+    this.io.redraw(true);
+    this.io.statusChanged(this.status, this.session.id);
+  }
+
+  private spin(): void {
+    this.stopSpinner?.();
+    const tick = (): void => {
+      if (this.status !== 'busy') return;
+      this.io.redraw(false);
+      this.stopSpinner = this.io.setTimer(tick, SPINNER_INTERVAL_MS);
+    };
+    this.stopSpinner = this.io.setTimer(tick, SPINNER_INTERVAL_MS);
+  }
+
+  private setStatus(status: AgentStatus): void {
+    if (status !== 'busy') {
+      this.stopSpinner?.();
+      this.stopSpinner = undefined;
+    }
+    this.status = status;
+    this.io.redraw(true);
+    this.io.statusChanged(status, this.session.id);
+  }
+}

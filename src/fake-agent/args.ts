@@ -1,0 +1,108 @@
+// Command-line parsing for the fake agent: argv in, a tagged result out (no I/O).
+
+export const VERSION = '1.0.0';
+
+export interface FakeAgentOptions {
+  /** Milliseconds the `Starting fake agent...` screen shows before the first idle screen. */
+  bootMs: number;
+  /** Milliseconds each turn stays busy. */
+  thinkMs: number;
+  /** An Enter this soon after the end of a paste becomes a newline; 0 turns that off. */
+  pasteBurstMs: number;
+  /** Show a completion picker for `/` and `@` that eats the first Enter. */
+  picker: boolean;
+  rulesFile: string | undefined;
+  sessionId: string | undefined;
+  resume: string | undefined;
+}
+
+export type ParsedArgs =
+  | { kind: 'run'; options: FakeAgentOptions }
+  | { kind: 'version' }
+  | { kind: 'help' }
+  | { kind: 'list-sessions' }
+  | { kind: 'error'; message: string };
+
+export const USAGE = `usage: jaggers-fake-agent [options]
+
+A scriptable stand-in for an agent CLI (jaggers demo agent).
+
+  --boot-ms N          show "Starting fake agent..." for N ms first (default 0)
+  --think-ms N         stay busy N ms per turn (default 1500)
+  --paste-burst-ms N   an Enter within N ms after a paste becomes a newline (default 0: off)
+  --picker             "/" and "@" open a completion picker that eats the first Enter
+  --rules FILE         JSON array of {"match": "<regex>", "reply": "<text with $1..>"}
+  --session-id UUID    start a new session with this id (fails if it is in use)
+  -r, --resume ID      resume a session by uuid, or "latest" (the newest of any session)
+  --list-sessions      print the stored sessions, oldest first, and exit
+  --version            print the version and exit
+  -h, --help           print this help and exit
+`;
+
+const NUMBER_FLAGS = { '--boot-ms': 'bootMs', '--think-ms': 'thinkMs', '--paste-burst-ms': 'pasteBurstMs' } as const;
+const STRING_FLAGS = { '--rules': 'rulesFile', '--session-id': 'sessionId', '--resume': 'resume', '-r': 'resume' } as const;
+
+export function defaultOptions(): FakeAgentOptions {
+  return {
+    bootMs: 0,
+    thinkMs: 1500,
+    pasteBurstMs: 0,
+    picker: false,
+    rulesFile: undefined,
+    sessionId: undefined,
+    resume: undefined,
+  };
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const options = defaultOptions();
+  let listSessions = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    const inline = eq === -1 ? undefined : arg.slice(eq + 1);
+    const takeValue = (): string | { error: string } => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined) return { error: `option '${flag}' needs a value` };
+      i++;
+      return next;
+    };
+
+    if (flag === '--version' || flag === '-v') return { kind: 'version' };
+    if (flag === '--help' || flag === '-h') return { kind: 'help' };
+    if (flag === '--list-sessions') {
+      listSessions = true;
+    } else if (flag === '--picker') {
+      options.picker = true;
+    } else if (flag in NUMBER_FLAGS) {
+      const value = takeValue();
+      if (typeof value !== 'string') return { kind: 'error', message: value.error };
+      const n = parseMs(value);
+      if (n === undefined) {
+        return { kind: 'error', message: `option '${flag}' needs a whole number of milliseconds, got '${value}'` };
+      }
+      options[NUMBER_FLAGS[flag as keyof typeof NUMBER_FLAGS]] = n;
+    } else if (flag in STRING_FLAGS) {
+      const value = takeValue();
+      if (typeof value !== 'string') return { kind: 'error', message: value.error };
+      if (value === '') return { kind: 'error', message: `option '${flag}' needs a non-empty value` };
+      options[STRING_FLAGS[flag as keyof typeof STRING_FLAGS]] = value;
+    } else if (flag.startsWith('-')) {
+      return { kind: 'error', message: `unknown option '${flag}' (see --help)` };
+    } else {
+      return { kind: 'error', message: `unexpected argument '${arg}' (see --help)` };
+    }
+  }
+  if (listSessions) return { kind: 'list-sessions' };
+  if (options.sessionId !== undefined && options.resume !== undefined) {
+    return { kind: 'error', message: `options '--session-id' and '--resume' cannot be used together` };
+  }
+  return { kind: 'run', options };
+}
+
+function parseMs(value: string): number | undefined {
+  if (!/^\d{1,9}$/.test(value)) return undefined;
+  return Number(value);
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../sessions/files.js';
+
+export interface HandoverMeta {
+  task: string;
+  workflow: string;
+  turn: number;
+  sourceAgent: string | null;
+  sourceSession: string | null;
+  targetAgent: string;
+  targetSession: string | null;
+  created: string;
+  /** For a reply artifact: the artifact it answers. */
+  replyTo?: string | null;
+}
+
+const KEYS: [keyof HandoverMeta, string][] = [
+  ['task', 'task'],
+  ['workflow', 'workflow'],
+  ['turn', 'turn'],
+  ['sourceAgent', 'source_agent'],
+  ['sourceSession', 'source_session'],
+  ['targetAgent', 'target_agent'],
+  ['targetSession', 'target_session'],
+  ['created', 'created'],
+  ['replyTo', 'reply_to'],
+];
+
+export function handoverDir(jaggersDir: string): string {
+  return path.join(jaggersDir, 'handover');
+}
+
+/** `---` front matter (one `key: value` per line, values JSON-quoted when needed), then the body. */
+export function renderArtifact(meta: HandoverMeta, body: string): string {
+  const lines = KEYS.filter(([k]) => meta[k] !== undefined).map(([k, name]) => {
+    const v = meta[k];
+    const text = v === null ? 'null' : typeof v === 'number' ? String(v) : /^[\w@.:+/-]+$/.test(String(v)) ? String(v) : JSON.stringify(v);
+    return `${name}: ${text}`;
+  });
+  return `---\n${lines.join('\n')}\n---\n${body}${body.endsWith('\n') ? '' : '\n'}`;
+}
+
+export function parseArtifact(text: string): { meta: Record<string, string | number | null>; body: string } {
+  const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
+  if (!m) return { meta: {}, body: text };
+  const meta: Record<string, string | number | null> = {};
+  for (const line of m[1]!.split('\n')) {
+    const i = line.indexOf(': ');
+    if (i < 0) continue;
+    const raw = line.slice(i + 2);
+    meta[line.slice(0, i)] = raw === 'null' ? null : /^\d+$/.test(raw) ? Number(raw) : raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+  }
+  return { meta, body: m[2]! };
+}
+
+/** Write `.jaggers/handover/turn_<n>_<id>.md` atomically; returns its path. */
+export async function writeArtifact(jaggersDir: string, meta: HandoverMeta, body: string): Promise<string> {
+  await mkdir(handoverDir(jaggersDir), { recursive: true });
+  const file = path.join(handoverDir(jaggersDir), `turn_${meta.turn}_${randomBytes(3).toString('hex')}.md`);
+  await writeFileAtomic(file, renderArtifact(meta, body), { sync: true });
+  return file;
+}
+
+/** The next turn number of a task: one more than the highest turn of its artifacts on disk. */
+export async function nextTurn(jaggersDir: string, task: string): Promise<number> {
+  let names: string[] = [];
+  try {
+    names = await readdir(handoverDir(jaggersDir));
+  } catch {
+    return 1;
+  }
+  let max = 0;
+  for (const n of names) {
+    const m = /^turn_(\d+)_[0-9a-f]+\.md$/.exec(n);
+    if (!m) continue;
+    const head = (await readFile(path.join(handoverDir(jaggersDir), n), 'utf8')).slice(0, 600);
+    const t = /^task: (.+)$/m.exec(head)?.[1];
+    if (t === task || (t?.startsWith('"') && JSON.parse(t) === task)) max = Math.max(max, Number(m[1]));
+  }
+  return max + 1;
+}

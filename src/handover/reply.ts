@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { bottomLines } from '../detect/classify.js';
+import type { Profile } from '../profiles/schema.js';
+import { capturePane } from '../tmux/commands.js';
+import type { ControlClient } from '../tmux/control-client.js';
+
+export interface ReplySource {
+  client: ControlClient;
+  paneId: string;
+  profile: Profile;
+  /** The nonce the pointer prompt carried: the reply starts after its echo. */
+  nonce: string;
+  sessionId: string | null;
+  home: string;
+  cwd: string;
+}
+
+/** The last reply in the CLI's own transcript of the pinned session, where the CLI keeps one. */
+export async function replyFromTranscript(kind: Profile['session']['transcript'], home: string, cwd: string, sessionId: string): Promise<string | null> {
+  try {
+    if (kind === 'fake-agent') {
+      const s = JSON.parse(await readFile(path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`), 'utf8')) as { turns?: { reply?: string }[] };
+      return s.turns?.at(-1)?.reply ?? null;
+    }
+    if (kind === 'claude') {
+      const file = path.join(home, '.claude', 'projects', cwd.replace(/[/.]/g, '-'), `${sessionId}.jsonl`);
+      const lines = (await readFile(file, 'utf8')).trim().split('\n');
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const e = JSON.parse(lines[i]!) as { type?: string; message?: { content?: { type: string; text?: string }[] } };
+        const text = e.type === 'assistant' ? e.message?.content?.filter((c) => c.type === 'text').map((c) => c.text).join('\n') : '';
+        if (text) return text;
+      }
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/**
+ * The reply as the screen shows it: the lines after the prompt's echo (found by its nonce), up to
+ * the input area at the bottom (the lines the idle rule looks at).
+ */
+export function replyFromScreen(screen: string, nonce: string, profile: Profile): string {
+  const lines = screen.split('\n').map((l) => l.trimEnd());
+  let start = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]!.includes(`[jg:${nonce}]`)) {
+      start = i + 1;
+      break;
+    }
+  }
+  const idleRegion = Math.max(0, ...profile.detect.rules.filter((r) => r.status === 'idle').map((r) => r.lines));
+  const bottom = new Set(bottomLines(screen, idleRegion));
+  let body = lines.slice(Math.max(0, start));
+  while (body.length && (body.at(-1)!.trim() === '' || bottom.has(body.at(-1)!))) body = body.slice(0, -1);
+  if (profile.detect.replyMarker) {
+    const re = new RegExp(profile.detect.replyMarker, 'u');
+    const first = body.findIndex((l) => re.test(l));
+    if (first >= 0) body = body.slice(first);
+  }
+  return body.join('\n').trim();
+}
+
+export async function captureReply(src: ReplySource): Promise<{ text: string; from: 'transcript' | 'screen' }> {
+  const kind = src.profile.session.transcript;
+  if (kind && src.sessionId) {
+    const t = await replyFromTranscript(kind, src.home, src.cwd, src.sessionId);
+    if (t !== null) return { text: t, from: 'transcript' };
+  }
+  const screen = await capturePane(src.client, src.paneId, { history: 3000 });
+  return { text: replyFromScreen(screen, src.nonce, src.profile), from: 'screen' };
+}
