@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Context } from '../context.js';
-import { deliver, type Delivered } from '../delivery/deliver.js';
+import { deliverNow, withPaneLock, type Delivered } from '../delivery/deliver.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { PaneWatcher } from '../detect/pane-watcher.js';
 import { homeOfPid } from '../detect/state-file.js';
@@ -83,66 +83,78 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
     if (target.dead) throw new JaggersError('E_PANE_GONE', `handoff: agent ${agent}'s pane ${target.paneId} is dead (exit status ${target.deadStatus}); run \`jaggers up\` to restart it`);
     const { profile } = await loadProfile(target.profile ?? '', ctx.jaggersDir);
     const registry = new Registry(ctx.jaggersDir);
-    const data = await registry.read();
     const task = o.task ?? ctx.env.JAGGERS_TASK_ID ?? newTaskId();
-    const turn = await nextTurn(ctx.jaggersDir, task);
-    const meta: HandoverMeta = {
-      task,
-      workflow: o.workflow ?? 'handoff',
-      turn,
-      sourceAgent: o.from ?? null,
-      sourceSession: sessionOf(data, source),
-      targetAgent: agent,
-      targetSession: sessionOf(data, target),
-      created: new Date().toISOString(),
-    };
-    const artifact = await writeArtifact(ctx.jaggersDir, meta, payload);
-    const events: NewJournalEvent[] = [];
-    if (!data.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: meta.workflow });
-    if (target.terminalId) {
-      events.push({ type: 'task-agent', taskId: task, agent, terminalId: target.terminalId });
-      events.push({ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn, handoverFile: path.relative(ctx.projectRoot, artifact), direction: 'prompt' });
-    }
-    await registry.record(...events);
-
     await watcher.start();
     watcher.onChange((c) => {
       if (c.pane.paneId === target.paneId) states.push(c.status);
     });
     watcher.watch({ paneId: target.paneId, windowId: target.windowId, agent, profile, pid: target.panePid });
-    const nonce = makeNonce();
-    const pointer = fillTemplate([profile.delivery.pointer], { file: path.relative(ctx.projectRoot, artifact) || artifact, nonce })[0]!;
-    const turnsBefore = watcher.turns(target.paneId);
-    const delivery = await deliver(client, watcher, { paneId: target.paneId, agent, profile }, pointer, {
-      lockDir: path.join(ctx.jaggersDir, 'locks'),
-      ...(o.timeoutS ? { readyTimeoutMs: o.timeoutS * 1000 } : {}),
-    });
-    const deliverMs = performance.now() - t0;
-    if (delivery.kind !== 'delivered') {
-      const why =
-        delivery.kind === 'not-ready' ? `${agent} never became ready (${delivery.status})`
-        : delivery.kind === 'timeout' ? `${agent} did not take the prompt within ${profile.delivery.verifyTimeoutMs} ms${delivery.stillInInput ? ' (it is still in the input box)' : ''}`
-        : `${agent}'s pane went away: ${delivery.error}`;
-      throw new JaggersError(delivery.kind === 'pane-gone' ? 'E_PANE_GONE' : 'E_TIMEOUT', `handoff: ${why}; the handover file stays at ${artifact}`);
-    }
-    const result: HandoffResult = { task, turn, agent, artifact, pointer, delivery, reply: null, timings: { deliverMs, replyMs: null, totalMs: deliverMs }, states };
-    if (!o.wait) return result;
+    // Hold the pane from turn allocation on, so turns reach a pane in turn order.
+    const lockDir = path.join(ctx.jaggersDir, 'locks');
+    // A waiting handoff keeps the pane until its reply is captured: one turn at a time per pane.
+    return await withPaneLock(target.paneId, lockDir, async (): Promise<HandoffResult> => {
+      // Turn numbers and artifacts are allocated under the registry's lock, so concurrent handoffs in
+      // one task never take the same turn.
+      const { turn, artifact, meta } = await registry.update(async (d) => {
+        const turn = await nextTurn(ctx.jaggersDir, task);
+        const meta: HandoverMeta = {
+          task,
+          workflow: o.workflow ?? 'handoff',
+          turn,
+          sourceAgent: o.from ?? null,
+          sourceSession: sessionOf(d, source),
+          targetAgent: agent,
+          targetSession: sessionOf(d, target),
+          created: new Date().toISOString(),
+        };
+        const artifact = await writeArtifact(ctx.jaggersDir, meta, payload);
+        const events: NewJournalEvent[] = [];
+        if (!d.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: meta.workflow });
+        if (target.terminalId) {
+          if (d.tasks[task]?.agents[agent]?.terminalId !== target.terminalId) events.push({ type: 'task-agent', taskId: task, agent, terminalId: target.terminalId });
+          events.push({ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn, handoverFile: path.relative(ctx.projectRoot, artifact), direction: 'prompt' });
+        }
+        return { events, result: { turn, artifact, meta } };
+      });
 
-    const timeoutMs = (o.timeoutS ?? 600) * 1000;
-    await waitForTurn(watcher, target.paneId, turnsBefore, timeoutMs, agent, artifact);
-    const replyStart = performance.now();
-    const home = target.panePid ? await homeOfPid(target.panePid, os.homedir()) : os.homedir();
-    const reply = await captureReply({ client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd: ctx.projectRoot });
-    const replyArtifact = await writeArtifact(
-      ctx.jaggersDir,
-      { ...meta, turn: turn + 1, sourceAgent: agent, sourceSession: meta.targetSession, targetAgent: o.from ?? 'user', targetSession: meta.sourceSession, created: new Date().toISOString(), replyTo: path.basename(artifact) },
-      reply.text,
-    );
-    if (target.terminalId) {
-      await registry.record({ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn: turn + 1, handoverFile: path.relative(ctx.projectRoot, replyArtifact), direction: 'reply' });
-    }
-    const now = performance.now();
-    return { ...result, reply: { ...reply, artifact: replyArtifact }, timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 } };
+      const nonce = makeNonce();
+      const pointer = fillTemplate([profile.delivery.pointer], { file: path.relative(ctx.projectRoot, artifact) || artifact, nonce })[0]!;
+      const turnsBefore = watcher.turns(target.paneId);
+      const delivery = await deliverNow(client, watcher, { paneId: target.paneId, agent, profile }, pointer, {
+        lockDir,
+        ...(o.timeoutS ? { readyTimeoutMs: o.timeoutS * 1000 } : {}),
+      });
+      const deliverMs = performance.now() - t0;
+      if (delivery.kind !== 'delivered') {
+        const why =
+          delivery.kind === 'not-ready' ? `${agent} never became ready (${delivery.status})`
+          : delivery.kind === 'timeout' ? `${agent} did not take the prompt within ${profile.delivery.verifyTimeoutMs} ms${delivery.stillInInput ? ' (it is still in the input box)' : ''}`
+          : `${agent}'s pane went away: ${delivery.error}`;
+        throw new JaggersError(delivery.kind === 'pane-gone' ? 'E_PANE_GONE' : 'E_TIMEOUT', `handoff: ${why}; the handover file stays at ${artifact}`);
+      }
+      const result: HandoffResult = { task, turn, agent, artifact, pointer, delivery, reply: null, timings: { deliverMs, replyMs: null, totalMs: deliverMs }, states };
+      if (!o.wait) return result;
+
+      const timeoutMs = (o.timeoutS ?? 600) * 1000;
+      await waitForTurn(watcher, target.paneId, turnsBefore, timeoutMs, agent, artifact);
+      const replyStart = performance.now();
+      const home = target.panePid ? await homeOfPid(target.panePid, os.homedir()) : os.homedir();
+      const reply = await captureReply({ client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd: ctx.projectRoot });
+      const replyArtifact = await registry.update(async () => {
+        const replyTurn = await nextTurn(ctx.jaggersDir, task);
+        const file = await writeArtifact(
+          ctx.jaggersDir,
+          { ...meta, turn: replyTurn, sourceAgent: agent, sourceSession: meta.targetSession, targetAgent: o.from ?? 'user', targetSession: meta.sourceSession, created: new Date().toISOString(), replyTo: path.basename(artifact) },
+          reply.text,
+        );
+        const events: NewJournalEvent[] = target.terminalId
+          ? [{ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn: replyTurn, handoverFile: path.relative(ctx.projectRoot, file), direction: 'reply' }]
+          : [];
+        return { events, result: file };
+      });
+      const now = performance.now();
+      return { ...result, reply: { ...reply, artifact: replyArtifact }, timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 } };
+    });
   } finally {
     watcher.stop();
     await client.close();

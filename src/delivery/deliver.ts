@@ -70,32 +70,31 @@ function waitReady(watcher: PaneWatcher, target: DeliveryTarget, timeoutMs: numb
 }
 
 /**
- * Deliver one prompt to one agent pane, exactly once, and know that it was taken. Concurrent calls
- * for the same pane queue up (in this process) and take a lock file (across processes).
+ * Run `fn` while holding the pane: one queue per pane in this process, and a lock file per pane
+ * across processes, so concurrent senders never interleave and keep the order they got the pane in.
  */
-export async function deliver(
-  client: ControlClient,
-  watcher: PaneWatcher,
-  target: DeliveryTarget,
-  rawText: string,
-  opts: DeliverOptions,
-): Promise<Delivered> {
-  const run = async (): Promise<Delivered> => {
-    await mkdir(opts.lockDir, { recursive: true });
-    const lockFile = path.join(opts.lockDir, `pane-${target.paneId.slice(1)}`);
-    return withLock(lockFile, () => deliverNow(client, watcher, target, rawText, opts), { timeoutMs: 10 * 60_000 });
+export function withPaneLock<T>(paneId: string, lockDir: string, fn: () => Promise<T>): Promise<T> {
+  const run = async (): Promise<T> => {
+    await mkdir(lockDir, { recursive: true });
+    return withLock(path.join(lockDir, `pane-${paneId.slice(1)}`), fn, { timeoutMs: 10 * 60_000 });
   };
-  const prev = queues.get(target.paneId) ?? Promise.resolve();
+  const prev = queues.get(paneId) ?? Promise.resolve();
   const mine = prev.then(run, run);
   const tail = mine.catch(() => {});
-  queues.set(target.paneId, tail);
+  queues.set(paneId, tail);
   void tail.then(() => {
-    if (queues.get(target.paneId) === tail) queues.delete(target.paneId);
+    if (queues.get(paneId) === tail) queues.delete(paneId);
   });
   return mine;
 }
 
-async function deliverNow(
+/** Deliver one prompt to one agent pane, exactly once, and know that it was taken. */
+export function deliver(client: ControlClient, watcher: PaneWatcher, target: DeliveryTarget, rawText: string, opts: DeliverOptions): Promise<Delivered> {
+  return withPaneLock(target.paneId, opts.lockDir, () => deliverNow(client, watcher, target, rawText, opts));
+}
+
+/** Deliver while the caller already holds the pane (see `withPaneLock`). */
+export async function deliverNow(
   client: ControlClient,
   watcher: PaneWatcher,
   target: DeliveryTarget,

@@ -17,20 +17,32 @@ export interface ReplySource {
 }
 
 /** The last reply in the CLI's own transcript of the pinned session, where the CLI keeps one. */
-export async function replyFromTranscript(kind: Profile['session']['transcript'], home: string, cwd: string, sessionId: string): Promise<string | null> {
+export async function replyFromTranscript(
+  kind: Profile['session']['transcript'],
+  home: string,
+  cwd: string,
+  sessionId: string,
+  nonce: string,
+): Promise<string | null> {
+  const tag = `[jg:${nonce}]`;
   try {
     if (kind === 'fake-agent') {
-      const s = JSON.parse(await readFile(path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`), 'utf8')) as { turns?: { reply?: string }[] };
-      return s.turns?.at(-1)?.reply ?? null;
+      const s = JSON.parse(await readFile(path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`), 'utf8')) as {
+        turns?: { prompt?: string; reply?: string }[];
+      };
+      // The turn whose prompt carried our nonce, not merely the last one.
+      return s.turns?.findLast((t) => t.prompt?.includes(tag))?.reply ?? null;
     }
     if (kind === 'claude') {
       const file = path.join(home, '.claude', 'projects', cwd.replace(/[/.]/g, '-'), `${sessionId}.jsonl`);
-      const lines = (await readFile(file, 'utf8')).trim().split('\n');
-      for (let i = lines.length - 1; i >= 0; i--) {
-        const e = JSON.parse(lines[i]!) as { type?: string; message?: { content?: { type: string; text?: string }[] } };
-        const text = e.type === 'assistant' ? e.message?.content?.filter((c) => c.type === 'text').map((c) => c.text).join('\n') : '';
-        if (text) return text;
-      }
+      type Entry = { type?: string; message?: { content?: string | { type: string; text?: string }[] } };
+      const entries = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Entry);
+      const textOf = (e: Entry) =>
+        typeof e.message?.content === 'string' ? e.message.content : (e.message?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+      const asked = entries.findLastIndex((e) => e.type === 'user' && textOf(e).includes(tag));
+      if (asked < 0) return null;
+      const replies = entries.slice(asked + 1).filter((e) => e.type === 'assistant').map(textOf).filter(Boolean);
+      return replies.length ? replies.join('\n') : null;
     }
   } catch {
     return null;
@@ -66,7 +78,7 @@ export function replyFromScreen(screen: string, nonce: string, profile: Profile)
 export async function captureReply(src: ReplySource): Promise<{ text: string; from: 'transcript' | 'screen' }> {
   const kind = src.profile.session.transcript;
   if (kind && src.sessionId) {
-    const t = await replyFromTranscript(kind, src.home, src.cwd, src.sessionId);
+    const t = await replyFromTranscript(kind, src.home, src.cwd, src.sessionId, src.nonce);
     if (t !== null) return { text: t, from: 'transcript' };
   }
   const screen = await capturePane(src.client, src.paneId, { history: 3000 });
