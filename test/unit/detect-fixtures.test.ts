@@ -15,6 +15,7 @@ function expected(cli: string, state: string): string {
   if (state === 'busy' || state === 'trap' || state === 'trap-summary-while-busy') return 'busy';
   // codex draws no spinner while a reply streams: the screen is quiet, the machine waits for its summary.
   if (state === 'busy-streaming') return cli === 'codex' ? 'idle' : 'busy';
+  if (state === 'trap-idle-while-streaming') return 'idle'; // codex: the old summary scrolled out of the bottom lines
   if (state.startsWith('done') || state.startsWith('trap-')) return ['claude', 'codex', 'fake-agent'].includes(cli) ? 'done' : 'idle';
   return state; // idle, starting
 }
