@@ -6,7 +6,8 @@ import type { Output } from './output.js';
 import { attach } from './commands/attach.js';
 import { ls, renderAgents, watchAgents } from './commands/ls.js';
 import { capture, doctor, down, init, send } from './commands/simple.js';
-import { DEMO_TEAM, loadTeam, teamSpecs } from './commands/team.js';
+import { loadTeam, teamSpecs } from './commands/team.js';
+import { demo } from './commands/demo.js';
 import { up, type UpResult } from './commands/up.js';
 import { supervise } from './commands/supervise.js';
 import { renderStatus, renderWhy, status } from './commands/status.js';
@@ -51,15 +52,12 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 
   program
     .command('demo')
-    .description('open a session with three built-in demo agents (no API keys needed)')
+    .description('open a session with three built-in demo agents (no API keys needed) and run a planner -> coder -> reviewer handoff chain')
     .option('--size <WxH>', 'agent window size (default 200x50)')
-    .addHelpText('after', examples(['jaggers demo', 'jaggers demo && jaggers attach']))
-    .action(async (o: { size?: string }) => {
-      const c = await ctx();
-      const team = await loadTeam(c, DEMO_TEAM);
-      const r = await up(c, team, { size: o.size });
-      await r.client.close();
-      e.io.writeOut(renderUp(r));
+    .option('--no-run', 'only open the session')
+    .addHelpText('after', examples(['jaggers demo', 'jaggers demo --no-run && jaggers attach']))
+    .action(async (o: { size?: string; run: boolean }) => {
+      await demo(await ctx(), e.io, o);
     });
 
   program

@@ -8,7 +8,7 @@ import { makeNonce } from '../delivery/sanitize.js';
 import { PaneWatcher } from '../detect/pane-watcher.js';
 import { homeOfPid } from '../detect/state-file.js';
 import { JaggersError } from '../errors.js';
-import { nextTurn, writeArtifact, type HandoverMeta } from '../handover/artifact.js';
+import { nextTurn, parseArtifact, writeArtifact, type HandoverMeta } from '../handover/artifact.js';
 import { captureReply } from '../handover/reply.js';
 import { loadProfile } from '../profiles/load.js';
 import { fillTemplate } from '../terminals/plan.js';
@@ -45,7 +45,10 @@ async function payloadOf(ctx: Context, o: HandoffOptions): Promise<string> {
   if (o.message !== undefined) return o.message;
   const file = path.resolve(ctx.projectRoot, o.file!);
   try {
-    return await readFile(file, 'utf8');
+    const text = await readFile(file, 'utf8');
+    // Handing on an earlier artifact (a reply): its body is the work; its header stays with it.
+    const parsed = parseArtifact(text);
+    return 'task' in parsed.meta && 'turn' in parsed.meta ? parsed.body : text;
   } catch (e) {
     throw new JaggersError('E_FILE', `handoff --file ${o.file}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }

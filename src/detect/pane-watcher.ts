@@ -165,10 +165,9 @@ export class PaneWatcher {
         const kind = e.pane.profile.detect.stateFile;
         let file = null;
         if (kind && e.pane.pid) {
-          if (e.home === null) {
-            e.home = await homeOfPid(e.pane.pid, os.homedir());
-            this.watchStateFile(e, stateFilePath(kind, e.home, e.pane.pid));
-          }
+          e.home ??= await homeOfPid(e.pane.pid, os.homedir());
+          // The CLI may not have made its state folder yet: try again on each reading until it has.
+          if (!e.fileWatch) this.watchStateFile(e, stateFilePath(kind, e.home, e.pane.pid));
           file = await readStateFile(kind, e.home, e.pane.pid);
         }
         const { c: decided, source } = combine(c, file);
@@ -213,6 +212,7 @@ export class PaneWatcher {
         e.dead = false;
         e.home = null;
         e.fileWatch?.close();
+        e.fileWatch = null;
         void this.client.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_pid}']).then((r) => {
           if (r.ok && r.lines[0]) e.pane = { ...e.pane, pid: Number(r.lines[0]) };
           e.actor.send({ type: 'PANE_RESTARTED', at: this.now() });

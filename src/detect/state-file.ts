@@ -50,7 +50,7 @@ export async function homeOfPid(pid: number, fallback: string): Promise<string> 
  */
 export function combine(screen: Classification, file: Classification | null): { c: Classification; source: 'screen' | 'state-file' } {
   if (!file) return { c: screen, source: 'screen' };
-  if (screen.status === 'waiting_input' || screen.status === 'error') return { c: screen, source: 'screen' };
-  if (file.status === 'idle' && screen.status === 'done') return { c: screen, source: 'screen' };
+  // A menu, an error or a finished-turn summary on screen is never hidden by a file that may lag it.
+  if (screen.status === 'waiting_input' || screen.status === 'error' || screen.status === 'done') return { c: screen, source: 'screen' };
   return { c: file, source: 'state-file' };
 }

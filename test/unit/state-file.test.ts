@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { combine } from '../../src/detect/state-file.js';
+
+const c = (status: 'idle' | 'busy' | 'done' | 'waiting_input' | 'error', rule = status) => ({ status, rule, lines: [] });
+
+describe('combining the screen with the CLI state file', () => {
+  it('takes the file as stronger evidence for busy and idle', () => {
+    expect(combine(c('idle'), c('busy', 'state-file'))).toEqual({ c: c('busy', 'state-file'), source: 'state-file' });
+    expect(combine(c('busy'), c('idle', 'state-file')).source).toBe('state-file');
+  });
+  it('never lets a lagging file hide a menu, an error or a finished-turn summary', () => {
+    for (const s of ['waiting_input', 'error', 'done'] as const) {
+      expect(combine(c(s), c('busy', 'state-file'))).toEqual({ c: c(s), source: 'screen' });
+    }
+  });
+  it('falls back to the screen without a file', () => {
+    expect(combine(c('idle'), null)).toEqual({ c: c('idle'), source: 'screen' });
+  });
+});
