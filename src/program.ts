@@ -8,6 +8,7 @@ import { ls, renderAgents, watchAgents } from './commands/ls.js';
 import { capture, doctor, down, init, send } from './commands/simple.js';
 import { loadTeam, teamSpecs } from './commands/team.js';
 import { demo } from './commands/demo.js';
+import { execPinned, renderPins, resume, sessions } from './commands/sessions.js';
 import { up, type UpResult } from './commands/up.js';
 import { supervise } from './commands/supervise.js';
 import { renderStatus, renderWhy, status } from './commands/status.js';
@@ -33,6 +34,7 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--session <name>', 'tmux session name (default: jaggers.json session, else the project folder name)')
     .configureOutput({ writeOut: e.io.writeOut, writeErr: e.io.writeErr })
     .exitOverride()
+    .enablePositionalOptions()
     .showHelpAfterError();
   const ctx = async (): Promise<Context> => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd);
 
@@ -41,11 +43,13 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .description('open the tmux session with one window per agent (idempotent: adds what is missing)')
     .option('--agents <list>', 'ad hoc team: comma-separated profile names')
     .option('--size <WxH>', 'agent window size (default 200x50)')
-    .addHelpText('after', examples(['jaggers up', 'jaggers up --agents claude,gemini', 'jaggers up --size 160x48']))
-    .action(async (o: { agents?: string; size?: string }) => {
+    .option('--task <id>', 'open the team for a task: its own windows and conversations, JAGGERS_TASK_ID set')
+    .addHelpText('after', examples(['jaggers up', 'jaggers up --agents claude,gemini', 'jaggers up --task fix-login', 'jaggers up --size 160x48']))
+    .action(async (o: { agents?: string; size?: string; task?: string }) => {
       const c = await ctx();
+      if (o.task !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(o.task)) throw new JaggersError('E_USAGE', `--task must be 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(o.task)}`);
       const team = await loadTeam(c, teamSpecs(c, o.agents));
-      const r = await up(c, team, { size: o.size });
+      const r = await up(c, team, { size: o.size, task: o.task ?? null });
       await r.client.close();
       e.io.writeOut(renderUp(r));
     });
@@ -58,6 +62,37 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .addHelpText('after', examples(['jaggers demo', 'jaggers demo --no-run && jaggers attach']))
     .action(async (o: { size?: string; run: boolean }) => {
       await demo(await ctx(), e.io, o);
+    });
+
+  program
+    .command('resume <task>')
+    .description('reopen a task\'s agents, each in its own pinned conversation, with the same terminal ids')
+    .addHelpText('after', examples(['jaggers resume fix-login']))
+    .action(async (task: string) => {
+      e.io.writeOut(renderUp(await resume(await ctx(), task)));
+    });
+
+  program
+    .command('sessions')
+    .description('list the pinned conversations: task, agent, terminal, session id, forks')
+    .option('--task <id>', 'only this task\'s')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers sessions', 'jaggers sessions --task fix-login --json']))
+    .action(async (o: { task?: string; json?: boolean }) => {
+      const rows = await sessions(await ctx(), o.task);
+      e.io.writeOut(o.json ? JSON.stringify(rows, null, 2) + '\n' : renderPins(rows));
+    });
+
+  program
+    .command('exec <cli> [args...]')
+    .description('run a CLI with "-r latest", "--resume latest" or "-c" rewritten into the session pinned for $JAGGERS_TASK_ID and the agent')
+    .option('--agent <name>', 'whose pin (default: $JAGGERS_AGENT, else the CLI name)')
+    .option('--task <id>', 'which task (default: $JAGGERS_TASK_ID, else the default team)')
+    .passThroughOptions()
+    .allowUnknownOption()
+    .addHelpText('after', examples(['jaggers exec claude -c -p "status?"', 'jaggers exec gemini -r latest', 'jaggers exec codex resume --last']))
+    .action(async (cli: string, args: string[], o: { agent?: string; task?: string }) => {
+      setExit(await execPinned(await ctx(), cli, args, o));
     });
 
   program

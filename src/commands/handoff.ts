@@ -76,17 +76,19 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
   const states: string[] = [];
   try {
     const panes = await listPanes(client, ctx.session);
-    const target = panes.find((p) => p.agent === agent);
+    const task = o.task ?? ctx.env.JAGGERS_TASK_ID ?? newTaskId();
+    // Work routed to a task goes to the agent's window of that task when it has one.
+    const byAgent = (name: string) => panes.find((p) => p.agent === name && p.task === task) ?? panes.find((p) => p.agent === name && p.task === null) ?? panes.find((p) => p.agent === name);
+    const target = byAgent(agent);
     if (!target) {
       const known = panes.map((p) => p.agent).filter(Boolean).join(', ') || 'none';
       throw new JaggersError('E_AGENT_UNKNOWN', `handoff: unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);
     }
-    const source = o.from ? panes.find((p) => p.agent === o.from) : undefined;
+    const source = o.from ? byAgent(o.from) : undefined;
     if (o.from && !source) throw new JaggersError('E_AGENT_UNKNOWN', `handoff --from: unknown agent ${JSON.stringify(o.from)} in session ${ctx.session}`);
     if (target.dead) throw new JaggersError('E_PANE_GONE', `handoff: agent ${agent}'s pane ${target.paneId} is dead (exit status ${target.deadStatus}); run \`jaggers up\` to restart it`);
     const { profile } = await loadProfile(target.profile ?? '', ctx.jaggersDir);
     const registry = new Registry(ctx.jaggersDir);
-    const task = o.task ?? ctx.env.JAGGERS_TASK_ID ?? newTaskId();
     await watcher.start();
     watcher.onChange((c) => {
       if (c.pane.paneId === target.paneId) states.push(c.status);

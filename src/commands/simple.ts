@@ -23,9 +23,10 @@ export async function withControl<T>(ctx: Context, fn: (c: ControlClient) => Pro
   }
 }
 
-export async function findAgentPane(c: ControlClient, ctx: Context, agent: string): Promise<PaneInfo> {
+/** An agent's pane: its window for `task` when there is one, else the default team's. */
+export async function findAgentPane(c: ControlClient, ctx: Context, agent: string, task: string | null = null): Promise<PaneInfo> {
   const panes = await listPanes(c, ctx.session);
-  const pane = panes.find((p) => p.agent === agent);
+  const pane = (task ? panes.find((p) => p.agent === agent && p.task === task) : undefined) ?? panes.find((p) => p.agent === agent && p.task === null) ?? panes.find((p) => p.agent === agent);
   if (!pane) {
     const known = panes.map((p) => p.agent).filter(Boolean).join(', ') || 'none';
     throw new JaggersError('E_AGENT_UNKNOWN', `unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);

@@ -2,6 +2,8 @@ import type { Context } from '../context.js';
 import { PaneWatcher, type StatusChange } from '../detect/pane-watcher.js';
 import { publishStatus } from '../detect/publish.js';
 import type { Output } from '../output.js';
+import { Registry } from '../sessions/registry.js';
+import type { NewJournalEvent } from '../sessions/events.js';
 import { loadProfile } from '../profiles/load.js';
 import { listPanes } from '../tmux/commands.js';
 import { openControl } from '../tmux/connect.js';
@@ -17,7 +19,7 @@ export async function watchSession(c: ControlClient, ctx: Context, onError: (msg
       if (!p.agent || !p.profile) continue;
       try {
         const { profile } = await loadProfile(p.profile, ctx.jaggersDir);
-        watcher.watch({ paneId: p.paneId, windowId: p.windowId, agent: p.agent, profile, pid: p.panePid });
+        watcher.watch({ paneId: p.paneId, windowId: p.windowId, agent: p.agent, profile, pid: p.panePid, terminalId: p.terminalId });
       } catch (e) {
         onError(`agent ${p.agent}: ${(e as Error).message}`);
       }
@@ -25,6 +27,19 @@ export async function watchSession(c: ControlClient, ctx: Context, onError: (msg
   };
   await refresh();
   return { watcher, refresh };
+}
+
+/** Record a fork when the terminal's CLI reports a session other than the pinned one. */
+export async function followSession(registry: Registry, terminalId: string | null | undefined, sessionId: string): Promise<void> {
+  if (!terminalId) return;
+  await registry.update((d) => {
+    const t = d.terminals[terminalId];
+    if (!t || t.sessionId === sessionId) return { events: [], result: null };
+    const events: NewJournalEvent[] = t.sessionId
+      ? [{ type: 'session-forked', terminalId, from: t.sessionId, to: sessionId, reason: 'the CLI reported a new session in its state file' }]
+      : [{ type: 'session-pinned', terminalId, sessionId, how: 'discovered' }];
+    return { events, result: null };
+  });
 }
 
 /**
@@ -42,6 +57,11 @@ export async function supervise(ctx: Context, io: Output): Promise<void> {
   const { watcher, refresh } = await watchSession(c, ctx, (m) => errors.push(m));
   watcher.onChange((change: StatusChange) => {
     void publishStatus(c, change).then(draw, () => {});
+  });
+  // Follow forks: when a CLI moves to a new conversation (claude's /clear), the pin moves with it.
+  const registry = new Registry(ctx.jaggersDir);
+  watcher.onSession((pane, sessionId) => {
+    void followSession(registry, pane.terminalId, sessionId).catch((e: Error) => errors.push(`agent ${pane.agent}: ${e.message}`));
   });
   // Tags are set just after a window is made, by another client: a subscription catches them.
   await c.runOk(['refresh-client', '-B', 'jaggers-agents:@*:#{@jaggers_agent}']);

@@ -76,8 +76,17 @@ export async function up(
       newTerminalId,
       newSessionId,
     });
-    const windows = await applyPlan(client, ctx.session, plan);
-    await registry.record(...journalFor(windows, plan, task));
+    const windows = await applyPlan(client, ctx.session, plan, task);
+    await registry.update((d) => {
+      const events = journalFor(windows, plan, task);
+      if (task) {
+        if (!d.tasks[task]) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
+        for (const w of windows) {
+          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId) events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
+        }
+      }
+      return { events, result: null };
+    });
     return { session: ctx.session, socket: describeSocket(ctx.server), windows, client };
   } catch (e) {
     await client.close();

@@ -16,6 +16,7 @@ export interface WatchedPane {
   agent: string;
   profile: Profile;
   pid: number | null;
+  terminalId?: string | null;
 }
 
 export interface StatusChange {
@@ -38,6 +39,7 @@ interface Entry {
   last: string | null;
   dead: boolean;
   fileWatch: FSWatcher | null;
+  sessionId: string | null;
 }
 
 const RAW_KEEP = 4096;
@@ -50,6 +52,7 @@ const RAW_KEEP = 4096;
 export class PaneWatcher {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(c: StatusChange) => void>();
+  private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly offs: (() => void)[] = [];
   captures = 0;
 
@@ -72,10 +75,16 @@ export class PaneWatcher {
     return () => this.listeners.delete(l);
   }
 
+  /** The CLI's state file names a session: called on the first one seen and whenever it changes. */
+  onSession(l: (pane: WatchedPane, sessionId: string) => void): () => void {
+    this.sessionListeners.add(l);
+    return () => this.sessionListeners.delete(l);
+  }
+
   watch(pane: WatchedPane): void {
     if (this.entries.has(pane.paneId)) return;
     const actor = createActor(terminalMachine, { input: { settleMs: pane.profile.detect.settleMs, doneNeedsEvidence: pane.profile.detect.doneNeedsEvidence, at: this.now() } });
-    const entry: Entry = { pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, fileWatch: null };
+    const entry: Entry = { pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, fileWatch: null, sessionId: null };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
       const status = publicStatus(snap.value as TerminalStatus);
@@ -168,7 +177,12 @@ export class PaneWatcher {
           e.home ??= await homeOfPid(e.pane.pid, os.homedir());
           // The CLI may not have made its state folder yet: try again on each reading until it has.
           if (!e.fileWatch) this.watchStateFile(e, stateFilePath(kind, e.home, e.pane.pid));
-          file = await readStateFile(kind, e.home, e.pane.pid);
+          const reading = await readStateFile(kind, e.home, e.pane.pid);
+          file = reading.classification;
+          if (reading.sessionId && reading.sessionId !== e.sessionId) {
+            e.sessionId = reading.sessionId;
+            for (const l of this.sessionListeners) l(e.pane, reading.sessionId);
+          }
         }
         const { c: decided, source } = combine(c, file);
         if (decided.status !== 'unknown' && !e.dead) {

@@ -18,19 +18,27 @@ const MAP: Record<string, Classification['status']> = {
   starting: 'starting',
 };
 
-/** Read the CLI's own status; null when the file is missing, unreadable or says something unknown. */
-export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<Classification | null> {
+export interface StateFileReading {
+  classification: Classification | null;
+  /** The conversation the CLI is in now: it changes under us when the CLI forks (claude's /clear). */
+  sessionId: string | null;
+}
+
+/** Read the CLI's own status and session; nulls when the file is missing, unreadable or unknown. */
+export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<StateFileReading> {
   const file = stateFilePath(kind, home, pid);
   let data: unknown;
   try {
     data = JSON.parse(await readFile(file, 'utf8'));
   } catch {
-    return null;
+    return { classification: null, sessionId: null };
   }
-  const status = (data as { status?: unknown }).status;
+  const { status, sessionId } = data as { status?: unknown; sessionId?: unknown };
   const mapped = typeof status === 'string' ? MAP[status] : undefined;
-  if (!mapped) return null;
-  return { status: mapped, rule: `state-file ${file}`, lines: [`status: ${status}`] };
+  return {
+    classification: mapped ? { status: mapped, rule: `state-file ${file}`, lines: [`status: ${status}`] } : null,
+    sessionId: typeof sessionId === 'string' && sessionId ? sessionId : null,
+  };
 }
 
 /** The HOME a pane's process runs with (its environment on Linux), falling back to ours. */

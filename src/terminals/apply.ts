@@ -12,8 +12,8 @@ export interface AppliedWindow {
 }
 
 /** Tags make the state rebuildable from tmux alone. */
-export function windowTags(agent: string, profile: string, terminalId: string): Record<string, string> {
-  return { '@jaggers_terminal_id': terminalId, '@jaggers_agent': agent, '@jaggers_profile': profile };
+export function windowTags(agent: string, profile: string, terminalId: string, task: string | null): Record<string, string> {
+  return { '@jaggers_terminal_id': terminalId, '@jaggers_agent': agent, '@jaggers_profile': profile, ...(task ? { '@jaggers_task': task } : {}) };
 }
 
 // A global `window-size manual` makes tmux 3.3a's server crash on the next new-window (seen here),
@@ -23,7 +23,7 @@ export async function fixWindowSize(c: ControlClient, windowId: string, size: { 
   await c.runOk(['resize-window', '-t', windowId, '-x', String(size.width), '-y', String(size.height)]);
 }
 
-export async function applyPlan(c: ControlClient, session: string, plan: WindowAction[]): Promise<AppliedWindow[]> {
+export async function applyPlan(c: ControlClient, session: string, plan: WindowAction[], task: string | null): Promise<AppliedWindow[]> {
   const out: AppliedWindow[] = [];
   for (const a of plan) {
     switch (a.kind) {
@@ -31,8 +31,8 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
         out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: null });
         break;
       case 'create': {
-        const w = await newWindow(c, { session, name: a.agent, cwd: a.launch.cwd, env: a.launch.env, command: a.launch.command });
-        await setWindowOptions(c, w.windowId, windowTags(a.agent, a.profile, a.terminalId));
+        const w = await newWindow(c, { session, name: a.windowName, cwd: a.launch.cwd, env: a.launch.env, command: a.launch.command });
+        await setWindowOptions(c, w.windowId, windowTags(a.agent, a.profile, a.terminalId, task));
         await fixWindowSize(c, w.windowId, a.launch);
         out.push({ agent: a.agent, terminalId: a.terminalId, ...w, action: a.kind, launch: a.launch });
         break;
@@ -40,7 +40,7 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
       case 'respawn': {
         const envArgs = Object.entries(a.launch.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
         await c.runOk(['respawn-pane', '-k', '-t', a.pane.paneId, '-c', a.launch.cwd, ...envArgs, '--', ...a.launch.command]);
-        await setWindowOptions(c, a.pane.windowId, windowTags(a.agent, a.profile, a.terminalId));
+        await setWindowOptions(c, a.pane.windowId, windowTags(a.agent, a.profile, a.terminalId, task));
         await fixWindowSize(c, a.pane.windowId, a.launch);
         out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: a.launch });
         break;

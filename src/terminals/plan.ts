@@ -28,7 +28,7 @@ export interface Launch {
 
 export type WindowAction =
   | { kind: 'keep'; agent: string; terminalId: string; pane: PaneInfo }
-  | { kind: 'create'; agent: string; profile: string; terminalId: string; newTerminal: boolean; launch: Launch }
+  | { kind: 'create'; agent: string; profile: string; terminalId: string; newTerminal: boolean; launch: Launch; windowName: string }
   | { kind: 'respawn'; agent: string; profile: string; terminalId: string; pane: PaneInfo; launch: Launch };
 
 export interface PlanInput {
@@ -53,13 +53,14 @@ export function fillTemplate(args: readonly string[], vars: Record<string, strin
 /** Compute what `up` must do: keep live windows, restart dead ones, create missing ones. */
 export function planWindows(input: PlanInput): WindowAction[] {
   return input.team.map(({ spec, profile }) => {
-    const pane = input.panes.find((p) => p.agent === spec.name);
+    const pane = input.panes.find((p) => p.agent === spec.name && p.task === input.task);
     const known = input.terminals.find((t) => t.agent === spec.name);
     const terminalId = pane?.terminalId ?? known?.terminalId ?? input.newTerminalId();
     if (pane && !pane.dead) return { kind: 'keep', agent: spec.name, terminalId, pane };
     const launch = planLaunch(input, spec, profile, terminalId, known?.sessionId ?? null);
     if (pane) return { kind: 'respawn', agent: spec.name, profile: profile.name, terminalId, pane, launch };
-    return { kind: 'create', agent: spec.name, profile: profile.name, terminalId, newTerminal: !known && !pane, launch };
+    const windowName = input.task ? `${spec.name}+${input.task}` : spec.name;
+    return { kind: 'create', agent: spec.name, profile: profile.name, terminalId, newTerminal: !known && !pane, launch, windowName };
   });
 }
 

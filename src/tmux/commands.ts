@@ -21,6 +21,8 @@ export interface PaneInfo {
   profile: string | null;
   state: string | null;
   why: string | null;
+  /** The task the agent works on; null for the project's default team. */
+  task: string | null;
 }
 
 const PANE_FIELDS = [
@@ -39,6 +41,7 @@ const PANE_FIELDS = [
   '@jaggers_profile',
   '@jaggers_state',
   '@jaggers_why',
+  '@jaggers_task',
 ] as const;
 const SEP = '\u001f';
 const PANE_FORMAT = PANE_FIELDS.map((f) => `#{${f}}`).join(SEP);
@@ -63,6 +66,7 @@ export function parsePaneLine(line: string): PaneInfo {
     profile: orNull(s(12)),
     state: orNull(s(13)),
     why: orNull(s(14)),
+    task: orNull(s(15)),
   };
 }
 

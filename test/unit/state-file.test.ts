@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { combine } from '../../src/detect/state-file.js';
 
-const c = (status: 'idle' | 'busy' | 'done' | 'waiting_input' | 'error', rule = status) => ({ status, rule, lines: [] });
+const c = (status: 'idle' | 'busy' | 'done' | 'waiting_input' | 'error', rule: string = status) => ({ status, rule, lines: [] as string[] });
 
 describe('combining the screen with the CLI state file', () => {
   it('takes the file as stronger evidence for busy and idle', () => {
