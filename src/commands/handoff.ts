@@ -12,6 +12,7 @@ import { nextTurn, parseArtifact, writeArtifact, type HandoverMeta } from '../ha
 import { captureReply } from '../handover/reply.js';
 import { loadProfile } from '../profiles/load.js';
 import { fillTemplate } from '../terminals/plan.js';
+import { discoverPin } from '../terminals/discover-pin.js';
 import { Registry, type RegistryData } from '../sessions/registry.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { listPanes, type PaneInfo } from '../tmux/commands.js';
@@ -157,6 +158,8 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
           : [];
         return { events, result: file };
       });
+      // A CLI that could not be given a session id up front has made one by now: pin it.
+      if (target.terminalId && !meta.targetSession) await discoverPin(registry, target.terminalId, profile, target.panePid, home);
       const now = performance.now();
       return { ...result, reply: { ...reply, artifact: replyArtifact }, timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 } };
     });

@@ -80,7 +80,8 @@ function planLaunch(input: PlanInput, spec: AgentSpec, profile: Profile, termina
   const env: Record<string, string> = {
     ...profile.env,
     ...spec.env,
-    PATH: `${input.binDir}${path.delimiter}${input.basePath}`,
+    // jaggers' own bin folder first (the demo agent, `jaggers` for agents), then the agent's PATH.
+    PATH: `${input.binDir}${path.delimiter}${spec.env.PATH ?? profile.env.PATH ?? input.basePath}`,
     JAGGERS_TERMINAL_ID: terminalId,
     JAGGERS_AGENT: spec.name,
     JAGGERS_SESSION: input.session,
