@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { binDir, cliEntry } from '../package-root.js';
 import { parseSize } from '../project/project-file.js';
-import { newSessionId, newTerminalId, Registry } from '../sessions/registry.js';
+import { newSessionId, newTerminalId, Registry, tmuxTagEvents } from '../sessions/registry.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { applyPlan, configureServer, fixWindowSize, type AppliedWindow } from '../terminals/apply.js';
 import { planWindows, type TeamMember } from '../terminals/plan.js';
@@ -44,7 +44,7 @@ export async function up(
   const size = teamSize(ctx, opts.size);
   await mkdir(ctx.jaggersDir, { recursive: true });
   const registry = new Registry(ctx.jaggersDir);
-  const data = await registry.read();
+  let data = await registry.read();
   const task = opts.task ?? null;
   const client = await openControl(ctx.server, ctx.session, {
     windowName: 'jaggers',
@@ -57,6 +57,10 @@ export async function up(
   try {
     await configureServer(client, size);
     const panes = await listPanes(client, ctx.session);
+    // Terminals tmux knows but the registry lost (a registry rebuilt after a crash) are recorded again.
+    const tagged = panes.filter((p) => p.terminalId && p.agent && p.profile).map((p) => ({ terminalId: p.terminalId!, agent: p.agent!, profile: p.profile!, window: p.windowId, cwd: ctx.projectRoot, task: p.task }));
+    const missing = tmuxTagEvents(data, tagged, new Date().toISOString()).filter((e) => e.type === 'terminal-created');
+    if (missing.length) data = await registry.record(...missing);
     const home = panes.find((p) => p.windowIndex === 0 && p.agent === null);
     if (home) await fixWindowSize(client, home.windowId, size);
     const terminals = Object.values(data.terminals)

@@ -60,6 +60,17 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     );
   });
 
+  it('rebuilds a lost registry from the tmux tags', async () => {
+    await rig.run(['up']);
+    const before = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(rig.root, '.jaggers', 'sessions.json'));
+    await rm(path.join(rig.root, '.jaggers', 'events.jsonl'));
+    expect((await rig.run(['up'])).stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+running/);
+    const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8'));
+    expect(Object.keys(reg.terminals).sort()).toEqual(before.map((a: { terminalId: string }) => a.terminalId).sort());
+  });
+
   it('restarts a dead agent pane in place on the next up', async () => {
     await rig.run(['up']);
     const before = JSON.parse((await rig.run(['ls', '--json'])).stdout);
@@ -140,5 +151,36 @@ describe('bad input stops up before anything starts', () => {
     const u = await rig.run(['up', '--agents', 'nosuch']);
     expect(u.stderr).toMatch(/unknown profile "nosuch": known profiles are .*claude.*demo/);
     expect(await serverUp()).toBe(false);
+  });
+});
+
+describe('tmux version and doctor', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('refuses a tmux older than 3.2 by name and version', async () => {
+    const { writeFile, chmod } = await import('node:fs/promises');
+    const old = path.join(rig.root, 'old-tmux');
+    await writeFile(old, '#!/bin/sh\necho "tmux 2.9a"\n');
+    await chmod(old, 0o755);
+    await writeProfile(rig.root, 'echo', catProfile);
+    const r = await rig.run(['up', '--agents', 'echo'], { env: { ...rig.env, JAGGERS_TMUX: old } });
+    expect(r.stderr).toBe('jaggers: tmux 2.9a is too old: jaggers needs tmux 3.2 or newer\n');
+  });
+
+  it('doctor reports tmux, the socket and every profile, and fails on a broken one', async () => {
+    const ok = await rig.run(['doctor']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ok {3}tmux: tmux 3\.\d/m);
+    expect(ok.stdout).toMatch(/socket: -L jgtest-\S+ \(session jgtest, server not running\)/);
+    expect(ok.stdout).toMatch(/ok {3}profile claude: .*profiles\/claude\.json/);
+    const file = await writeProfile(rig.root, 'claude', { command: '' });
+    const bad = await rig.run(['doctor', '--json']);
+    expect(bad.code).toBe(1);
+    const report = JSON.parse(bad.stdout);
+    expect(report.profiles.find((p: { name: string }) => p.name === 'claude').error).toContain(`${file}: field \`command\``);
   });
 });
