@@ -1,7 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { resolveContext, type Context, type GlobalOptions } from './context.js';
 import { isJaggersError, JaggersError } from './errors.js';
-import { handoff } from './commands/handoff.js';
+import { handoff, newTaskId, payloadOf } from './commands/handoff.js';
+import { headlessHandoff } from './commands/headless.js';
 import type { Output } from './output.js';
 import { attach } from './commands/attach.js';
 import { ls, renderAgents, watchAgents } from './commands/ls.js';
@@ -177,10 +178,16 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--task <id>', 'the task this turn belongs to (default: $JAGGERS_TASK_ID, else a new one)')
     .option('--timeout <seconds>', 'how long to wait for the agent to be ready and to reply', (v) => Number(v))
     .option('--no-wait', 'return once the agent took the prompt')
+    .option('--headless', 'run the turn headless in the agent\'s pinned session (its profile\'s headlessArgs) instead of typing into its pane')
     .option('--json', 'print JSON: artifact paths, timings, states')
     .addHelpText('after', examples(['jaggers handoff coder --message "implement the plan in PLAN.md"', 'jaggers handoff reviewer --file review.md --from coder --json', 'jaggers handoff coder -m "start" --no-wait']))
-    .action(async (agent: string, o: { message?: string; file?: string; from?: string; task?: string; timeout?: number; wait: boolean; json?: boolean }) => {
+    .action(async (agent: string, o: { message?: string; file?: string; from?: string; task?: string; timeout?: number; wait: boolean; json?: boolean; headless?: boolean }) => {
       if (o.timeout !== undefined && !(o.timeout > 0)) throw new JaggersError('E_USAGE', `--timeout must be a positive number of seconds, got ${JSON.stringify(String(o.timeout))}`);
+      if (o.headless) {
+        const c = await ctx();
+        const h = await headlessHandoff(c, agent, await payloadOf(c, o), { task: o.task ?? c.env.JAGGERS_TASK_ID ?? newTaskId(), from: o.from, timeoutS: o.timeout });
+        return e.io.writeOut(o.json ? JSON.stringify(h, null, 2) + '\n' : h.reply.text.replace(/\n*$/, '\n'));
+      }
       const r = await handoff(await ctx(), agent, { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait });
       if (o.json) return e.io.writeOut(JSON.stringify(r, null, 2) + '\n');
       if (!r.reply) return e.io.writeOut(`delivered turn ${r.turn} of task ${r.task} to ${r.agent}: ${r.artifact}\n`);

@@ -41,7 +41,7 @@ export interface HandoffResult {
   states: string[];
 }
 
-async function payloadOf(ctx: Context, o: HandoffOptions): Promise<string> {
+export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' | 'file'>): Promise<string> {
   if ((o.message === undefined) === (o.file === undefined)) throw new JaggersError('E_USAGE', 'handoff: give exactly one of --message TEXT or --file PATH');
   if (o.message !== undefined) return o.message;
   const file = path.resolve(ctx.projectRoot, o.file!);

@@ -14,6 +14,8 @@ export interface FakeAgentOptions {
   rulesFile: string | undefined;
   sessionId: string | undefined;
   resume: string | undefined;
+  /** `-p PROMPT`: answer one prompt without the TUI (headless), in the chosen session, and exit. */
+  print: string | undefined;
 }
 
 export type ParsedArgs =
@@ -34,13 +36,14 @@ A scriptable stand-in for an agent CLI (jaggers demo agent).
   --rules FILE         JSON array of {"match": "<regex>", "reply": "<text with $1..>"}
   --session-id UUID    start a new session with this id (fails if it is in use)
   -r, --resume ID      resume a session by uuid, or "latest" (the newest of any session)
+  -p, --print PROMPT   answer one prompt headless in the session and exit
   --list-sessions      print the stored sessions, oldest first, and exit
   --version            print the version and exit
   -h, --help           print this help and exit
 `;
 
 const NUMBER_FLAGS = { '--boot-ms': 'bootMs', '--think-ms': 'thinkMs', '--paste-burst-ms': 'pasteBurstMs' } as const;
-const STRING_FLAGS = { '--rules': 'rulesFile', '--session-id': 'sessionId', '--resume': 'resume', '-r': 'resume' } as const;
+const STRING_FLAGS = { '--rules': 'rulesFile', '--session-id': 'sessionId', '--resume': 'resume', '-r': 'resume', '-p': 'print', '--print': 'print' } as const;
 
 export function defaultOptions(): FakeAgentOptions {
   return {
@@ -51,6 +54,7 @@ export function defaultOptions(): FakeAgentOptions {
     rulesFile: undefined,
     sessionId: undefined,
     resume: undefined,
+    print: undefined,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Rule } from './rules.js';
 import { parseRules } from './rules.js';
 import { formatSessionList, listSessions } from './session-store.js';
 import { runTui } from './tui.js';
+import { headlessTurn } from './headless.js';
 
 type Loaded<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -56,6 +57,10 @@ function main(argv: readonly string[]): number | 'running' {
   if (!opened.ok) {
     process.stderr.write(`${opened.message}\n`);
     return 1;
+  }
+  if (options.print !== undefined) {
+    process.stdout.write(`${headlessTurn(opened.session, options.print, rules.value, home)}\n`);
+    return 0;
   }
   try {
     runTui({ ...options, rules: rules.value, cwd }, opened.session, {

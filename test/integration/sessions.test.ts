@@ -120,3 +120,27 @@ describe('pinned sessions on real tmux with the fake agent', () => {
     expect(refused.stderr).toMatch(/claude.*-c.*no session is pinned/i);
   });
 });
+
+describe('headless turns in the pinned session', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '150'], { session: { pin: 'pre-generated', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'], headlessArgs: ['--resume', '{sessionId}', '-p', '{prompt}'], transcript: 'fake-agent' } });
+    await writeProject(rig.root, { agents: [{ name: 'claude', profile: 'fake' }] });
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('runs a turn headless in the same conversation the pane resumes', async () => {
+    await rig.run(['up']);
+    expect(await ask(rig, 'claude', 'in the pane')).toMatch(/turn 1 of session/);
+    const [pin] = await registryWhere(rig, (p) => p[0]?.sessionId !== null);
+    await rig.run(['down']);
+    const h = await rig.run(['handoff', 'claude', '--headless', '--message', 'headless work', '--json']);
+    expect(h.stderr).toBe('');
+    const r = JSON.parse(h.stdout);
+    expect(r.reply.text).toContain(`turn 2 of session ${pin!.sessionId!.slice(0, 8)}`);
+    expect(r.reply.text).toContain('answer: headless work');
+    await rig.run(['up']);
+    expect(await ask(rig, 'claude', 'back in the pane')).toContain(`turn 3 of session ${pin!.sessionId!.slice(0, 8)}`);
+  });
+});

@@ -1,0 +1,116 @@
+// Loading the registry under its lock: validate the snapshot, catch it up with the journal, and recover
+// from a corrupt snapshot or a journal whose last append was cut short. Never deletes anything.
+import { JaggersError } from '../errors.js';
+import { fileStamp, cutTail, moveAside, readFrom } from './files.js';
+import { parseJournal, type JournalEntry } from './journal.js';
+import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from './schema.js';
+import { parseJson, validate } from './validate.js';
+
+export interface RegistryPaths {
+  snapshot: string;
+  journal: string;
+}
+
+export interface Loaded {
+  data: RegistryData;
+  warnings: string[];
+  /** The snapshot on disk no longer matches `data` and should be written. */
+  dirty: boolean;
+  /** The snapshot file's text when it was valid, to pass back as `trusted` next time. */
+  text?: string;
+}
+
+interface Snapshot {
+  data: RegistryData;
+  text: string;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Apply journal entries; an event that no longer fits is skipped with a warning rather than blocking every reader. */
+function replay(data: RegistryData, entries: readonly JournalEntry[], file: string, warnings: string[]): RegistryData {
+  let out = data;
+  for (const { line, event } of entries) {
+    try {
+      out = applyEvent(out, event);
+    } catch (e) {
+      if (!(e instanceof JaggersError)) throw e;
+      warnings.push(`${file} line ${line}: ${e.message}; skipped`);
+    }
+  }
+  return out;
+}
+
+async function readSnapshot(paths: RegistryPaths, now: Date, warnings: string[], trusted: string | null): Promise<Snapshot | null> {
+  const file = readFrom(paths.snapshot);
+  if (!file) return null;
+  const text = file.data.toString('utf8');
+  // The very bytes this process wrote or validated last: parsing them again is enough.
+  if (text === trusted) return { data: JSON.parse(text) as RegistryData, text };
+  const json = parseJson(text, paths.snapshot);
+  const valid = json.ok ? validate(registrySchema, json.value, paths.snapshot) : json;
+  if (valid.ok) return { data: valid.value, text };
+  const aside = await moveAside(paths.snapshot, `${paths.snapshot}.corrupt-${fileStamp(now)}`);
+  warnings.push(`${valid.message}; moved it to ${aside} and rebuilt it from ${paths.journal}`);
+  return null;
+}
+
+/** Where the base data came from: a valid snapshot, nothing (snapshot missing), or a rebuild already explained. */
+type Origin = 'snapshot' | 'missing' | 'rebuild';
+
+/** Read the journal from where `base` left off and apply what follows; cut (and keep) a torn last line. */
+async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths, now: Date, warnings: string[]): Promise<Loaded> {
+  const { bytes, lines } = base.journal;
+  // One byte early: the snapshot always ends at a line end, so that byte must be a newline.
+  const journal = readFrom(paths.journal, Math.max(0, bytes - 1));
+  if ((journal?.size ?? 0) < bytes) {
+    const size = journal?.size ?? 0;
+    const whole = size > 0 ? readFrom(paths.journal) : null;
+    const newlines = whole ? whole.data.reduce((n, b) => (b === 0x0a ? n + 1 : n), 0) : 0;
+    warnings.push(
+      `${paths.journal} is ${journal ? `${size} bytes` : 'missing'} but ${paths.snapshot} was built from ${bytes} bytes of it; ` +
+        'keeping the snapshot and appending after what is there now',
+    );
+    return { data: { ...base, journal: { bytes: whole?.size ?? 0, lines: newlines } }, warnings, dirty: true };
+  }
+  if (!journal) return { data: base, warnings, dirty: false };
+  if (bytes > 0 && journal.data[0] !== 0x0a) {
+    warnings.push(
+      `${paths.journal} does not continue where ${paths.snapshot} left off (byte ${bytes} is not a line end: was the journal replaced?); ` +
+        'rebuilt the snapshot from the whole journal',
+    );
+    return catchUp(emptyRegistry(), 'rebuild', paths, now, warnings);
+  }
+  const tail = bytes > 0 ? journal.data.subarray(1) : journal.data;
+  if (tail.length === 0) return { data: base, warnings, dirty: false };
+  const parsed = parseJournal(tail, { file: paths.journal, startBytes: bytes, startLines: lines });
+  let data = replay(base, parsed.entries, paths.journal, warnings);
+  if (parsed.torn) {
+    const kept = await cutTail(paths.journal, parsed.torn.offset, `${paths.journal}.torn-${fileStamp(now)}`);
+    warnings.push(`${parsed.torn.message}; its bytes were kept in ${kept}`);
+  }
+  if (origin === 'missing' && parsed.entries.length > 0) {
+    warnings.push(`${paths.snapshot} was missing; rebuilt it from ${plural(parsed.entries.length, 'event')} in ${paths.journal}`);
+  }
+  if (origin === 'snapshot' && parsed.entries.length > 0) {
+    warnings.push(`${paths.snapshot} was ${plural(parsed.entries.length, 'event')} behind ${paths.journal} (interrupted write?); caught up`);
+  }
+  data = { ...data, journal: { bytes: parsed.goodBytes, lines: lines + parsed.lines } };
+  return { data, warnings, dirty: true };
+}
+
+/**
+ * Call only while holding the registry lock: this may move files and cut the journal's torn tail.
+ * `trusted`: snapshot text known to be valid (this process wrote it), so zod need not check it again.
+ */
+export async function loadLocked(paths: RegistryPaths, now: Date, trusted: string | null = null): Promise<Loaded> {
+  const warnings: string[] = [];
+  const snapshot = await readSnapshot(paths, now, warnings, trusted);
+  const origin: Origin = snapshot ? 'snapshot' : warnings.length > 0 ? 'rebuild' : 'missing';
+  const loaded = await catchUp(snapshot?.data ?? emptyRegistry(), origin, paths, now, warnings);
+  // A snapshot moved aside is written back even when the journal held nothing.
+  if (origin === 'rebuild') return { ...loaded, dirty: true };
+  return snapshot && !loaded.dirty ? { ...loaded, text: snapshot.text } : loaded;
+}

@@ -1,0 +1,170 @@
+// The `sessions.json` snapshot: its schema and the pure reducer that derives it from journal events.
+import { z } from 'zod';
+import { JaggersError, unreachable } from '../errors.js';
+import type { EventOf, JournalEvent } from './events.js';
+
+const id = z.string().min(1);
+
+export const terminalRecordSchema = z.object({
+  terminalId: id,
+  agent: id,
+  profile: id,
+  cwd: z.string(),
+  task: id.nullable(),
+  sessionId: id.nullable(),
+  /** Earlier session ids of this terminal, oldest first. */
+  sessionHistory: z.array(id),
+  window: z.string().nullable(),
+  created: z.iso.datetime({ offset: true }),
+  lastState: z.string().nullable(),
+});
+
+export const taskAgentSchema = z.object({
+  terminalId: id,
+  sessionId: id.nullable(),
+  turns: z.number().int().nonnegative(),
+});
+
+export const taskRecordSchema = z.object({
+  id,
+  workflow: id,
+  status: id,
+  created: z.iso.datetime({ offset: true }),
+  agents: z.record(z.string(), taskAgentSchema),
+});
+
+export const registrySchema = z
+  .object({
+    version: z.literal(1),
+    /** How much of events.jsonl this snapshot reflects, so a reader can catch up after a crash. */
+    journal: z.object({ bytes: z.number().int().nonnegative(), lines: z.number().int().nonnegative() }),
+    terminals: z.record(z.string(), terminalRecordSchema),
+    tasks: z.record(z.string(), taskRecordSchema),
+  })
+  .superRefine((data, ctx) => {
+    for (const [key, t] of Object.entries(data.terminals)) {
+      if (t.terminalId !== key) {
+        ctx.addIssue({ code: 'custom', path: ['terminals', key, 'terminalId'], message: `must equal its key "${key}"`, input: t.terminalId });
+      }
+    }
+    for (const [key, t] of Object.entries(data.tasks)) {
+      if (t.id !== key) ctx.addIssue({ code: 'custom', path: ['tasks', key, 'id'], message: `must equal its key "${key}"`, input: t.id });
+    }
+  });
+
+export type TerminalRecord = z.infer<typeof terminalRecordSchema>;
+export type TaskAgentRecord = z.infer<typeof taskAgentSchema>;
+export type TaskRecord = z.infer<typeof taskRecordSchema>;
+export type RegistryData = z.infer<typeof registrySchema>;
+
+export function emptyRegistry(): RegistryData {
+  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
+}
+
+function invalid(event: JournalEvent, why: string): JaggersError {
+  return new JaggersError('E_REGISTRY', `event ${event.type} at ${event.ts}: ${why}`);
+}
+
+function terminalOf(data: RegistryData, event: JournalEvent & { terminalId: string }): TerminalRecord {
+  const t = data.terminals[event.terminalId];
+  if (!t) throw invalid(event, `unknown terminal "${event.terminalId}"`);
+  return t;
+}
+
+function taskOf(data: RegistryData, event: JournalEvent & { taskId: string }): TaskRecord {
+  const t = data.tasks[event.taskId];
+  if (!t) throw invalid(event, `unknown task "${event.taskId}"`);
+  return t;
+}
+
+function withTerminal(data: RegistryData, t: TerminalRecord): RegistryData {
+  return { ...data, terminals: { ...data.terminals, [t.terminalId]: t } };
+}
+
+function withTask(data: RegistryData, t: TaskRecord): RegistryData {
+  return { ...data, tasks: { ...data.tasks, [t.id]: t } };
+}
+
+/** Point every task agent that runs in `terminalId` at its terminal's new session. */
+function followSession(data: RegistryData, terminalId: string, sessionId: string): RegistryData {
+  let out = data;
+  for (const task of Object.values(data.tasks)) {
+    let agents: TaskRecord['agents'] | null = null;
+    for (const [name, a] of Object.entries(task.agents)) {
+      if (a.terminalId !== terminalId || a.sessionId === sessionId) continue;
+      agents ??= { ...task.agents };
+      agents[name] = { ...a, sessionId };
+    }
+    if (agents) out = withTask(out, { ...task, agents });
+  }
+  return out;
+}
+
+function pinSession(data: RegistryData, event: EventOf<'session-pinned'>): RegistryData {
+  const t = terminalOf(data, event);
+  const history = t.sessionId !== null && t.sessionId !== event.sessionId ? [...t.sessionHistory, t.sessionId] : t.sessionHistory;
+  const next = withTerminal(data, { ...t, sessionId: event.sessionId, sessionHistory: history });
+  return followSession(next, t.terminalId, event.sessionId);
+}
+
+function forkSession(data: RegistryData, event: EventOf<'session-forked'>): RegistryData {
+  const t = terminalOf(data, event);
+  if (t.sessionId !== event.from) {
+    throw invalid(event, `terminal "${t.terminalId}" is on session ${t.sessionId ?? '(none)'}, not on "${event.from}" that forked`);
+  }
+  const next = withTerminal(data, { ...t, sessionId: event.to, sessionHistory: [...t.sessionHistory, event.from] });
+  return followSession(next, t.terminalId, event.to);
+}
+
+function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
+  const terminal = terminalOf(data, event);
+  if (event.taskId === null) return data;
+  const task = taskOf(data, { ...event, taskId: event.taskId });
+  if (event.direction !== 'reply') return data;
+  const prev = task.agents[event.agent] ?? { terminalId: terminal.terminalId, sessionId: terminal.sessionId, turns: 0 };
+  return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: { ...prev, turns: prev.turns + 1 } } });
+}
+
+/** Pure reducer: the snapshot after `event`. Throws E_REGISTRY when the event does not fit the data. */
+export function applyEvent(data: RegistryData, event: JournalEvent): RegistryData {
+  switch (event.type) {
+    case 'terminal-created': {
+      if (data.terminals[event.terminalId]) throw invalid(event, `terminal "${event.terminalId}" already exists`);
+      const { terminalId, agent, profile, cwd } = event;
+      const task = event.task ?? null;
+      return withTerminal(data, {
+        terminalId, agent, profile, cwd, task,
+        sessionId: null, sessionHistory: [], window: null, created: event.ts, lastState: null,
+      });
+    }
+    case 'terminal-window':
+      return withTerminal(data, { ...terminalOf(data, event), window: event.window });
+    case 'terminal-state':
+      return withTerminal(data, { ...terminalOf(data, event), lastState: event.state });
+    case 'session-pinned':
+      return pinSession(data, event);
+    case 'session-forked':
+      return forkSession(data, event);
+    case 'task-created':
+      if (data.tasks[event.taskId]) throw invalid(event, `task "${event.taskId}" already exists`);
+      return withTask(data, { id: event.taskId, workflow: event.workflow, status: 'created', created: event.ts, agents: {} });
+    case 'task-status':
+      return withTask(data, { ...taskOf(data, event), status: event.status });
+    case 'task-agent': {
+      const task = taskOf(data, event);
+      const terminal = terminalOf(data, event);
+      const turns = task.agents[event.agent]?.turns ?? 0;
+      const agent: TaskAgentRecord = { terminalId: terminal.terminalId, sessionId: terminal.sessionId, turns };
+      return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: agent } });
+    }
+    case 'turn':
+      return countTurn(data, event);
+    default:
+      return unreachable(event);
+  }
+}
+
+/** Fold many events; stops at the first that does not fit. */
+export function applyEvents(data: RegistryData, events: readonly JournalEvent[]): RegistryData {
+  return events.reduce(applyEvent, data);
+}
