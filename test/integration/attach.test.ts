@@ -35,7 +35,7 @@ function openTerminal(rig: Rig, args: string[]) {
 
 describe('jaggers attach from a real terminal', () => {
   let rig: Rig;
-  let killers: (() => void)[] = [];
+  const killers: (() => void)[] = [];
   beforeEach(async () => {
     rig = await Rig.create();
     await writeProfile(rig.root, 'echo', { ...catProfile, args: ['-c', 'echo agent-alpha-ready; exec cat'] });

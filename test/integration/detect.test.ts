@@ -88,7 +88,10 @@ describe('status detection on real tmux with the fake agent', () => {
         if (p.state === state) return p;
         await new Promise<void>((resolve) => {
           const off = c.onNotification((n, args) => {
-            if (n === 'subscription-changed' && args[0] === 'jg-state') (off(), resolve());
+            if (n === 'subscription-changed' && args[0] === 'jg-state') {
+              off();
+              resolve();
+            }
           });
         });
       }

@@ -18,7 +18,10 @@ async function registryWhere(rig: Rig, ok: (pins: Pin[]) => boolean, timeoutMs =
     const w = watch(dir, () => {
       void read().then((pins) => {
         last = pins;
-        if (ok(pins)) (clearTimeout(timer), w.close(), resolve(pins));
+        if (!ok(pins)) return;
+        clearTimeout(timer);
+        w.close();
+        resolve(pins);
       });
     });
     const timer = setTimeout(() => (w.close(), reject(new Error(`registry never matched; last: ${JSON.stringify(last)}`))), timeoutMs);
