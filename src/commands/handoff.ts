@@ -9,7 +9,7 @@ import { PaneWatcher } from '../detect/pane-watcher.js';
 import { homeOfPid } from '../detect/state-file.js';
 import { JaggersError } from '../errors.js';
 import { nextTurn, parseArtifact, writeArtifact, type HandoverMeta } from '../handover/artifact.js';
-import { captureReply } from '../handover/reply.js';
+import { captureReply, turnConfirmed } from '../handover/reply.js';
 import { loadProfile } from '../profiles/load.js';
 import { fillTemplate } from '../terminals/plan.js';
 import { discoverPin } from '../terminals/discover-pin.js';
@@ -142,10 +142,11 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
       if (!o.wait) return result;
 
       const timeoutMs = (o.timeoutS ?? 600) * 1000;
-      await waitForTurn(watcher, target.paneId, turnsBefore, timeoutMs, agent, artifact);
-      const replyStart = performance.now();
       const home = target.panePid ? await homeOfPid(target.panePid, os.homedir()) : os.homedir();
-      const reply = await captureReply({ client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd: ctx.projectRoot });
+      const replySource = { client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd: ctx.projectRoot };
+      await waitForTurn(watcher, target.paneId, turnsBefore, timeoutMs, agent, artifact, () => turnConfirmed(replySource));
+      const replyStart = performance.now();
+      const reply = await captureReply(replySource);
       const replyArtifact = await registry.update(async () => {
         const replyTurn = await nextTurn(ctx.jaggersDir, task);
         const file = await writeArtifact(
@@ -169,11 +170,31 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
   }
 }
 
-function waitForTurn(watcher: PaneWatcher, paneId: string, turnsBefore: number, timeoutMs: number, agent: string, artifact: string): Promise<void> {
+/** Until the pane's turn is done and `confirmed` says it was our prompt's turn (not an old summary). */
+function waitForTurn(
+  watcher: PaneWatcher,
+  paneId: string,
+  turnsBefore: number,
+  timeoutMs: number,
+  agent: string,
+  artifact: string,
+  confirmed: () => Promise<boolean>,
+): Promise<void> {
   return new Promise((resolve, reject) => {
+    let checking = false;
     const check = () => {
       const status = watcher.status(paneId);
-      if (status === 'done' && watcher.turns(paneId) > turnsBefore) return finish(null);
+      if (status === 'done' && watcher.turns(paneId) > turnsBefore && !checking) {
+        checking = true;
+        void confirmed().then(
+          (yes) => {
+            checking = false;
+            if (yes) finish(null);
+          },
+          () => (checking = false),
+        );
+        return;
+      }
       if (status === 'exited') finish(new JaggersError('E_PANE_GONE', `handoff: ${agent}'s pane died before replying; the handover file stays at ${artifact}`));
     };
     const timer = setTimeout(

@@ -58,7 +58,10 @@ export async function homeOfPid(pid: number, fallback: string): Promise<string> 
  */
 export function combine(screen: Classification, file: Classification | null): { c: Classification; source: 'screen' | 'state-file' } {
   if (!file) return { c: screen, source: 'screen' };
-  // A menu, an error or a finished-turn summary on screen is never hidden by a file that may lag it.
-  if (screen.status === 'waiting_input' || screen.status === 'error' || screen.status === 'done') return { c: screen, source: 'screen' };
+  // A menu or an error on screen is never hidden by the file. A turn summary on screen may be the
+  // previous turn's while the file already says busy: the file wins then; when the file lags the
+  // other way (still busy after the turn), the watcher re-reads as soon as the file changes.
+  if (screen.status === 'waiting_input' || screen.status === 'error') return { c: screen, source: 'screen' };
+  if (screen.status === 'done' && file.status === 'idle') return { c: screen, source: 'screen' };
   return { c: file, source: 'state-file' };
 }

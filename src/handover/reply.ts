@@ -84,3 +84,17 @@ export async function captureReply(src: ReplySource): Promise<{ text: string; fr
   const screen = await capturePane(src.client, src.paneId, { history: 3000 });
   return { text: replyFromScreen(screen, src.nonce, src.profile), from: 'screen' };
 }
+
+/**
+ * Whether the turn that carried `nonce` has really finished: its reply is in the CLI's transcript, or
+ * (screen only) the prompt's echo is on screen above the input area. A `done` seen before that is a
+ * previous turn's summary still on screen.
+ */
+export async function turnConfirmed(src: ReplySource): Promise<boolean> {
+  const kind = src.profile.session.transcript;
+  if (kind && src.sessionId) return (await replyFromTranscript(kind, src.home, src.cwd, src.sessionId, src.nonce)) !== null;
+  const screen = await capturePane(src.client, src.paneId, { history: 3000 });
+  const tag = `[jg:${src.nonce}]`;
+  const idleRegion = Math.max(0, ...src.profile.detect.rules.filter((r) => r.status === 'idle').map((r) => r.lines));
+  return screen.includes(tag) && !bottomLines(screen, idleRegion).some((l) => l.includes(tag));
+}

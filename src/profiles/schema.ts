@@ -60,7 +60,7 @@ export const DeliverySchema = z.strictObject({
   settleMs: z.number().int().nonnegative().default(200),
   submitKeys: z.array(z.string().min(1)).default(['Enter']),
   maxSubmitRetries: z.number().int().nonnegative().default(2),
-  verifyTimeoutMs: z.number().int().positive().default(10_000),
+  verifyTimeoutMs: z.number().int().positive().default(30_000),
   readyTimeoutMs: z.number().int().positive().default(60_000),
   pointer: z.string().default('Read {file} and do what it asks. [jg:{nonce}]'),
 });

@@ -8,10 +8,14 @@ describe('combining the screen with the CLI state file', () => {
     expect(combine(c('idle'), c('busy', 'state-file'))).toEqual({ c: c('busy', 'state-file'), source: 'state-file' });
     expect(combine(c('busy'), c('idle', 'state-file')).source).toBe('state-file');
   });
-  it('never lets a lagging file hide a menu, an error or a finished-turn summary', () => {
-    for (const s of ['waiting_input', 'error', 'done'] as const) {
+  it('never lets the file hide a menu or an error', () => {
+    for (const s of ['waiting_input', 'error'] as const) {
       expect(combine(c(s), c('busy', 'state-file'))).toEqual({ c: c(s), source: 'screen' });
     }
+  });
+  it('keeps a turn summary when the file says idle, and the file when it says busy (the summary may be the last turn\'s)', () => {
+    expect(combine(c('done'), c('idle', 'state-file'))).toEqual({ c: c('done'), source: 'screen' });
+    expect(combine(c('done'), c('busy', 'state-file'))).toEqual({ c: c('busy', 'state-file'), source: 'state-file' });
   });
   it('falls back to the screen without a file', () => {
     expect(combine(c('idle'), null)).toEqual({ c: c('idle'), source: 'screen' });
