@@ -29,6 +29,12 @@ const is = (status: Classification['status']) => ({ event }: { event: TerminalEv
 const isQuiet = ({ event }: { event: TerminalEvent }) =>
   event.type === 'SCREEN' && (event.classification.status === 'idle' || event.classification.status === 'done');
 
+// Transitions many states share: busy, a menu and an error on screen always win.
+const toBusyOpening = { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] } as const;
+const toBusy = { guard: 'busy', target: 'busy', actions: 'note' } as const;
+const toWaiting = { guard: 'waiting', target: 'waiting_input', actions: 'note' } as const;
+const toError = { guard: 'error', target: 'error', actions: 'note' } as const;
+
 /**
  * One pane's status. Busy evidence always wins; a quiet screen after busy must stay quiet for
  * `settleMs` before the turn counts as done; once done it only goes busy again on clear busy
@@ -88,9 +94,9 @@ export const terminalMachine = setup({
       description: 'The CLI is booting: no input box or spinner seen yet.',
       on: {
         SCREEN: [
-          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
-          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
-          { guard: 'error', target: 'error', actions: 'note' },
+          toBusyOpening,
+          toWaiting,
+          toError,
           { guard: 'quiet', target: 'idle', actions: 'note' },
         ],
         INPUT_SENT: { actions: 'openTurn' },
@@ -100,9 +106,9 @@ export const terminalMachine = setup({
       description: 'Ready for a prompt; no turn has run since the last one finished (or ever).',
       on: {
         SCREEN: [
-          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
-          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
-          { guard: 'error', target: 'error', actions: 'note' },
+          toBusyOpening,
+          toWaiting,
+          toError,
           // A turn so fast that no busy screen was caught: its summary line still shows it ran.
           { guard: ({ context, event }) => context.turnOpen && event.type === 'SCREEN' && event.classification.status === 'done', target: 'settling', actions: 'note' },
         ],
@@ -114,8 +120,8 @@ export const terminalMachine = setup({
       on: {
         SCREEN: [
           { guard: 'busy', actions: 'note' },
-          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
-          { guard: 'error', target: 'error', actions: 'note' },
+          toWaiting,
+          toError,
           { guard: 'turnEnding', target: 'settling', actions: 'note' },
         ],
       },
@@ -125,9 +131,9 @@ export const terminalMachine = setup({
       after: { settle: { target: 'done', actions: 'closeTurn' } },
       on: {
         SCREEN: [
-          { guard: 'busy', target: 'busy', actions: 'note' },
-          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
-          { guard: 'error', target: 'error', actions: 'note' },
+          toBusy,
+          toWaiting,
+          toError,
           // Output while settling (a reply still streaming) restarts the wait.
           { guard: 'quiet', target: 'settling', reenter: true, actions: 'note' },
         ],
@@ -137,8 +143,8 @@ export const terminalMachine = setup({
       description: 'A permission or choice menu waits for a person (or for jaggers) to answer.',
       on: {
         SCREEN: [
-          { guard: 'busy', target: 'busy', actions: 'note' },
-          { guard: 'error', target: 'error', actions: 'note' },
+          toBusy,
+          toError,
           { guard: 'turnEnding', target: 'settling', actions: 'note' },
         ],
         INPUT_SENT: { actions: 'openTurn' },
@@ -148,9 +154,9 @@ export const terminalMachine = setup({
       description: 'A turn finished and its reply is on screen; it stays done until new input or clear busy evidence.',
       on: {
         SCREEN: [
-          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
-          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
-          { guard: 'error', target: 'error', actions: 'note' },
+          toBusyOpening,
+          toWaiting,
+          toError,
         ],
         INPUT_SENT: { actions: 'openTurn' },
       },
@@ -159,8 +165,8 @@ export const terminalMachine = setup({
       description: 'The CLI shows an error it cannot continue from by itself.',
       on: {
         SCREEN: [
-          { guard: 'busy', target: 'busy', actions: ['note', 'openTurn'] },
-          { guard: 'waiting', target: 'waiting_input', actions: 'note' },
+          toBusyOpening,
+          toWaiting,
           { guard: 'quiet', target: 'idle', actions: 'note' },
         ],
       },
