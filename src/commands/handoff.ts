@@ -16,7 +16,7 @@ import { discoverPin } from '../terminals/discover-pin.js';
 import { Registry, type RegistryData } from '../sessions/registry.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { listPanes, type PaneInfo } from '../tmux/commands.js';
-import { openControl } from '../tmux/connect.js';
+import { openCommandControl, openControl } from '../tmux/connect.js';
 import { checkTmux } from '../tmux/version.js';
 
 export interface HandoffOptions {
@@ -72,8 +72,9 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
   const t0 = performance.now();
   const payload = await payloadOf(ctx, o);
   await checkTmux(ctx.server.bin, ctx.server.env);
-  const client = await openControl(ctx.server, ctx.session);
-  const watcher = new PaneWatcher(client);
+  const events = await openControl(ctx.server, ctx.session);
+  const client = await openCommandControl(ctx.server, ctx.session);
+  const watcher = new PaneWatcher(events, { commands: client });
   const states: string[] = [];
   try {
     const panes = await listPanes(client, ctx.session);
@@ -167,6 +168,7 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
   } finally {
     watcher.stop();
     await client.close();
+    await events.close();
   }
 }
 

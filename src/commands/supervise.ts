@@ -6,13 +6,18 @@ import { Registry } from '../sessions/registry.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { loadProfile } from '../profiles/load.js';
 import { listPanes } from '../tmux/commands.js';
-import { openControl } from '../tmux/connect.js';
+import { openCommandControl, openControl } from '../tmux/connect.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { agentRows, renderAgents } from './ls.js';
 
 /** Watch every agent pane of the session; returns the watcher and a function that adds new panes. */
-export async function watchSession(c: ControlClient, ctx: Context, onError: (msg: string) => void): Promise<{ watcher: PaneWatcher; refresh: () => Promise<void> }> {
-  const watcher = new PaneWatcher(c);
+export async function watchSession(
+  c: ControlClient,
+  ctx: Context,
+  onError: (msg: string) => void,
+  commands?: ControlClient,
+): Promise<{ watcher: PaneWatcher; refresh: () => Promise<void> }> {
+  const watcher = new PaneWatcher(c, { commands });
   await watcher.start();
   const refresh = async () => {
     for (const p of await listPanes(c, ctx.session)) {
@@ -48,15 +53,16 @@ export async function followSession(registry: Registry, terminalId: string | nul
  */
 export async function supervise(ctx: Context, io: Output): Promise<void> {
   const c = await openControl(ctx.server, ctx.session);
+  const commands = await openCommandControl(ctx.server, ctx.session);
   const errors: string[] = [];
   const draw = async () => {
     if (c.isClosed) return;
     const rows = agentRows(await listPanes(c, ctx.session));
     io.writeOut(`\x1b[H\x1b[2Jjaggers: session ${ctx.session}\n\n${renderAgents(rows)}${errors.slice(-5).map((e) => `! ${e}\n`).join('')}`);
   };
-  const { watcher, refresh } = await watchSession(c, ctx, (m) => errors.push(m));
+  const { watcher, refresh } = await watchSession(c, ctx, (m) => errors.push(m), commands);
   watcher.onChange((change: StatusChange) => {
-    void publishStatus(c, change).then(draw, () => {});
+    void publishStatus(commands, change).then(draw, () => {});
   });
   // Follow forks: when a CLI moves to a new conversation (claude's /clear), the pin moves with it.
   const registry = new Registry(ctx.jaggersDir);
@@ -72,4 +78,5 @@ export async function supervise(ctx: Context, io: Output): Promise<void> {
   await draw();
   await new Promise<void>((resolve) => c.onExit(() => resolve()));
   watcher.stop();
+  await commands.close();
 }

@@ -7,7 +7,7 @@ import { publicStatus, terminalMachine, type TerminalStatus } from '../../machin
 import type { Profile } from '../profiles/schema.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
-import { classify } from './classify.js';
+import { classify, type Classification } from './classify.js';
 import { combine, homeOfPid, readStateFile, stateFilePath } from './state-file.js';
 
 export interface WatchedPane {
@@ -38,8 +38,19 @@ interface Entry {
   home: string | null;
   last: string | null;
   dead: boolean;
-  fileWatch: FSWatcher | null;
+  /** The state file this pane's CLI writes, once its folder is watched. */
+  stateFile: string | null;
   sessionId: string | null;
+  /** The last screen classified and the last readings, to skip unchanged ones. */
+  lastScreen: string | null;
+  lastScreenClass: Classification | null;
+  lastFileStatus: string | null;
+}
+
+/** One inotify watch per folder, shared by the panes whose CLIs write their state files there. */
+interface FolderWatch {
+  watcher: FSWatcher;
+  files: Map<string, Entry>;
 }
 
 const RAW_KEEP = 4096;
@@ -54,12 +65,23 @@ export class PaneWatcher {
   private readonly listeners = new Set<(c: StatusChange) => void>();
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly offs: (() => void)[] = [];
+  private readonly folders = new Map<string, FolderWatch>();
+  /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
+  private readonly cmd: ControlClient;
+  private readonly now: () => number;
   captures = 0;
 
+  /**
+   * `client` delivers pane output and notifications. Pass `commands`, a second connection that set
+   * `refresh-client -f no-output`, so captures are not queued behind every pane's pending output
+   * (tmux keeps a client's replies and %output in one ordered queue).
+   */
   constructor(
     private readonly client: ControlClient,
-    private readonly now: () => number = () => performance.timeOrigin + performance.now(),
+    options: { commands?: ControlClient; now?: () => number } = {},
   ) {
+    this.cmd = options.commands ?? client;
+    this.now = options.now ?? (() => performance.timeOrigin + performance.now());
     this.offs.push(client.onOutput((paneId, data) => this.onOutput(paneId, data)));
     this.offs.push(client.onNotification((name, args) => this.onNotification(name, args)));
   }
@@ -84,7 +106,10 @@ export class PaneWatcher {
   watch(pane: WatchedPane): void {
     if (this.entries.has(pane.paneId)) return;
     const actor = createActor(terminalMachine, { input: { settleMs: pane.profile.detect.settleMs, doneNeedsEvidence: pane.profile.detect.doneNeedsEvidence, at: this.now() } });
-    const entry: Entry = { pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, fileWatch: null, sessionId: null };
+    const entry: Entry = {
+      pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, stateFile: null, sessionId: null,
+      lastScreen: null, lastScreenClass: null, lastFileStatus: null,
+    };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
       const status = publicStatus(snap.value as TerminalStatus);
@@ -101,8 +126,10 @@ export class PaneWatcher {
   }
 
   unwatch(paneId: string): void {
-    this.entries.get(paneId)?.fileWatch?.close();
-    this.entries.get(paneId)?.actor.stop();
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    this.unwatchStateFile(e);
+    e.actor.stop();
     this.entries.delete(paneId);
   }
 
@@ -164,50 +191,90 @@ export class PaneWatcher {
         e.dirty = false;
         let screen: string;
         try {
-          screen = await capturePane(this.client, e.pane.paneId);
+          screen = await capturePane(this.cmd, e.pane.paneId);
           this.captures++;
         } catch {
           return; // the pane is gone: the death notification says so
         }
         const at = this.now();
-        const c = classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules });
-        const kind = e.pane.profile.detect.stateFile;
-        let file = null;
-        if (kind && e.pane.pid) {
-          e.home ??= await homeOfPid(e.pane.pid, os.homedir());
-          // The CLI may not have made its state folder yet: try again on each reading until it has.
-          if (!e.fileWatch) this.watchStateFile(e, stateFilePath(kind, e.home, e.pane.pid));
-          const reading = await readStateFile(kind, e.home, e.pane.pid);
-          file = reading.classification;
-          if (reading.sessionId && reading.sessionId !== e.sessionId) {
-            e.sessionId = reading.sessionId;
-            for (const l of this.sessionListeners) l(e.pane, reading.sessionId);
-          }
-        }
-        const { c: decided, source } = combine(c, file);
-        if (decided.status !== 'unknown' && !e.dead) {
-          e.actor.send({ type: 'SCREEN', at, classification: decided, source });
-        }
+        const file = await this.readFile(e);
+        // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
+        if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) continue;
+        e.lastScreen = screen;
+        e.lastScreenClass = classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules });
+        e.lastFileStatus = file?.status ?? null;
+        this.decide(e, at, file);
       } while (e.dirty);
     } finally {
       e.inFlight = false;
     }
   }
 
-  /**
-   * The CLI may write its state file just after its screen: a change of the file triggers one more
-   * reading (inotify, no polling), so a file that lagged the screen cannot leave a stale state.
-   */
-  private watchStateFile(e: Entry, file: string): void {
-    e.fileWatch?.close();
-    try {
-      e.fileWatch = watch(path.dirname(file), (_ev, name) => {
-        if (name === path.basename(file) && !e.inFlight) void this.capture(e);
-        else if (name === path.basename(file)) e.dirty = true;
-      });
-    } catch {
-      e.fileWatch = null; // no state folder (yet): the screen alone decides
+  private decide(e: Entry, at: number, file: Classification | null): void {
+    if (!e.lastScreenClass || e.dead) return;
+    const { c, source } = combine(e.lastScreenClass, file);
+    if (c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: c, source });
+  }
+
+  /** Read the CLI's state file (watching its folder from the first reading on); null when it has none. */
+  private async readFile(e: Entry): Promise<Classification | null> {
+    const kind = e.pane.profile.detect.stateFile;
+    if (!kind || !e.pane.pid) return null;
+    e.home ??= await homeOfPid(e.pane.pid, os.homedir());
+    const file = stateFilePath(kind, e.home, e.pane.pid);
+    // The CLI may not have made its state folder yet: try again on each reading until it has.
+    if (e.stateFile !== file) this.watchStateFile(e, file);
+    const reading = await readStateFile(kind, e.home, e.pane.pid);
+    if (reading.sessionId && reading.sessionId !== e.sessionId) {
+      e.sessionId = reading.sessionId;
+      for (const l of this.sessionListeners) l(e.pane, reading.sessionId);
     }
+    return reading.classification;
+  }
+
+  /**
+   * A change of the state file is its own event (inotify, no polling): busy the moment the CLI says
+   * so, even if the capture that shows it is still queued, and never a turn lost between readings.
+   */
+  private async onStateFile(e: Entry): Promise<void> {
+    const at = this.now();
+    const file = await this.readFile(e);
+    if ((file?.status ?? null) === e.lastFileStatus) return;
+    e.lastFileStatus = file?.status ?? null;
+    this.decide(e, at, file);
+  }
+
+  private watchStateFile(e: Entry, file: string): void {
+    this.unwatchStateFile(e);
+    const dir = path.dirname(file);
+    let folder = this.folders.get(dir);
+    if (!folder) {
+      try {
+        const files = new Map<string, Entry>();
+        const watcher = watch(dir, (_ev, name) => {
+          const owner = name ? files.get(name.toString()) : undefined;
+          if (owner) void this.onStateFile(owner);
+        });
+        folder = { watcher, files };
+        this.folders.set(dir, folder);
+      } catch {
+        return; // no state folder (yet): the screen alone decides until it exists
+      }
+    }
+    folder.files.set(path.basename(file), e);
+    e.stateFile = file;
+  }
+
+  private unwatchStateFile(e: Entry): void {
+    if (!e.stateFile) return;
+    const dir = path.dirname(e.stateFile);
+    const folder = this.folders.get(dir);
+    folder?.files.delete(path.basename(e.stateFile));
+    if (folder && folder.files.size === 0) {
+      folder.watcher.close();
+      this.folders.delete(dir);
+    }
+    e.stateFile = null;
   }
 
   private onNotification(name: string, args: string[]): void {
@@ -218,16 +285,17 @@ export class PaneWatcher {
       const dead = args.at(-1) === '1';
       if (dead && !e.dead) {
         e.dead = true;
-        void this.client.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_dead_status}']).then((r) => {
+        void this.cmd.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_dead_status}']).then((r) => {
           const status = r.ok && r.lines[0] ? Number(r.lines[0]) : null;
           e.actor.send({ type: 'PANE_EXITED', at: this.now(), exitStatus: Number.isNaN(status) ? null : status });
         });
       } else if (!dead && e.dead) {
         e.dead = false;
         e.home = null;
-        e.fileWatch?.close();
-        e.fileWatch = null;
-        void this.client.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_pid}']).then((r) => {
+        this.unwatchStateFile(e);
+        e.lastScreen = null;
+        e.lastFileStatus = null;
+        void this.cmd.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_pid}']).then((r) => {
           if (r.ok && r.lines[0]) e.pane = { ...e.pane, pid: Number(r.lines[0]) };
           e.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
           void this.capture(e);

@@ -41,3 +41,13 @@ export async function openControl(server: TmuxServer, session: string, create?: 
   }
   return client;
 }
+
+/**
+ * A second connection for commands only: `refresh-client -f no-output` stops pane output to it, so
+ * its replies never wait behind the backlog of every pane's %output (tmux >= 3.2).
+ */
+export async function openCommandControl(server: TmuxServer, session: string): Promise<ControlClient> {
+  const c = await openControl(server, session);
+  await c.runOk(['refresh-client', '-f', 'no-output']);
+  return c;
+}

@@ -55,11 +55,12 @@ describe('control client on a real tmux server', () => {
     client.onOutput((p, d) => {
       if (p === paneId) chunks.push(d);
     });
-    const [line] = await client.runOk(['new-window', '-d', '-P', '-F', '#{pane_id}', '--', 'sh', '-c', 'read x; printf "got:%s\\\\n日本\\n" "$x"; exit 7']);
+    const [line] = await client.runOk(['new-window', '-d', '-P', '-F', '#{pane_id}', '--', 'sh', '-c', 'read x; printf "got:%s\\\\n日本\\n" "$x"; read y; exit 7']);
     paneId = line!;
     await client.runOk(['send-keys', '-t', paneId, '-l', 'hello']);
     await client.runOk(['send-keys', '-t', paneId, 'Enter']);
     await waitForPane(client, paneId, /got:hello/, 10_000);
+    await client.runOk(['send-keys', '-t', paneId, 'Enter']); // now let it exit
     const dead = new Promise<string>((resolve) =>
       client.onNotification((name, args) => {
         if (name === 'subscription-changed' && args.includes(paneId) && args.at(-1) === '1') resolve(args.join(' '));

@@ -17,8 +17,11 @@ function tracker(watcher: PaneWatcher) {
       else waiters.push(w);
     }
   });
-  const waitFor = (status: string, timeoutMs = 15_000) =>
+  /** The first `status` reported at or after position `from` of the changes seen (default: from now). */
+  const waitFor = (status: string, from = seen.length, timeoutMs = 15_000) =>
     new Promise<StatusChange>((resolve, reject) => {
+      const already = seen.slice(from).find((c) => c.status === status);
+      if (already) return resolve(already);
       const timer = setTimeout(() => reject(new Error(`no ${status} within ${timeoutMs} ms; saw ${seen.map((s) => s.status).join(' -> ')}`)), timeoutMs);
       waiters.push({ status, resolve: (c) => (clearTimeout(timer), resolve(c)) });
     });
@@ -46,28 +49,33 @@ describe('status detection on real tmux with the fake agent', () => {
     const { profile } = await loadProfile('fake', path.join(rig.root, '.jaggers'));
     watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
 
-    const idle = await t.waitFor('idle');
+    const idle = await t.waitFor('idle', 0);
     expect(t.states()[0]).toBe('starting');
     const starting = t.seen[0]!;
     // The boot lasted longer than the settle time and the machine stayed starting throughout.
     expect(idle.since - starting.since).toBeGreaterThan(profile.detect.settleMs);
 
+    let mark = t.seen.length;
     await rig.run(['send', 'ag', 'hello detection']);
-    await t.waitFor('busy');
-    const done = await t.waitFor('done');
+    await t.waitFor('busy', mark);
+    const done = await t.waitFor('done', mark);
     expect(done.turns).toBe(1);
     expect(await rig.waitForScreen(pane.paneId, /You said: hello detection/)).toContain('✻ Worked for');
 
+    mark = t.seen.length;
     await rig.run(['send', 'ag', '/menu']);
-    const waiting = await t.waitFor('waiting_input');
-    expect(waiting.rule).toBe('permission-menu');
-    expect(waiting.lines.join('\n')).toMatch(/Allow execution of|Waiting for user confirmation/);
+    const waiting = await t.waitFor('waiting_input', mark);
+    // Either evidence may come first: the menu on screen, or the agent's own state file saying so.
+    expect(waiting.rule).toMatch(/^(permission-menu|state-file .*\/\.fake-agent\/state\/\d+\.json)$/);
+    expect(waiting.lines.join('\n')).toMatch(/Allow execution of|Waiting for user confirmation|status: waiting/);
+    mark = t.seen.length;
     await rig.tmux(['send-keys', '-t', pane.paneId, '1']);
-    await t.waitFor('done');
+    await t.waitFor('done', mark);
     expect(await rig.waitForScreen(pane.paneId, /approved/)).toContain('approved');
 
+    mark = t.seen.length;
     await rig.run(['send', 'ag', '/crash']);
-    const exited = await t.waitFor('exited');
+    const exited = await t.waitFor('exited', mark);
     expect(exited.rule).toBe('pane-exited');
     const states = t.states();
     expect(states.slice(0, 2)).toEqual(['starting', 'idle']);

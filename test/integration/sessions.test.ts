@@ -80,7 +80,7 @@ describe('pinned sessions on real tmux with the fake agent', () => {
     const after = await registryWhere(rig, () => true);
     expect(after.map((p) => [p.task, p.terminalId, p.sessionId])).toEqual(pins.map((p) => [p.task, p.terminalId, p.sessionId]));
     expect((await rig.run(['resume', 'nope'])).stderr).toMatch(/resume: no task "nope" .*tasks are /);
-  });
+  }, 180_000);
 
   it('follows a fork (/clear) and resumes the new conversation after a restart', async () => {
     await rig.run(['up']);
