@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Installs the pinned versions of the four real agent CLIs, each into its own prefix under a cache
+# folder outside the repository, for the offline end-to-end tests (test/e2e). Never installs globally.
+#
+#   scripts/install-real-clis.sh            install all four (skips those already cached)
+#   scripts/install-real-clis.sh claude qwen   install only these
+#
+# Cache: ${JAGGERS_CLI_CACHE:-$HOME/.cache/jaggers/clis}/<cli>-<version>
+# Keep the versions in sync with test/e2e/clis.ts.
+set -euo pipefail
+
+cache="${JAGGERS_CLI_CACHE:-$HOME/.cache/jaggers/clis}"
+
+# cli package version binary (relative to the prefix)
+table=(
+  "claude @anthropic-ai/claude-code 2.1.197 node_modules/.bin/claude"
+  "qwen @qwen-code/qwen-code 0.15.10 node_modules/.bin/qwen"
+  "gemini @google/gemini-cli 0.61.0 node_modules/.bin/gemini"
+  "codex @openai/codex 0.169.0 node_modules/.bin/codex"
+)
+
+wanted=("$@")
+is_wanted() {
+  [ "${#wanted[@]}" -eq 0 ] && return 0
+  local w
+  for w in "${wanted[@]}"; do [ "$w" = "$1" ] && return 0; done
+  return 1
+}
+
+for w in "${wanted[@]}"; do
+  case "$w" in claude|qwen|gemini|codex) ;; *) echo "install-real-clis: unknown CLI '$w' (expected claude, qwen, gemini or codex)" >&2; exit 2 ;; esac
+done
+
+command -v npm >/dev/null || { echo "install-real-clis: npm not found on PATH" >&2; exit 1; }
+mkdir -p "$cache"
+
+# A throwaway global prefix: no install script or update notifier can write into the real one.
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/jaggers-cli-install.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/home"
+export npm_config_prefix="$scratch/global"
+export NO_UPDATE_NOTIFIER=1
+export npm_config_update_notifier=false
+export npm_config_fund=false
+export npm_config_audit=false
+
+failed=0
+for row in "${table[@]}"; do
+  read -r cli pkg version bin <<<"$row"
+  is_wanted "$cli" || continue
+  dir="$cache/$cli-$version"
+  if [ -f "$dir/.jaggers-installed" ] && [ -x "$dir/$bin" ]; then
+    echo "$cli $version: cached  $dir/$bin"
+    continue
+  fi
+  echo "$cli $version: installing $pkg@$version into $dir ..."
+  # The marker file is written last, so an interrupted install never looks cached; start it over.
+  # (Installed in place, not renamed afterwards: install scripts may record absolute paths.)
+  partial="$dir"
+  rm -rf "$partial"
+  mkdir -p "$partial"
+  echo '{"name":"jaggers-real-cli","private":true}' >"$partial/package.json"
+  start=$(date +%s)
+  if ! npm install --prefix "$partial" --no-save --no-package-lock --loglevel=error "$pkg@$version" >"$scratch/$cli.log" 2>&1; then
+    echo "install-real-clis: npm install $pkg@$version failed; npm said:" >&2
+    tail -n 30 "$scratch/$cli.log" >&2
+    rm -rf "$partial"
+    failed=1
+    continue
+  fi
+  if [ ! -x "$partial/$bin" ]; then
+    echo "install-real-clis: $pkg@$version installed but $bin is missing in $partial" >&2
+    failed=1
+    continue
+  fi
+  if ! HOME="$scratch/home" "$partial/$bin" --version >"$scratch/$cli.version" 2>&1; then
+    echo "install-real-clis: $partial/$bin --version failed:" >&2
+    cat "$scratch/$cli.version" >&2
+    failed=1
+    continue
+  fi
+  echo "$pkg@$version" >"$dir/.jaggers-installed"
+  echo "$cli $version: installed in $(( $(date +%s) - start ))s  $dir/$bin  ($(tail -n1 "$scratch/$cli.version"))"
+done
+
+if [ "$failed" -ne 0 ]; then
+  echo "install-real-clis: some installs failed (see above)" >&2
+  exit 1
+fi

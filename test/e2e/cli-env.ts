@@ -1,0 +1,163 @@
+// A throwaway HOME and environment per real CLI, written so that it starts straight to its input box
+// (no onboarding, trust, key-approval or update dialogs) and talks only to the stub model server.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CliName } from './clis.js';
+
+export interface CliHomeOptions {
+  /** A temp folder owned by the test; the HOME and scratch folders go inside it. */
+  root: string;
+  /** Port of the stub model server on 127.0.0.1. */
+  port: number;
+  /** The folder the CLI runs in (trusted in each CLI's config). */
+  cwd: string;
+}
+
+export interface CliHome {
+  /** The complete environment for the CLI (not to be merged with the test's own). */
+  env: Record<string, string>;
+  home: string;
+}
+
+export const STUB_API_KEY = 'sk-stub-0123456789abcdefghijklmnop';
+export const STUB_MODEL = 'stub-model';
+
+function writeJson(path: string, value: unknown): void {
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Variables every CLI gets: a terminal, UTF-8, and no way to update itself into the real prefix. */
+function baseEnv(home: string, root: string): Record<string, string> {
+  const npmPrefix = join(root, 'npm-prefix');
+  const tmp = join(root, 'tmp');
+  mkdirSync(npmPrefix, { recursive: true });
+  mkdirSync(tmp, { recursive: true });
+  return {
+    HOME: home,
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    COLORTERM: 'truecolor',
+    // claude keeps task output under $TMPDIR/claude-<uid>: keep that inside the test's folder too.
+    TMPDIR: tmp,
+    npm_config_prefix: npmPrefix,
+    NO_UPDATE_NOTIFIER: '1',
+    npm_config_update_notifier: 'false',
+    NO_BROWSER: 'true',
+    DO_NOT_TRACK: '1',
+  };
+}
+
+function claude(home: string, opts: CliHomeOptions): Record<string, string> {
+  writeJson(join(home, '.claude.json'), {
+    hasCompletedOnboarding: true,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [STUB_API_KEY.slice(-20)], rejected: [] },
+    // Trusting `/` covers every folder; the cwd is listed too in case a version stops inheriting.
+    projects: {
+      '/': { hasTrustDialogAccepted: true },
+      [opts.cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true },
+    },
+  });
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  writeJson(join(home, '.claude', 'settings.json'), { skipDangerousModePermissionPrompt: true });
+  return {
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${opts.port}`,
+    ANTHROPIC_API_KEY: STUB_API_KEY,
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+}
+
+function qwen(home: string, opts: CliHomeOptions): Record<string, string> {
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeJson(join(home, '.qwen', 'settings.json'), {
+    general: { enableAutoUpdate: false },
+    memory: { enableManagedAutoMemory: false },
+    security: { auth: { selectedType: 'openai' } },
+    privacy: { usageStatisticsEnabled: false },
+  });
+  return {
+    OPENAI_BASE_URL: `http://127.0.0.1:${opts.port}/v1`,
+    OPENAI_API_KEY: STUB_API_KEY,
+    OPENAI_MODEL: STUB_MODEL,
+    QWEN_CODE_NO_RELAUNCH: 'true',
+  };
+}
+
+function gemini(home: string, opts: CliHomeOptions): Record<string, string> {
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeJson(join(home, '.gemini', 'settings.json'), {
+    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    privacy: { usageStatisticsEnabled: false },
+  });
+  return {
+    GEMINI_API_KEY: STUB_API_KEY,
+    GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${opts.port}`,
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+  };
+}
+
+const tomlString = (s: string): string => JSON.stringify(s);
+
+function codex(home: string, opts: CliHomeOptions): Record<string, string> {
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      `model = ${tomlString(STUB_MODEL)}`,
+      'model_provider = "stub"',
+      'check_for_update_on_startup = false',
+      // Asks before a command that wants to leave the sandbox (the stub's tool calls ask to).
+      'approval_policy = "on-request"',
+      '',
+      '[model_providers.stub]',
+      'name = "stub"',
+      `base_url = ${tomlString(`http://127.0.0.1:${opts.port}/v1`)}`,
+      'env_key = "STUB_API_KEY"',
+      'wire_api = "responses"',
+      '',
+      '[features]',
+      // Else the TUI leaves a `codex app-server` daemon running after it exits.
+      'daemon_auto_start = false',
+      '',
+      `[projects.${tomlString(opts.cwd)}]`,
+      'trust_level = "trusted"',
+      '',
+    ].join('\n'),
+  );
+  return { CODEX_HOME: codexHome, STUB_API_KEY };
+}
+
+export function prepareCliHome(cli: CliName, opts: CliHomeOptions): CliHome {
+  const home = join(opts.root, `home-${cli}`);
+  mkdirSync(home, { recursive: true });
+  const specific =
+    cli === 'claude' ? claude(home, opts) : cli === 'qwen' ? qwen(home, opts) : cli === 'gemini' ? gemini(home, opts) : codex(home, opts);
+  return { env: { ...baseEnv(home, opts.root), ...specific }, home };
+}
+
+/** Arguments that start a new conversation, pinned to `sessionId` where the CLI allows it. */
+export function startArgs(cli: CliName, sessionId: string): string[] {
+  // codex cannot pin an id at start: it is read from its rollout file after the first turn.
+  return cli === 'codex' ? [] : ['--session-id', sessionId];
+}
+
+/** Arguments that reopen the conversation `id`. */
+export function resumeArgs(cli: CliName, id: string): string[] {
+  switch (cli) {
+    case 'claude':
+      return ['--resume', id];
+    case 'qwen':
+    case 'gemini':
+      return ['-r', id];
+    case 'codex':
+      return ['resume', id];
+  }
+}

@@ -1,0 +1,95 @@
+// Driving a real CLI in a private tmux pane: waiting for screens and typing prompts.
+
+import type { CliName } from './clis.js';
+import type { PrivateTmux } from './private-tmux.js';
+import { screenState, type ScreenState } from './screens.js';
+import type { StubServer } from './stub-server.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export type ScreenCheck = RegExp | ((screen: string) => boolean);
+
+const matches = (check: ScreenCheck, screen: string): boolean =>
+  typeof check === 'function' ? check(screen) : check.test(screen);
+
+/** Polls the pane until `check` holds; fails with the last screen seen. */
+export async function waitForScreen(
+  tmux: PrivateTmux,
+  check: ScreenCheck,
+  opts: { timeoutMs?: number; what?: string; intervalMs?: number } = {},
+): Promise<string> {
+  const { timeoutMs = 30_000, intervalMs = 100 } = opts;
+  const deadline = Date.now() + timeoutMs;
+  let screen = '';
+  for (;;) {
+    screen = await tmux.capture().catch((err: unknown) => `(capture failed: ${String(err)})`);
+    if (matches(check, screen)) return screen;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${opts.what ?? String(check)}; the screen was:\n${screen}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+export function waitForState(
+  cli: CliName,
+  tmux: PrivateTmux,
+  state: ScreenState,
+  opts: { timeoutMs?: number; also?: ScreenCheck } = {},
+): Promise<string> {
+  const { also } = opts;
+  return waitForScreen(tmux, (s) => screenState(cli, s) === state && (also === undefined || matches(also, s)), {
+    timeoutMs: opts.timeoutMs,
+    what: `${cli} ${state}${also !== undefined ? ` with ${String(also)}` : ''}`,
+  });
+}
+
+/** Polls until `check` holds; fails with `describe()` of what was there. */
+export async function waitUntil(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Minimum gap between the typed text and Enter: gemini and codex take a sooner Enter as pasted. */
+const ENTER_GAP_MS = 200;
+
+/**
+ * Types a one-line prompt and submits it: the text with `send-keys -l`, then (once it shows on
+ * screen, plus a short gap) Enter. Done when the stub got a turn request carrying the prompt; Enter
+ * is pressed once more only if nothing was sent and the pane is not busy (qwen has lost one).
+ */
+export async function typePrompt(tmux: PrivateTmux, stub: StubServer, cli: CliName, text: string): Promise<void> {
+  const before = stub.requests.length;
+  await tmux.run(['send-keys', '-t', 'e2e', '-l', text]);
+  const probe = text.slice(0, 40);
+  await waitForScreen(tmux, (s) => s.includes(probe), { timeoutMs: 10_000, what: `the typed text "${probe}"` });
+  await sleep(ENTER_GAP_MS);
+  await tmux.run(['send-keys', '-t', 'e2e', 'Enter']);
+  const sent = (): boolean =>
+    stub.requests.slice(before).some((r) => r.purpose === 'turn' && (r.lastUserText ?? '').includes(probe));
+  const deadline = Date.now() + 5_000;
+  while (!sent() && Date.now() < deadline) await sleep(50);
+  if (!sent() && screenState(cli, await tmux.capture()) === 'idle') {
+    await tmux.run(['send-keys', '-t', 'e2e', 'Enter']);
+  }
+  await waitUntil(sent, `the stub to receive the prompt "${probe}" from ${cli}`, 20_000);
+}
+
+/** Waits until the screen stops changing for `quietMs` (or `timeoutMs` passes: spinners never stop). */
+export async function settledScreen(tmux: PrivateTmux, quietMs = 700, timeoutMs = 4_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let screen = await tmux.capture();
+  let since = Date.now();
+  while (Date.now() - since < quietMs && Date.now() < deadline) {
+    await sleep(100);
+    const next = await tmux.capture();
+    if (next !== screen) {
+      screen = next;
+      since = Date.now();
+    }
+  }
+  return screen;
+}

@@ -1,0 +1,88 @@
+// The four real agent CLIs, offline against the stub model server, each in its own private tmux
+// server: start pinned, answer a handover prompt, ask for approval, then resume after a kill.
+// Install them first with scripts/install-real-clis.sh; without them these tests are skipped
+// (set JAGGERS_REQUIRE_REAL_CLIS=1 to make a missing CLI fail instead).
+
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resumeArgs, startArgs } from './cli-env.js';
+import { CLI_NAMES, CLIS, isCliInstalled } from './clis.js';
+import { createRig, type CliRig } from './rig.js';
+import { codexSessionIds, sessionFile } from './session-files.js';
+import type { Reply } from './stub-server.js';
+import { defaultScript } from './stub-script.js';
+
+const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
+
+/** Streams text replies in pieces so that the busy screen lasts long enough to be seen (codex shows
+ * `Working` only until the first piece arrives). */
+const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 6, delayMs: 400 } : r);
+
+for (const cli of CLI_NAMES) {
+  const { version } = CLIS[cli];
+  const installed = isCliInstalled(cli);
+  const title = installed || required
+    ? `real ${cli} ${version}`
+    : `real ${cli} ${version} (skipped: not installed; run scripts/install-real-clis.sh)`;
+
+  describe.skipIf(!installed && !required)(title, () => {
+    let rig: CliRig | undefined;
+
+    afterEach(async () => {
+      await rig?.dispose();
+      rig = undefined;
+    });
+
+    it('starts idle, answers a prompt, asks for approval and resumes its session after a kill', async () => {
+      const r = (rig = await createRig(cli));
+      const pinned = randomUUID();
+      await r.start(startArgs(cli, pinned));
+      await r.waitFor('idle', { timeoutMs: 45_000 });
+
+      // A handover-style prompt: the stub answers with the file's first body line, slowly.
+      mkdirSync(join(r.cwd, '.jaggers', 'handover'), { recursive: true });
+      writeFileSync(
+        join(r.cwd, '.jaggers', 'handover', 'turn_1_ab.md'),
+        '---\nfrom: lead\nturn: 1\n---\n\nthe secret word is pelican\n',
+      );
+      r.stub.setScript((req) => slowly(defaultScript(req, r.cwd)));
+      const first = 'Read .jaggers/handover/turn_1_ab.md and do what it asks';
+      await r.type(first);
+      await r.waitFor('busy', { timeoutMs: 20_000 });
+      await r.waitFor('idle', { also: /answer: the secret word is pelican/ });
+      await r.settle();
+      expect(r.stub.turns().filter((t) => t.lastUserText === first)).toHaveLength(1);
+
+      // A tool call that needs approval: the approval menu, then Enter on its first choice.
+      r.stub.setScript();
+      await r.type('Run the command that needs-approval');
+      const waiting = await r.waitFor('waiting', { timeoutMs: 45_000 });
+      expect(waiting).toContain('touch approved.txt');
+      await r.tmux().run(['send-keys', '-t', 'e2e', 'Enter']);
+      await r.waitFor('idle', { also: /stub: the command ran/ });
+      await r.settle();
+      expect(existsSync(join(r.cwd, 'approved.txt'))).toBe(true);
+      expect(r.stub.turns().some((t) => t.hasToolResult)).toBe(true);
+
+      // The CLI's own session file, under the pinned id (codex: the id it chose).
+      const id = cli === 'codex' ? codexSessionIds(r.home)[0] : pinned;
+      expect(id, 'codex rollout file with a session_meta id').toBeDefined();
+      const sessionId = id ?? '';
+      expect(sessionFile(cli, r.home, r.cwd, sessionId), `${cli} session file for ${sessionId}`).toBeDefined();
+
+      // Kill everything, start again with the resume arguments: the conversation goes on.
+      await r.stop();
+      await r.start(resumeArgs(cli, sessionId));
+      await r.waitFor('idle', { timeoutMs: 45_000, also: /answer: the secret word is pelican/ });
+      await r.settle();
+      const third = 'Continue after the restart';
+      await r.type(third);
+      await r.waitFor('idle', { also: /stub reply to: Continue after the restart/ });
+      const resumed = r.stub.turns().filter((t) => t.lastUserText === third);
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0]?.userTexts).toEqual(expect.arrayContaining([first, 'Run the command that needs-approval', third]));
+    }, 240_000);
+  });
+}

@@ -1,0 +1,53 @@
+// Where each real CLI keeps a conversation on disk (under its HOME), to check pinning and resume.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { CliName } from './clis.js';
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
+}
+
+/** claude and qwen name the project folder after the cwd with every non-alphanumeric as `-`. */
+export const projectDirName = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]/g, '-');
+
+/** The session file of conversation `id`, or undefined if the CLI has not written it. */
+export function sessionFile(cli: CliName, home: string, cwd: string, id: string): string | undefined {
+  const candidates: string[] = (() => {
+    switch (cli) {
+      case 'claude':
+        return [join(home, '.claude', 'projects', projectDirName(cwd), `${id}.jsonl`)];
+      case 'qwen':
+        return [join(home, '.qwen', 'projects', projectDirName(cwd), 'chats', `${id}.jsonl`)];
+      case 'gemini':
+        // session-<date>-<first 8 of the uuid>.jsonl; its first line carries the full sessionId.
+        return walk(join(home, '.gemini', 'tmp', basename(cwd), 'chats')).filter((f) =>
+          basename(f).endsWith(`-${id.slice(0, 8)}.jsonl`),
+        );
+      case 'codex':
+        return walk(join(home, '.codex', 'sessions')).filter((f) => basename(f).endsWith(`-${id}.jsonl`));
+    }
+  })();
+  return candidates.find((f) => existsSync(f));
+}
+
+/** First line of a JSONL file, parsed. */
+export function firstJsonLine(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(file, 'utf8').split('\n')[0] ?? '{}') as Record<string, unknown>;
+}
+
+/** codex session ids, from line 1 (`session_meta.payload.id`) of each rollout file, oldest first. */
+export function codexSessionIds(home: string): string[] {
+  return walk(join(home, '.codex', 'sessions'))
+    .filter((f) => /rollout-.*\.jsonl$/.test(basename(f)))
+    .sort()
+    .map((f) => {
+      const meta = firstJsonLine(f);
+      const payload = meta.payload as { id?: unknown } | undefined;
+      return meta.type === 'session_meta' && typeof payload?.id === 'string' ? payload.id : undefined;
+    })
+    .filter((id): id is string => id !== undefined);
+}
