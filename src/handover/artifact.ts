@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../sessions/files.js';
 
@@ -63,6 +63,18 @@ export async function writeArtifact(jaggersDir: string, meta: HandoverMeta, body
   return file;
 }
 
+/** The first `bytes` of a file: the front matter, without reading a large body. */
+async function readHead(file: string, bytes: number): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
 /** The next turn number of a task: one more than the highest turn of its artifacts on disk. */
 export async function nextTurn(jaggersDir: string, task: string): Promise<number> {
   let names: string[] = [];
@@ -75,7 +87,7 @@ export async function nextTurn(jaggersDir: string, task: string): Promise<number
   for (const n of names) {
     const m = /^turn_(\d+)_[0-9a-f]+\.md$/.exec(n);
     if (!m) continue;
-    const head = (await readFile(path.join(handoverDir(jaggersDir), n), 'utf8')).slice(0, 600);
+    const head = await readHead(path.join(handoverDir(jaggersDir), n), 600);
     const t = /^task: (.+)$/m.exec(head)?.[1];
     if (t === task || (t?.startsWith('"') && JSON.parse(t) === task)) max = Math.max(max, Number(m[1]));
   }
