@@ -6,10 +6,11 @@
 //
 // Usage: npm run build && node scripts/bench-detect.mjs [--ns 1,10,50] [--turns 40,12,6]
 //        [--think-ms 1000] [--idle-s 10] [--poll-ms 500] [--json FILE] [--alone] [--one-connection]
-//        [--fresh-home]
+//        [--fresh-home] [--screen-only]
 // --alone runs the watcher without the floor and the poller beside it (to see what they cost it).
 // --one-connection: the watcher's captures (and the prompts) share the connection that receives all
 //   pane output, as before 02490a4 (by default they go over a second, no-output connection).
+// --screen-only ignores the fake agent's state file (like CLIs that write none): screen captures only.
 // --fresh-home starts the agents with a HOME that has no state folder yet (the watcher's first
 //   reading then comes before the folder exists; its state-file watch must be retried later).
 // BENCH_DEBUG=1 also prints every reading the watcher made around slow or missed detections.
@@ -778,7 +779,7 @@ function printResult(r, settleMs, opts) {
 // ---------------------------------------------------------------------------------------------
 
 function parseOptions(argv) {
-  const o = { ns: [1, 10, 50], turns: [40, 12, 6], thinkMs: 1000, idleS: 10, pollMs: 500, json: null, alone: false, oneConnection: false, freshHome: false };
+  const o = { ns: [1, 10, 50], turns: [40, 12, 6], thinkMs: 1000, idleS: 10, pollMs: 500, json: null, alone: false, oneConnection: false, freshHome: false, screenOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
@@ -790,6 +791,7 @@ function parseOptions(argv) {
       case '--json': o.json = v; i++; break;
       case '--alone': o.alone = true; break;
       case '--one-connection': o.oneConnection = true; break;
+      case '--screen-only': o.screenOnly = true; break;
       case '--fresh-home': o.freshHome = true; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
@@ -871,9 +873,11 @@ async function main() {
     const dirty = await execa('git', ['-C', root, 'status', '--porcelain', '--', 'src', 'machines', 'profiles'], { reject: false });
     const build = `commit ${git.stdout || '?'}${dirty.stdout ? ` + ${dirty.stdout.split('\n').length} uncommitted files under src/ machines/ profiles/` : ''}`;
     ctx.profile = (await loadProfile('demo', path.join(tmp, '.jaggers'))).profile;
+    // --screen-only: detect from the screen alone, as for CLIs that write no state file.
+    if (opts.screenOnly) ctx.profile = { ...ctx.profile, detect: { ...ctx.profile.detect, stateFile: undefined } };
     const settleMs = ctx.profile.detect.settleMs;
     console.log(`bench-detect: ${tmuxVersion}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; jaggers ${build}`);
-    console.log(`demo profile: settleMs ${settleMs}; fake agent --think-ms ${opts.thinkMs}; prompts typed with send-keys -l, Enter 150 ms later; each agent on its own loop with random 100-600 ms gaps`);
+    console.log(`demo profile${opts.screenOnly ? ' WITHOUT its state file (--screen-only)' : ' (screen + state file)'}: settleMs ${settleMs}; fake agent --think-ms ${opts.thinkMs}; prompts typed with send-keys -l, Enter 150 ms later; each agent on its own loop with random 100-600 ms gaps`);
     console.log(opts.freshHome
       ? 'agents start with a fresh HOME without ~/.fake-agent/state (--fresh-home)'
       : 'agents start with ~/.fake-agent/state already present (as after an earlier run of the CLI)');

@@ -28,6 +28,9 @@ export async function openControl(server: TmuxServer, session: string, create?: 
     : ['attach-session', '-t', `=${session}`];
   const client = new ControlClient(localTransport(server, args));
   try {
+    // A command sent before tmux attached this client runs for another client (seen: a `refresh-client
+    // -f no-output` silenced a different connection), so wait for the attach before the first one.
+    await Promise.race([client.attached, new Promise<void>((resolve) => client.onExit(() => resolve()))]);
     await client.runOk(['display-message', '-p', '#{session_name}']);
   } catch (e) {
     await client.close().catch(() => {});

@@ -27,9 +27,13 @@ export class ControlClient {
   private readonly notificationListeners = new Set<NotificationListener>();
   private readonly exitListeners = new Set<ExitListener>();
   private closed: { reason: string } | null = null;
+  private attachedResolve: (() => void) | null = null;
+  /** Resolves when tmux has attached this client to its session (its first %session-changed). */
+  readonly attached: Promise<void>;
   commandsSent = 0;
 
   constructor(private readonly transport: Transport) {
+    this.attached = new Promise((resolve) => (this.attachedResolve = resolve));
     transport.onData((chunk) => {
       for (const ev of this.parser.feed(chunk)) {
         switch (ev.type) {
@@ -44,6 +48,10 @@ export class ControlClient {
             for (const l of this.outputListeners) l(ev.paneId, ev.data);
             break;
           case 'notification':
+            if (ev.name === 'session-changed' && this.attachedResolve) {
+              this.attachedResolve();
+              this.attachedResolve = null;
+            }
             for (const l of this.notificationListeners) l(ev.name, ev.args);
             break;
           case 'exit':
