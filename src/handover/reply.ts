@@ -34,7 +34,8 @@ export async function replyFromTranscript(
       return s.turns?.findLast((t) => t.prompt?.includes(tag))?.reply ?? null;
     }
     if (kind === 'claude') {
-      const file = path.join(home, '.claude', 'projects', cwd.replace(/[/.]/g, '-'), `${sessionId}.jsonl`);
+      // claude names the folder after the cwd with every character but letters and digits as '-'.
+      const file = path.join(home, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
       type Entry = { type?: string; message?: { content?: string | { type: string; text?: string }[] } };
       const entries = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Entry);
       const textOf = (e: Entry) =>

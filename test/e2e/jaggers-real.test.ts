@@ -1,0 +1,246 @@
+// jaggers itself driving the four real CLIs, offline against the stub model server: `up` with the
+// shipped profiles (only the environment is overlaid, to point each CLI at the stub and a throwaway
+// HOME), handoffs with reply capture, approval prompts seen as waiting_input, pinned sessions resumed
+// after the tmux server died, and a reply handed from one CLI to another.
+// One team of every installed CLI shares one tmux server and one `up`; the steps run in order.
+// Needs `npm run build` (window 0 runs the built supervisor) and scripts/install-real-clis.sh; a CLI
+// that is not installed is skipped (JAGGERS_REQUIRE_REAL_CLIS=1 makes it fail instead).
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandoffResult } from '../../src/commands/handoff.js';
+import type { AgentStatusRow } from '../../src/commands/status.js';
+import type { PinRow } from '../../src/commands/sessions.js';
+import { parseArtifact } from '../../src/handover/artifact.js';
+import { builtinProfilesDir } from '../../src/package-root.js';
+import { CLI_NAMES, CLIS, isCliInstalled, type CliName } from './clis.js';
+import { codexSessionIds, firstJsonLine, sessionFile } from './session-files.js';
+import { createTeam, type Team } from './team.js';
+
+const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
+// JAGGERS_E2E_CLIS=claude,codex narrows the team (to look into one CLI).
+const only = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
+const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli)));
+const inTeam = (cli: CliName) => team.includes(cli);
+
+const title = (cli: CliName) => {
+  const why = inTeam(cli) ? '' : isCliInstalled(cli) ? ' (skipped: not in JAGGERS_E2E_CLIS)' : ' (skipped: not installed; run scripts/install-real-clis.sh)';
+  return `jaggers with real ${cli} ${CLIS[cli].version}${why}`;
+};
+
+const secretOf = (cli: CliName) => `the secret word for ${cli} is ${{ claude: 'pelican', qwen: 'otter', gemini: 'heron', codex: 'badger' }[cli]}`;
+
+/** The pattern of the shipped profile's approval-menu rule. */
+const approvalPattern = (cli: CliName): string => {
+  const profile = JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { detect: { rules: { name: string; pattern: string }[] } };
+  return profile.detect.rules.find((r) => r.name === 'approval-menu')?.pattern ?? 'no approval-menu rule';
+};
+
+/** The first handoff's result per CLI: its reply is handed on in the chain, its prompt must come back after a resume. */
+const firstHandoff = new Map<CliName, HandoffResult>();
+
+const STEP_MS = 120_000;
+
+describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
+  let t: Team;
+
+  /** How each agent's wait for its first idle ended (every CLI boots before any is handed work). */
+  const firstIdle = new Map<CliName, Promise<AgentStatusRow>>();
+
+  beforeAll(async () => {
+    t = await createTeam(team);
+    const up = await t.jg(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    for (const cli of team) {
+      const idle = t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after up' });
+      idle.catch(() => undefined); // reported by the agent's own test
+      firstIdle.set(cli, idle);
+    }
+    await Promise.allSettled(firstIdle.values());
+  }, STEP_MS);
+
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  const handoff = async (agent: CliName, args: string[]): Promise<HandoffResult> => {
+    const started = Date.now();
+    const r = await t.jg(['handoff', agent, ...args, '--timeout', '90', '--json']);
+    if (r.code !== 0) {
+      // What the agent showed and what jaggers thought of it, for the failure message.
+      const why = (await t.jg(['why', agent])).stdout;
+      const screen = (await t.jg(['capture', agent])).stdout;
+      const sent = t.turnsOf(agent).map((q) => `${q.lastUserText} (at ${q.at - started} ms)`);
+      const published = await t.published(agent, started);
+      expect.fail(
+        `jaggers handoff ${agent} ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${why}\nthe supervisor published: ${published}\n` +
+          `prompts the stub got: ${JSON.stringify(sent)}\nscreen:\n${screen}`,
+      );
+    }
+    return JSON.parse(r.stdout) as HandoffResult;
+  };
+
+  /** The handoff's reply contains `text`; else fails with what jaggers saw and what the screen shows. */
+  const expectReply = async (agent: CliName, res: HandoffResult, text: string): Promise<void> => {
+    if (res.reply?.text.includes(text)) return;
+    const screen = (await t.jg(['capture', agent])).stdout;
+    expect.fail(
+      `${agent}'s reply ${JSON.stringify(res.reply)} does not contain ${JSON.stringify(text)}; states ${res.states.join(' -> ')}; ` +
+        `prompts the stub got: ${JSON.stringify(t.turnsOf(agent).map((q) => q.lastUserText))}\nscreen now:\n${screen}`,
+    );
+  };
+
+  /** The stub's turn request that carried `pointer` (the prompt jaggers typed). */
+  const requestWith = (cli: CliName, pointer: string) => {
+    const sent = t.turnsOf(cli).filter((r) => r.lastUserText === pointer);
+    expect(sent, `${cli} sent the prompt ${JSON.stringify(pointer)} once; it sent ${JSON.stringify(t.turnsOf(cli).map((r) => r.lastUserText))}`).toHaveLength(1);
+    return sent[0]!;
+  };
+
+  for (const cli of CLI_NAMES) {
+    describe.skipIf(!inTeam(cli))(title(cli), () => {
+      it('up: the agent reaches idle', async () => {
+        const row = await firstIdle.get(cli)!;
+        expect(row).toMatchObject({ agent: cli, state: 'idle', from: 'supervisor' });
+        const why = await t.jg(['why', cli]);
+        expect(why.stdout).toContain(`${cli} is idle`);
+      }, STEP_MS);
+
+      it('handoff: delivered, busy then done, the reply captured and written as an artifact', async () => {
+        const secret = secretOf(cli);
+        const res = await handoff(cli, ['--message', secret]);
+        expect(res.delivery.kind).toBe('delivered');
+        expect(res.states, `states seen: ${res.states.join(' -> ')}`).toContain('busy');
+        expect(res.states.at(-1)).toBe('done');
+        expect(res.states.indexOf('busy')).toBeLessThan(res.states.lastIndexOf('done'));
+        // The handover file holds the message under its front matter; the CLI got the pointer to it.
+        const handover = parseArtifact(readFileSync(res.artifact, 'utf8'));
+        expect(handover.body.trim()).toBe(secret);
+        expect(handover.meta).toMatchObject({ turn: 1, target_agent: cli });
+        requestWith(cli, res.pointer);
+
+        expect(res.reply, 'a reply').not.toBeNull();
+        const reply = res.reply!;
+        await expectReply(cli, res, `answer: ${secret}`);
+        expect(reply.from).toBe(cli === 'claude' ? 'transcript' : 'screen');
+        expect(existsSync(reply.artifact)).toBe(true);
+        const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
+        expect(artifact.meta).toMatchObject({ task: res.task, turn: 2, source_agent: cli, target_agent: 'user', reply_to: path.basename(res.artifact) });
+        expect(artifact.body.trim()).toBe(reply.text.trim());
+        firstHandoff.set(cli, res);
+      }, STEP_MS);
+
+      // jaggers reads gemini's reply off the screen and trims the input area by the idle rule's line
+      // count; gemini's `? for shortcuts` hint line above that area stays in the reply (a jaggers
+      // defect in src/handover/reply.ts: no line count fits both with and without the hint).
+      const cleanReply = cli === 'gemini' ? it.fails : it;
+      cleanReply(`the reply artifact holds only ${cli}'s answer, no screen chrome${cli === 'gemini' ? ' (fails: gemini\'s hint line is kept)' : ''}`, () => {
+        const reply = firstHandoff.get(cli)?.reply;
+        expect(reply, 'the handoff step captured a reply').toBeTruthy();
+        // The reply marker the CLI draws (✦, •, ●) may stay; nothing else may.
+        const lines = reply!.text.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => l.replace(/^[✦•●⏺]\s*/u, ''));
+        expect(lines).toEqual([`answer: ${secretOf(cli)}`]);
+      });
+
+      it('a tool call that needs approval: jaggers reports waiting_input, then done once approved', async () => {
+        const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);
+        expect(res.delivery.kind).toBe('delivered');
+        const waiting = await t.waitForStatus(cli, (s) => s.state === 'waiting_input', { what: 'waiting_input' });
+        // The menu on screen, or claude's own state file saying `waiting` (it may come first).
+        expect(waiting.rule).toMatch(/^(approval-menu$|state-file )/);
+        const why = await t.jg(['why', cli]);
+        expect(why.stdout).toContain(`${cli} is waiting_input`);
+        const pane = await t.pane(cli);
+        const menu = await t.rig.waitForScreen(pane.paneId, new RegExp(approvalPattern(cli), 'mu'));
+        expect(menu).toContain(`touch approved-${cli}.txt`);
+
+        // Approve (Enter takes the first choice in all four menus): the tool runs, the turn ends.
+        await t.rig.tmux(['send-keys', '-t', pane.paneId, 'Enter']);
+        await t.waitForStatus(cli, (s) => s.state === 'done' && s.turns > waiting.turns, { what: 'done after the approval' });
+        await t.rig.waitForScreen(pane.paneId, /stub: the command ran/);
+        expect(existsSync(path.join(t.rig.root, `approved-${cli}.txt`))).toBe(true);
+        expect(t.turnsOf(cli).some((r) => r.hasToolResult)).toBe(true);
+      }, STEP_MS);
+
+      it('the session is pinned, and the CLI keeps it under that id', async () => {
+        const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
+        const pin = pins.find((p) => p.agent === cli);
+        expect(pin?.sessionId, `${cli}'s pin in ${JSON.stringify(pins)}`).toBeTruthy();
+        const id = pin!.sessionId!;
+        const home = t.homes[cli]!;
+        if (cli === 'codex') {
+          // Not given at start: discovered from its rollout file at the end of the first waiting handoff.
+          expect(codexSessionIds(home)).toEqual([id]);
+        } else {
+          // Pre-generated and passed with --session-id: the first handover file names it as the target.
+          expect(parseArtifact(readFileSync(firstHandoff.get(cli)!.artifact, 'utf8')).meta.target_session).toBe(id);
+        }
+        const file = sessionFile(cli, home, t.rig.root, id);
+        expect(file, `${cli}'s own session file for ${id}`).toBeDefined();
+        if (cli === 'gemini') expect(firstJsonLine(file!).sessionId).toBe(id);
+        expect(readFileSync(file!, 'utf8')).toContain(firstHandoff.get(cli)!.pointer);
+      }, STEP_MS);
+    });
+  }
+
+  describe('after tmux kill-server, up resumes every pinned conversation', () => {
+    let pinsBefore: PinRow[] = [];
+
+    beforeAll(async () => {
+      pinsBefore = await t.jgJson<PinRow[]>(['sessions', '--json']);
+      await t.killServer();
+      const up = await t.jg(['up']);
+      expect(up.code, up.stderr).toBe(0);
+    }, STEP_MS);
+
+    for (const cli of CLI_NAMES) {
+      it.skipIf(!inTeam(cli))(`${cli}: resumed with its pinned id, the earlier turns in the next request`, async () => {
+        const id = pinsBefore.find((p) => p.agent === cli)?.sessionId;
+        expect(id, `${cli} was pinned before the kill`).toBeTruthy();
+        await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after the resume' });
+        // Started with the profile's resume arguments for the pinned id, and the pin did not move.
+        const pane = await t.pane(cli);
+        const argv = readFileSync(`/proc/${pane.panePid}/cmdline`, 'utf8').split('\0');
+        const resumeArgs = (JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { session: { resumeArgs: string[] } })
+          .session.resumeArgs.map((a) => a.replace('{sessionId}', id!));
+        expect(argv.join(' '), `${cli}'s command line`).toContain(` ${resumeArgs.join(' ')}`);
+        const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
+        expect(pins.find((p) => p.agent === cli)).toMatchObject({ sessionId: id, previous: [] });
+
+        const res = await handoff(cli, ['--message', `after the restart, ${cli} continues`]);
+        await expectReply(cli, res, `answer: after the restart, ${cli} continues`);
+        // The stub got the conversation's earlier turns with the new prompt.
+        const req = requestWith(cli, res.pointer);
+        expect(req.userTexts).toEqual(expect.arrayContaining([firstHandoff.get(cli)!.pointer, res.pointer]));
+        expect(req.assistantTexts.join('\n')).toContain(`answer: ${secretOf(cli)}`);
+        // And the CLI wrote the new turn into the same session file.
+        const file = sessionFile(cli, t.homes[cli]!, t.rig.root, id!);
+        expect(file, `${cli}'s session file for ${id}`).toBeDefined();
+        expect(readFileSync(file!, 'utf8')).toContain(res.pointer);
+      }, STEP_MS);
+    }
+  });
+
+  describe('a reply handed on from one CLI to another', () => {
+    for (const [i, from] of team.entries()) {
+      const to = team[(i + 1) % team.length]!;
+      it.skipIf(team.length < 2)(`${from}'s reply artifact handed to ${to} with --file --from`, async () => {
+        const first = firstHandoff.get(from);
+        expect(first?.reply, `${from}'s first handoff has a reply`).toBeTruthy();
+        const replyFile = path.relative(t.rig.root, first!.reply!.artifact);
+        const res = await handoff(to, ['--file', replyFile, '--from', from, '--task', first!.task]);
+        expect(res.delivery.kind).toBe('delivered');
+        // A new handover file: the reply's body under a new header (the old header stripped).
+        const given = parseArtifact(readFileSync(first!.reply!.artifact, 'utf8'));
+        const handover = parseArtifact(readFileSync(res.artifact, 'utf8'));
+        expect(res.artifact).not.toBe(first!.reply!.artifact);
+        expect(handover.body).toBe(given.body);
+        expect(handover.meta).toMatchObject({ task: first!.task, turn: 3, source_agent: from, target_agent: to });
+        await expectReply(to, res, secretOf(from));
+        const reply = parseArtifact(readFileSync(res.reply!.artifact, 'utf8'));
+        expect(reply.meta).toMatchObject({ turn: 4, source_agent: to, target_agent: from, reply_to: path.basename(res.artifact) });
+      }, STEP_MS);
+    }
+  });
+});

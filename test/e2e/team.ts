@@ -1,0 +1,252 @@
+// A jaggers project whose agents are the real CLIs: jaggers' own test rig (private tmux server, HOME,
+// socket), one stub model server for all of them, and per CLI a throwaway HOME from prepareCliHome.
+// The agents use the shipped profiles; jaggers.json only overlays each agent's environment.
+
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentStatusRow } from '../../src/commands/status.js';
+import { parsePublished, type PublishedStatus } from '../../src/detect/publish.js';
+import { listPanes, type PaneInfo } from '../../src/tmux/commands.js';
+import type { ControlClient } from '../../src/tmux/control-client.js';
+import { Rig, type RunResult } from '../helpers/rig.js';
+import { prepareCliHome } from './cli-env.js';
+import { cliBinary, type CliName } from './clis.js';
+import { killGroup } from './private-tmux.js';
+import type { StubApi } from './stub-requests.js';
+import { defaultScript, namedFile } from './stub-script.js';
+import { startStubServer, type RecordedRequest, type Reply, type StubServer } from './stub-server.js';
+
+/** The wire API each CLI speaks: the stub's requests of one CLI are told apart by it. */
+export const API_OF: Record<CliName, StubApi> = {
+  claude: 'anthropic',
+  qwen: 'openai-chat',
+  gemini: 'gemini',
+  codex: 'openai-responses',
+};
+
+const cliOfApi = (api: StubApi): string => Object.entries(API_OF).find(([, a]) => a === api)?.[0] ?? 'unknown';
+
+/**
+ * Streams text replies in pieces so the busy screen lasts long enough to be seen (codex shows
+ * `Working` only until the first piece arrives).
+ */
+export const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 6, delayMs: 400 } : r);
+
+/**
+ * The default script, slowed down, except that a handover file asking for something that
+ * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer.
+ */
+export function teamScript(cwd: string): (req: RecordedRequest) => Reply {
+  return (req) => {
+    const file = req.hasToolResult ? undefined : namedFile(req.lastUserText ?? '', cwd);
+    if (file !== undefined && readFileSync(file, 'utf8').includes('needs-approval')) {
+      return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
+    }
+    return slowly(defaultScript(req, cwd));
+  };
+}
+
+export interface Team {
+  rig: Rig;
+  stub: StubServer;
+  clis: CliName[];
+  /** Each CLI's throwaway HOME. */
+  homes: Partial<Record<CliName, string>>;
+  /** Runs `jaggers <args>` in this process against the team's project and tmux server. */
+  jg(args: string[]): Promise<RunResult>;
+  /** Runs a `--json` command that must succeed and parses its output. */
+  jgJson<T>(args: string[]): Promise<T>;
+  pane(agent: string): Promise<PaneInfo>;
+  /**
+   * Waits until the supervisor has published a state for `agent` that satisfies `ok`, then returns
+   * `jaggers status <agent> --json`. Event driven: re-reads on each output of the agent's pane and
+   * on tmux's report that a window's `@jaggers_state` changed; never a fixed sleep.
+   */
+  waitForStatus(agent: string, ok: (s: PublishedStatus) => boolean, opts?: { timeoutMs?: number; what?: string }): Promise<AgentStatusRow & { turns: number }>;
+  /** The states the supervisor published for `agent` since `since` (ms epoch), with their times. */
+  published(agent: string, since: number): Promise<string>;
+  /** `tmux kill-server` on the team's server, then the process group of every pane it had. */
+  killServer(): Promise<void>;
+  /** The stub's turn requests sent by `cli`. */
+  turnsOf(cli: CliName): RecordedRequest[];
+  dispose(): Promise<void>;
+}
+
+/**
+ * This control client's name once tmux has attached it. Commands such as `refresh-client` without
+ * `-t` act on tmux's "current client", which is another client while this one's attach is still
+ * being processed (seen on tmux 3.3a: "no current client", or a subscription set on someone else).
+ */
+async function attachedName(c: ControlClient): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const mine = (await c.runOk(['list-clients', '-F', '#{client_pid}\t#{client_name}\t#{client_session}'])).find((l) => l.startsWith(`${c.pid}\t`));
+    const [, name, session] = mine?.split('\t') ?? [];
+    if (name && session) return name;
+  }
+  throw new Error(`tmux never listed control client ${c.pid} as attached`);
+}
+
+export async function createTeam(clis: CliName[]): Promise<Team> {
+  const bins = Object.fromEntries(clis.map((cli) => [cli, cliBinary(cli)])) as Record<CliName, string>;
+  const rig = await Rig.create();
+  let stub: StubServer | undefined;
+  let control: ControlClient | undefined;
+  try {
+    stub = await startStubServer({ cwd: rig.root, script: teamScript(rig.root) });
+    const cliRoot = path.join(path.dirname(rig.root), 'clis');
+    await mkdir(cliRoot, { recursive: true });
+    const homes: Partial<Record<CliName, string>> = {};
+    const agents = clis.map((cli) => {
+      const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: rig.root });
+      homes[cli] = home;
+      return { name: cli, profile: cli, env: { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` } };
+    });
+    await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ agents }, null, 2)}\n`);
+
+    // The tmux server inherits the environment of the command that starts it, and every pane gets
+    // that plus its agent's env: keep the test runner's own variables (VITEST, NODE_ENV...) out.
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: rig.home,
+      LANG: 'C.UTF-8',
+      TERM: 'xterm-256color',
+      TMUX_TMPDIR: rig.tmuxTmpDir,
+      JAGGERS_SOCKET: rig.socket,
+      JAGGERS_SESSION_NAME: rig.session,
+    };
+    const jg = (args: string[]) => rig.run(args, { env });
+    const jgJson = async <T>(args: string[]): Promise<T> => {
+      const r = await jg(args);
+      if (r.code !== 0) throw new Error(`jaggers ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+      return JSON.parse(r.stdout) as T;
+    };
+
+    // Every state the supervisor published, as tmux reported it (sampled once a second), for failure messages.
+    const timeline: { at: number; window: string; state: string }[] = [];
+    const connect = async (): Promise<ControlClient> => {
+      if (control) return control;
+      const c = await rig.control();
+      const self = await attachedName(c);
+      c.onNotification((name, args) => {
+        if (name !== 'subscription-changed' || args[0] !== 'e2e-timeline') return;
+        const window = args.find((a) => a.startsWith('@')) ?? '?';
+        timeline.push({ at: Date.now(), window, state: args.slice(args.indexOf(':') + 1).join(' ') });
+      });
+      await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-timeline:@*:#{@jaggers_state}']);
+      await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-state:@*:#{@jaggers_state}/#{@jaggers_why}']);
+      control = c;
+      return c;
+    };
+
+    const pane = async (agent: string): Promise<PaneInfo> => {
+      const c = await connect();
+      const p = (await listPanes(c, rig.session)).find((x) => x.agent === agent);
+      if (!p) throw new Error(`no pane for agent ${agent}`);
+      return p;
+    };
+
+    const waitForStatus: Team['waitForStatus'] = async (agent, ok, opts = {}) => {
+      const { timeoutMs = 60_000, what = 'the wanted state' } = opts;
+      const p = await pane(agent);
+      const c = control!;
+      let last: PublishedStatus | null = null;
+      const published = await new Promise<PublishedStatus>((resolve, reject) => {
+        let running = false;
+        let again = false;
+        let finished = false;
+        const finish = (err: Error | null) => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(timer);
+          offOut();
+          offNote();
+          if (err) reject(err);
+          else resolve(last!);
+        };
+        const check = async (): Promise<void> => {
+          if (running) {
+            again = true;
+            return;
+          }
+          running = true;
+          try {
+            // display-message, not show-options: an option the supervisor has not set yet is an error there.
+            const [why] = await c.runOk(['display-message', '-p', '-t', p.paneId, '#{@jaggers_why}']);
+            last = parsePublished(why || null);
+            if (last && ok(last)) finish(null);
+          } catch (e) {
+            finish(e as Error);
+          } finally {
+            running = false;
+          }
+          if (again && !finished) {
+            again = false;
+            await check();
+          }
+        };
+        const timer = setTimeout(() => {
+          void (async () => {
+            const capture = async (target: string) => (await rig.tmux(['capture-pane', '-p', '-t', target]).catch((e: unknown) => String(e))).trimEnd();
+            const screen = await capture(p.paneId);
+            // Window 0 is the supervisor that publishes states: its table and errors say why none came.
+            const supervisor = await capture(`=${rig.session}:0`);
+            finish(
+              new Error(
+                `${agent}: timed out after ${timeoutMs} ms waiting for ${what}; published: ${JSON.stringify(last)}; the screen was:\n${screen}\n` +
+                  `the supervisor (window 0) showed:\n${supervisor}`,
+              ),
+            );
+          })();
+        }, timeoutMs);
+        const offOut = c.onOutput((id) => {
+          if (id === p.paneId) void check();
+        });
+        const offNote = c.onNotification((name, args) => {
+          if (name === 'subscription-changed' && args[0] === 'e2e-state') void check();
+        });
+        void check();
+      });
+      const row = await jgJson<AgentStatusRow>(['status', agent, '--json']);
+      if (row.state !== published.state) throw new Error(`${agent}: status says ${row.state}, the window said ${published.state}`);
+      return { ...row, turns: published.turns };
+    };
+
+    const killServer = async () => {
+      const c = await rig.control().catch(() => undefined);
+      const pids = c ? (await listPanes(c, rig.session).catch(() => [])).map((p) => p.panePid) : [];
+      control = undefined;
+      await rig.tmux(['kill-server']).catch(() => undefined);
+      for (const pid of pids) if (pid) await killGroup(pid);
+    };
+
+    return {
+      rig,
+      stub,
+      clis,
+      homes,
+      jg,
+      jgJson,
+      pane,
+      waitForStatus,
+      killServer,
+      async published(agent, since) {
+        const p = await pane(agent).catch(() => undefined);
+        return timeline
+          .filter((e) => e.window === p?.windowId && e.at >= since)
+          .map((e) => `${e.state} (at ${e.at - since} ms)`)
+          .join(', ');
+      },
+      turnsOf: (cli) => stub!.turns().filter((t) => t.api === API_OF[cli]),
+      async dispose() {
+        await killServer();
+        await rig.cleanup().catch(() => undefined);
+        await stub?.close().catch(() => undefined);
+      },
+    };
+  } catch (e) {
+    await rig.cleanup().catch(() => undefined);
+    await stub?.close().catch(() => undefined);
+    throw e;
+  }
+}
