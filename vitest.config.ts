@@ -6,7 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests each start their own tmux server; two cores, so keep parallelism modest.
-    maxWorkers: 3,
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });

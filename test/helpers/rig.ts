@@ -119,7 +119,8 @@ export class Rig {
   async cleanup(): Promise<void> {
     for (const c of this.clients.splice(0)) await c.close().catch(() => {});
     await execa('tmux', ['-L', this.socket, '-f', '/dev/null', 'kill-server'], { env: this.env, extendEnv: false, reject: false });
-    await rm(this.base, { recursive: true, force: true });
+    // The supervisor may still be writing into .jaggers/ for a moment after its server was killed.
+    await rm(this.base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }
 

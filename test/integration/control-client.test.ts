@@ -69,7 +69,9 @@ describe('control client on a real tmux server', () => {
     await dead;
     expect(Buffer.concat(chunks).toString('utf8')).toContain('got:hello\r\n日本\r\n');
     expect(notes.some((n) => n.startsWith('window-add'))).toBe(true);
-    const [status] = await client.runOk(['display-message', '-p', '-t', paneId, '#{pane_dead_status}']);
+    // tmux marks the pane dead before it has reaped the process; each round trip gives it the chance.
+    let status = '';
+    for (let i = 0; i < 1000 && !status; i++) [status = ''] = await client.runOk(['display-message', '-p', '-t', paneId, '#{pane_dead_status}']);
     expect(status).toBe('7');
   });
 
