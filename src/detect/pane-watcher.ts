@@ -237,11 +237,9 @@ export class PaneWatcher {
    * so, even if the capture that shows it is still queued, and never a turn lost between readings.
    */
   private async onStateFile(e: Entry): Promise<void> {
-    const at = this.now();
-    const file = await this.readFile(e);
-    if ((file?.status ?? null) === e.lastFileStatus) return;
-    e.lastFileStatus = file?.status ?? null;
-    this.decide(e, at, file);
+    // Serialized with the captures, so a reading started earlier can never overwrite a newer one.
+    if (e.inFlight) e.dirty = true;
+    else await this.capture(e);
   }
 
   private watchStateFile(e: Entry, file: string): void {
