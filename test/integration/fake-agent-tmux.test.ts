@@ -183,7 +183,9 @@ describe('fake agent in tmux', () => {
     expect(pasted).toContain(`received 102400 bytes sha256:${sha(big)}`);
 
     const states = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { state: string; t: number });
-    expect(states.map((s) => s.state)).toEqual(['starting', 'idle', 'busy', 'idle', 'busy', 'idle']);
+    // The trace line is appended just after the screen is drawn, so the last idle may not be there yet.
+    expect(states.map((s) => s.state).slice(0, 5)).toEqual(['starting', 'idle', 'busy', 'idle', 'busy']);
+    expect(states.length === 5 || states[5]?.state === 'idle').toBe(true);
     const stateDir = path.join(t.home, '.fake-agent', 'state');
     const [stateFile] = fs.readdirSync(stateDir);
     expect(JSON.parse(fs.readFileSync(path.join(stateDir, stateFile ?? ''), 'utf8'))).toMatchObject({ status: 'idle' });
