@@ -11,13 +11,16 @@ export interface DeliveryInput {
   retryAfterMs: number;
   verifyTimeoutMs: number;
   maxSubmitRetries: number;
-  /** The pane's finished-turn count before this prompt: a higher count proves the prompt ran. */
-  turnsBefore: number;
 }
+
+/** What a look at the pane says about the prompt (see `src/delivery/evidence.ts`). */
+export type Evidence = 'taken' | 'in-input' | 'unknown';
 
 export type DeliveryEvent =
   /** A status change of the target pane, from the pane watcher. */
-  | { type: 'STATUS'; status: string; turns: number }
+  | { type: 'STATUS'; status: string }
+  /** A new screen of the target pane, judged against the one before the paste. */
+  | { type: 'SCREEN'; evidence: Evidence }
   | { type: 'PANE_GONE'; error: string };
 
 interface Ctx extends DeliveryInput {
@@ -30,8 +33,10 @@ const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
  * One prompt into one pane: wait until the agent is ready, paste once, let the TUI settle, press the
- * submit key, then verify the agent took it (busy, a menu, or a finished turn). If the text is still
- * in the input box the submit key is pressed again (bounded); the text is never pasted twice.
+ * submit key, then verify the agent took it: it went busy or asks something, or the screen shows one
+ * more echo of the prompt than before the paste. A finished turn alone proves nothing (after a resume
+ * an old turn summary is on screen). While the text still sits in the input box the submit key is
+ * pressed again (bounded); when the screen says neither, it only looks again. Never a second paste.
  * The tmux work is done by actors handed in with `provide`, so the machine runs without tmux in tests.
  */
 export const deliveryMachine = setup({
@@ -45,14 +50,15 @@ export const deliveryMachine = setup({
     waitReady: fromPromise<void>(async () => {}),
     paste: fromPromise<void>(async () => {}),
     submit: fromPromise<void>(async () => {}),
-    /** Whether the prompt is still sitting in the input box (so it was certainly not submitted). */
-    stillInInput: fromPromise<boolean>(async () => false),
+    /** A fresh look at the pane (with its scrollback), judged against the one before the paste. */
+    look: fromPromise<Evidence>(async () => 'unknown'),
   },
   guards: {
-    accepted: ({ context, event }) =>
-      event.type === 'STATUS' && (event.status === 'busy' || event.status === 'waiting_input' || event.turns > context.turnsBefore),
+    working: ({ event }) => event.type === 'STATUS' && (event.status === 'busy' || event.status === 'waiting_input'),
+    echoed: ({ event }) => event.type === 'SCREEN' && event.evidence === 'taken',
+    lookTaken: ({ event }) => (event as unknown as { output: Evidence }).output === 'taken',
     mayRetry: ({ context, event }) =>
-      (event as unknown as { output: boolean }).output === true && context.submits <= context.maxSubmitRetries,
+      (event as unknown as { output: Evidence }).output === 'in-input' && context.submits <= context.maxSubmitRetries,
   },
   delays: {
     settle: ({ context }) => context.settleMs,
@@ -61,6 +67,7 @@ export const deliveryMachine = setup({
   },
   actions: {
     countSubmit: assign({ submits: ({ context }) => context.submits + 1 }),
+    delivered: assign({ result: ({ context }) => ({ kind: 'delivered' as const, submits: context.submits }) }),
   },
 }).createMachine({
   id: 'delivery',
@@ -95,7 +102,8 @@ export const deliveryMachine = setup({
       initial: 'submitting',
       after: { verifyTimeout: { target: 'timedOut', actions: assign({ result: ({ context }) => ({ kind: 'timeout' as const, submits: context.submits, stillInInput: context.stillInInput }) }) } },
       on: {
-        STATUS: { guard: 'accepted', target: 'delivered', actions: assign({ result: ({ context }) => ({ kind: 'delivered' as const, submits: context.submits }) }) },
+        STATUS: { guard: 'working', target: 'delivered', actions: 'delivered' },
+        SCREEN: { guard: 'echoed', target: 'delivered', actions: 'delivered' },
       },
       states: {
         submitting: {
@@ -107,20 +115,21 @@ export const deliveryMachine = setup({
           },
         },
         watching: {
-          after: { retryAfter: 'checking' },
+          description: 'New screens and status changes may prove it; else look again after a while.',
+          after: { retryAfter: 'looking' },
         },
-        checking: {
+        looking: {
           invoke: {
-            src: 'stillInInput',
+            src: 'look',
             onDone: [
+              { guard: 'lookTaken', target: '#delivery.delivered', actions: 'delivered' },
               { guard: 'mayRetry', target: 'submitting', actions: assign({ stillInInput: true }) },
-              // Not in the input box, yet no sign of work: ambiguous, so never type again; just wait.
-              { target: 'waitingOnly', actions: assign({ stillInInput: ({ event }) => event.output }) },
+              // Not provably taken and not (or no longer allowed to be) pressed again: keep looking.
+              { target: 'watching', actions: assign({ stillInInput: ({ event }) => event.output === 'in-input' }) },
             ],
-            onError: { target: 'waitingOnly' },
+            onError: { target: 'watching' },
           },
         },
-        waitingOnly: {},
       },
     },
     delivered: { type: 'final' },

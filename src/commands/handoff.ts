@@ -102,7 +102,7 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
     return await withPaneLock(target.paneId, lockDir, async (): Promise<HandoffResult> => {
       // Turn numbers and artifacts are allocated under the registry's lock, so concurrent handoffs in
       // one task never take the same turn.
-      const { turn, artifact, meta } = await registry.update(async (d) => {
+      const { turn, artifact, meta, cwd } = await registry.update(async (d) => {
         const turn = await nextTurn(ctx.jaggersDir, task);
         const meta: HandoverMeta = {
           task,
@@ -121,14 +121,18 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
           if (d.tasks[task]?.agents[agent]?.terminalId !== target.terminalId) events.push({ type: 'task-agent', taskId: task, agent, terminalId: target.terminalId });
           events.push({ type: 'turn', taskId: task, agent, terminalId: target.terminalId, sessionId: meta.targetSession, turn, handoverFile: path.relative(ctx.projectRoot, artifact), direction: 'prompt' });
         }
-        return { events, result: { turn, artifact, meta } };
+        // The folder the agent runs in: where CLIs such as claude file its transcript.
+        const cwd = (target.terminalId && d.terminals[target.terminalId]?.cwd) || ctx.projectRoot;
+        return { events, result: { turn, artifact, meta, cwd } };
       });
 
       const nonce = makeNonce();
-      const pointer = fillTemplate([profile.delivery.pointer], { file: path.relative(ctx.projectRoot, artifact) || artifact, nonce })[0]!;
+      // The path as the agent sees it from its own folder.
+      const pointer = fillTemplate([profile.delivery.pointer], { file: path.relative(cwd, artifact) || artifact, nonce })[0]!;
       const turnsBefore = watcher.turns(target.paneId);
       const delivery = await deliverNow(client, watcher, { paneId: target.paneId, agent, profile }, pointer, {
         lockDir,
+        nonce,
         ...(o.timeoutS ? { readyTimeoutMs: o.timeoutS * 1000 } : {}),
       });
       const deliverMs = performance.now() - t0;
@@ -144,7 +148,7 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
 
       const timeoutMs = (o.timeoutS ?? 600) * 1000;
       const home = target.panePid ? await homeOfPid(target.panePid, os.homedir()) : os.homedir();
-      const replySource = { client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd: ctx.projectRoot };
+      const replySource = { client, paneId: target.paneId, profile, nonce, sessionId: meta.targetSession, home, cwd };
       await waitForTurn(watcher, target.paneId, turnsBefore, timeoutMs, agent, artifact, () => turnConfirmed(replySource));
       const replyStart = performance.now();
       const reply = await captureReply(replySource);
@@ -172,7 +176,11 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions): P
   }
 }
 
-/** Until the pane's turn is done and `confirmed` says it was our prompt's turn (not an old summary). */
+/**
+ * Until the pane's turn is done and `confirmed` says it was our prompt's turn (not an old summary).
+ * Asked again on every status change and new screen of the pane, and, while the pane is done but the
+ * answer is no (a transcript written a moment after the screen settled), after a growing pause.
+ */
 function waitForTurn(
   watcher: PaneWatcher,
   paneId: string,
@@ -184,29 +192,46 @@ function waitForTurn(
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let checking = false;
-    const check = () => {
-      const status = watcher.status(paneId);
-      if (status === 'done' && watcher.turns(paneId) > turnsBefore && !checking) {
-        checking = true;
-        void confirmed().then(
-          (yes) => {
-            checking = false;
-            if (yes) finish(null);
-          },
-          () => (checking = false),
-        );
+    let again = false;
+    let pause = 100;
+    let retry: NodeJS.Timeout | undefined;
+    let finished = false;
+    const check = (): void => {
+      if (finished) return;
+      if (checking) {
+        again = true;
         return;
       }
-      if (status === 'exited') finish(new JaggersError('E_PANE_GONE', `handoff: ${agent}'s pane died before replying; the handover file stays at ${artifact}`));
+      const status = watcher.status(paneId);
+      if (status === 'exited') return finish(new JaggersError('E_PANE_GONE', `handoff: ${agent}'s pane died before replying; the handover file stays at ${artifact}`));
+      if (status !== 'done' || watcher.turns(paneId) <= turnsBefore) return;
+      checking = true;
+      clearTimeout(retry);
+      void confirmed()
+        .catch(() => false)
+        .then((yes) => {
+          checking = false;
+          if (yes) return finish(null);
+          if (again) {
+            again = false;
+            return check();
+          }
+          retry = setTimeout(check, pause);
+          pause = Math.min(pause * 2, 2000);
+        });
     };
     const timer = setTimeout(
       () => finish(new JaggersError('E_TIMEOUT', `handoff: ${agent} did not finish its turn within ${timeoutMs / 1000} s (now ${watcher.status(paneId)}); the handover file stays at ${artifact}`)),
       timeoutMs,
     );
-    const off = watcher.onChange((c) => c.pane.paneId === paneId && check());
-    function finish(e: Error | null) {
+    const offChange = watcher.onChange((c) => c.pane.paneId === paneId && check());
+    const offScreen = watcher.onScreen((id) => id === paneId && check());
+    function finish(e: Error | null): void {
+      finished = true;
       clearTimeout(timer);
-      off();
+      clearTimeout(retry);
+      offChange();
+      offScreen();
       if (e) reject(e);
       else resolve();
     }

@@ -47,12 +47,13 @@ export async function headlessHandoff(ctx: Context, agent: string, payload: stri
     events.push({ type: 'turn', taskId: o.task, agent, terminalId: terminal.terminalId, sessionId, turn, handoverFile: path.relative(ctx.projectRoot, artifact), direction: 'prompt' });
     return { events, result: { turn, artifact, meta } };
   });
-  const pointer = sanitizeText(fillTemplate([profile.delivery.pointer], { file: path.relative(ctx.projectRoot, artifact), nonce: makeNonce() })[0]!);
+  const cwd = path.resolve(ctx.projectRoot, spec?.cwd ?? '.');
+  const pointer = sanitizeText(fillTemplate([profile.delivery.pointer], { file: path.relative(cwd, artifact), nonce: makeNonce() })[0]!);
   const args = [...profile.args, ...(spec?.args ?? []), ...fillTemplate(profile.session.headlessArgs, { sessionId, prompt: pointer })];
   const env: NodeJS.ProcessEnv = { ...ctx.env, ...profile.env, ...(spec?.env ?? {}), JAGGERS_TASK_ID: o.task, JAGGERS_AGENT: agent, JAGGERS_TERMINAL_ID: terminal.terminalId };
   env.PATH = `${binDir}${path.delimiter}${spec?.env.PATH ?? profile.env.PATH ?? ctx.env.PATH ?? ''}`;
   const r = await execa(profile.command, args, {
-    cwd: path.resolve(ctx.projectRoot, spec?.cwd ?? '.'), env, extendEnv: false, reject: false, stdin: 'ignore',
+    cwd, env, extendEnv: false, reject: false, stdin: 'ignore',
     timeout: (o.timeoutS ?? 600) * 1000,
   });
   if (r.exitCode !== 0) {

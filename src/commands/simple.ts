@@ -51,7 +51,10 @@ export async function capture(ctx: Context, agent: string, opts: { ansi?: boolea
   });
 }
 
-/** A basic send: paste the text as one bracketed paste, then Enter. Issue-4 delivery verifies it. */
+/**
+ * Type text as one bracketed paste, then Enter, without verifying it was taken: for slash commands and
+ * the like, which show no busy screen or echo. `handoff` is the verified path.
+ */
 export async function send(ctx: Context, agent: string, text: string): Promise<{ agent: string; pane: string; bytes: number }> {
   const clean = sanitizeText(text);
   return withControl(ctx, async (c) => {

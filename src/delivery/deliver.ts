@@ -2,12 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { deliveryMachine, type DeliveryResult } from '../../machines/delivery.machine.js';
-import { bottomLines } from '../detect/classify.js';
 import type { PaneWatcher } from '../detect/pane-watcher.js';
 import type { Profile } from '../profiles/schema.js';
 import { withLock } from '../sessions/lock.js';
 import { capturePane, loadBuffer, pasteBuffer, sendKeys } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
+import { inputAreaLines, promptEvidence, sightPrompt, type PromptSighting } from './evidence.js';
 import { sanitizeText } from './sanitize.js';
 
 export interface DeliveryTarget {
@@ -23,11 +23,17 @@ export interface DeliverOptions {
   retryAfterMs?: number;
   readyTimeoutMs?: number;
   verifyTimeoutMs?: number;
+  /**
+   * The nonce the text carries as `[jg:<nonce>]`: its echo above the input area proves the prompt
+   * was taken. Without one, the echo of the text's tail is looked for instead.
+   */
+  nonce?: string;
 }
 
 export type Delivered = DeliveryResult & { agent: string; paneId: string; bytes: number; ms: number };
 
 let bufferSeq = 0;
+
 // In this process, one queue per pane; across processes, a lock file per pane.
 const queues = new Map<string, Promise<unknown>>();
 
@@ -104,7 +110,11 @@ export async function deliverNow(
   const started = performance.now();
   const text = sanitizeText(rawText);
   const d = target.profile.delivery;
-  const tail = inputTail(text);
+  const mark = opts.nonce ? `[jg:${opts.nonce}]` : inputTail(text);
+  const inputLines = inputAreaLines(target.profile) || 6;
+  const sight = (screen: string) => sightPrompt(screen, mark, inputLines);
+  /** The pane before the paste: later screens must show one more echo of the prompt than this. */
+  let before: PromptSighting | null = null;
   const actor = createActor(
     deliveryMachine.provide({
       actors: {
@@ -112,6 +122,7 @@ export async function deliverNow(
         paste: fromPromise(async () => {
           const [mode] = await client.runOk(['display-message', '-p', '-t', target.paneId, '#{pane_in_mode}']);
           if (mode === '1') await sendKeys(client, target.paneId, ['-X', 'cancel']);
+          before = sight(await capturePane(client, target.paneId));
           const name = `jaggers-${target.paneId.slice(1)}-${process.pid}-${++bufferSeq}`;
           await loadBuffer(client, name, text);
           await pasteBuffer(client, name, target.paneId);
@@ -120,11 +131,7 @@ export async function deliverNow(
           await sendKeys(client, target.paneId, d.submitKeys);
           watcher.inputSent(target.paneId);
         }),
-        stillInInput: fromPromise(async () => {
-          if (!tail) return false;
-          const screen = await capturePane(client, target.paneId);
-          return bottomLines(screen, 6).some((l) => l.includes(tail));
-        }),
+        look: fromPromise(async () => promptEvidence(before!, sight(await capturePane(client, target.paneId)))),
       },
     }),
     {
@@ -133,20 +140,25 @@ export async function deliverNow(
         retryAfterMs: opts.retryAfterMs ?? 1500,
         verifyTimeoutMs: opts.verifyTimeoutMs ?? d.verifyTimeoutMs,
         maxSubmitRetries: d.maxSubmitRetries,
-        turnsBefore: watcher.turns(target.paneId),
       },
     },
   );
-  const off = watcher.onChange((c) => {
-    if (c.pane.paneId !== target.paneId) return;
+  const offStatus = watcher.onChange((c) => {
+    if (c.pane.paneId !== target.paneId || actor.getSnapshot().status !== 'active') return;
     if (c.status === 'exited') actor.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
-    else actor.send({ type: 'STATUS', status: c.status, turns: c.turns });
+    else actor.send({ type: 'STATUS', status: c.status });
+  });
+  // Visible screens only, before and after: a TUI that clears its screen to redraw leaves copies of its
+  // input box (with the typed text in it) in the scrollback, which would count as echoes.
+  const offScreen = watcher.onScreen((paneId, screen) => {
+    if (paneId === target.paneId && before && actor.getSnapshot().status === 'active') actor.send({ type: 'SCREEN', evidence: promptEvidence(before, sight(screen)) });
   });
   actor.start();
   try {
     const result = await toPromise(actor);
     return { ...result, agent: target.agent, paneId: target.paneId, bytes: Buffer.byteLength(text), ms: performance.now() - started };
   } finally {
-    off();
+    offStatus();
+    offScreen();
   }
 }

@@ -64,6 +64,7 @@ export class PaneWatcher {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(c: StatusChange) => void>();
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
+  private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
   private readonly offs: (() => void)[] = [];
   private readonly folders = new Map<string, FolderWatch>();
   /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
@@ -101,6 +102,12 @@ export class PaneWatcher {
   onSession(l: (pane: WatchedPane, sessionId: string) => void): () => void {
     this.sessionListeners.add(l);
     return () => this.sessionListeners.delete(l);
+  }
+
+  /** Every new (changed) screen of a watched pane, as captured for classification. */
+  onScreen(l: (paneId: string, screen: string) => void): () => void {
+    this.screenListeners.add(l);
+    return () => this.screenListeners.delete(l);
   }
 
   watch(pane: WatchedPane): void {
@@ -204,6 +211,7 @@ export class PaneWatcher {
         e.lastScreenClass = classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules });
         e.lastFileStatus = file?.status ?? null;
         this.decide(e, at, file);
+        for (const l of this.screenListeners) l(e.pane.paneId, screen);
       } while (e.dirty);
     } finally {
       e.inFlight = false;

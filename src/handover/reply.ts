@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bottomLines } from '../detect/classify.js';
+import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
+import { classify } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
@@ -52,28 +53,32 @@ export async function replyFromTranscript(
 }
 
 /**
- * The reply as the screen shows it: the lines after the prompt's echo (found by its nonce), up to
- * the input area at the bottom (the lines the idle rule looks at).
+ * The reply as the screen shows it: the lines after the prompt's echo (found by its nonce), up to the
+ * input area at the bottom (the lines the idle rule looks at) and without the screen furniture just
+ * above it (the profile's `chrome`: hints, rules, a turn summary). The CLI's reply marker (`✦`, `●`,
+ * `•`) is taken off the start of each reply block, and the blocks' indentation with it.
  */
 export function replyFromScreen(screen: string, nonce: string, profile: Profile): string {
-  const lines = screen.split('\n').map((l) => l.trimEnd());
-  let start = -1;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (lines[i]!.includes(`[jg:${nonce}]`)) {
-      start = i + 1;
-      break;
-    }
-  }
-  const idleRegion = Math.max(0, ...profile.detect.rules.filter((r) => r.status === 'idle').map((r) => r.lines));
-  const bottom = new Set(bottomLines(screen, idleRegion));
-  let body = lines.slice(Math.max(0, start));
-  while (body.length && (body.at(-1)!.trim() === '' || bottom.has(body.at(-1)!))) body = body.slice(0, -1);
-  if (profile.detect.replyMarker) {
-    const re = new RegExp(profile.detect.replyMarker, 'u');
-    const first = body.findIndex((l) => re.test(l));
-    if (first >= 0) body = body.slice(first);
-  }
+  const { above } = splitAtInputArea(screen, inputAreaLines(profile));
+  const start = above.findLastIndex((l) => l.includes(`[jg:${nonce}]`)) + 1;
+  let body = above.slice(start);
+  const chrome = profile.detect.chrome ? new RegExp(profile.detect.chrome, 'u') : null;
+  while (body.length && (body.at(-1)!.trim() === '' || chrome?.test(body.at(-1)!))) body = body.slice(0, -1);
+  if (profile.detect.replyMarker) body = unmark(body, new RegExp(profile.detect.replyMarker, 'u'));
   return body.join('\n').trim();
+}
+
+/** From the first line the marker starts on: the marker off each block's first line, the blocks' indent off the rest. */
+function unmark(lines: string[], marker: RegExp): string[] {
+  const first = lines.findIndex((l) => marker.test(l));
+  if (first < 0) return lines;
+  const width = marker.exec(lines[first]!)![0].length;
+  const indent = ' '.repeat(width);
+  return lines.slice(first).map((l) => {
+    const m = marker.exec(l);
+    if (m && m.index === 0 && m[0].length === width) return l.slice(width);
+    return l.startsWith(indent) ? l.slice(width) : l.trimStart();
+  });
 }
 
 export async function captureReply(src: ReplySource): Promise<{ text: string; from: 'transcript' | 'screen' }> {
@@ -88,14 +93,27 @@ export async function captureReply(src: ReplySource): Promise<{ text: string; fr
 
 /**
  * Whether the turn that carried `nonce` has really finished: its reply is in the CLI's transcript, or
- * (screen only) the prompt's echo is on screen above the input area. A `done` seen before that is a
- * previous turn's summary still on screen.
+ * (screen only) `screenShowsTurnEnd`. A `done` seen before that is a previous turn's summary still on
+ * screen (after a resume, say) while the prompt has only just gone in.
  */
 export async function turnConfirmed(src: ReplySource): Promise<boolean> {
   const kind = src.profile.session.transcript;
   if (kind && src.sessionId) return (await replyFromTranscript(kind, src.home, src.cwd, src.sessionId, src.nonce)) !== null;
-  const screen = await capturePane(src.client, src.paneId, { history: 3000 });
-  const tag = `[jg:${src.nonce}]`;
-  const idleRegion = Math.max(0, ...src.profile.detect.rules.filter((r) => r.status === 'idle').map((r) => r.lines));
-  return screen.includes(tag) && !bottomLines(screen, idleRegion).some((l) => l.includes(tag));
+  return screenShowsTurnEnd(await capturePane(src.client, src.paneId, { history: 3000 }), src.nonce, src.profile);
+}
+
+/**
+ * The prompt's echo is above the input area, nothing after it is busy or asking, and where the CLI
+ * marks a finished turn (a `done` rule, e.g. `Worked for 3s`) that mark comes after the echo.
+ */
+export function screenShowsTurnEnd(screen: string, nonce: string, profile: Profile): boolean {
+  const { above, input } = splitAtInputArea(screen, inputAreaLines(profile));
+  const echo = above.findLastIndex((l) => l.includes(`[jg:${nonce}]`));
+  if (echo < 0) return false;
+  const after = [...above.slice(echo + 1), ...input];
+  const rules = profile.detect.rules.filter((r) => r.region !== 'raw');
+  const status = classify({ screen: after.join('\n'), raw: '', rules }).status;
+  if (status === 'busy' || status === 'waiting_input') return false;
+  const doneRules = rules.filter((r) => r.status === 'done');
+  return doneRules.length === 0 || doneRules.some((r) => after.some((l) => new RegExp(r.pattern, 'u').test(l)));
 }

@@ -40,6 +40,11 @@ export const DetectSchema = z.strictObject({
   doneNeedsEvidence: z.boolean().default(false),
   /** Lines that start a reply on screen (e.g. `✦` or `⏺`), for reply capture from the screen. */
   replyMarker: regex.optional(),
+  /**
+   * Lines that are the CLI's own screen furniture (a hint line, a rule, a turn summary) and never end
+   * a reply: trimmed off the end of a reply read from the screen.
+   */
+  chrome: regex.optional(),
 });
 
 export const SessionSchema = z.strictObject({

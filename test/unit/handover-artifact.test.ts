@@ -38,6 +38,6 @@ describe('handover artifacts', () => {
   it('takes a reply from the screen after the prompt echo, without the input area', () => {
     const profile = ProfileSchema.parse({ name: 'p', command: 'c', detect: { replyMarker: '^✦ ', rules: [{ name: 'box', status: 'idle', pattern: '^> ', lines: 2 }] } });
     const screen = ['old stuff', '> Read x.md and do what it asks. [jg:ab12]', '✦ the answer', '  second line', '', '> ', '? for shortcuts'].join('\n');
-    expect(replyFromScreen(screen, 'ab12', profile)).toBe('✦ the answer\n  second line');
+    expect(replyFromScreen(screen, 'ab12', profile)).toBe('the answer\nsecond line');
   });
 });

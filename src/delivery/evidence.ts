@@ -1,0 +1,42 @@
+import type { Profile } from '../profiles/schema.js';
+
+/** How many non-blank lines at the bottom of the screen are the CLI's input area (its idle rules' reach). */
+export function inputAreaLines(profile: Profile): number {
+  return Math.max(0, ...profile.detect.rules.filter((r) => r.status === 'idle').map((r) => r.lines));
+}
+
+/** The screen cut in two: what is above the input area, and the input area (its last `n` non-blank lines). */
+export function splitAtInputArea(screen: string, n: number): { above: string[]; input: string[] } {
+  const lines = screen.split('\n').map((l) => l.trimEnd());
+  let cut = lines.length;
+  for (let seen = 0; cut > 0 && seen < n; ) {
+    cut--;
+    if (lines[cut]!.trim() !== '') seen++;
+  }
+  return { above: lines.slice(0, cut), input: lines.slice(cut) };
+}
+
+/** Where a prompt's mark (its nonce tag, or its tail) shows: how many times above the input area, and whether in it. */
+export interface PromptSighting {
+  echoes: number;
+  inInput: boolean;
+}
+
+export function sightPrompt(screen: string, mark: string, inputLines: number): PromptSighting {
+  if (!mark) return { echoes: 0, inInput: false };
+  const { above, input } = splitAtInputArea(screen, inputLines);
+  return { echoes: above.filter((l) => l.includes(mark)).length, inInput: input.some((l) => l.includes(mark)) };
+}
+
+/**
+ * What a screen says about a prompt after its submit key: `taken` when it shows one more echo of the
+ * prompt's mark above the input area than before the paste, `in-input` when the text still sits in
+ * the input box (so it was certainly not submitted), else `unknown`.
+ */
+export type PromptEvidence = 'taken' | 'in-input' | 'unknown';
+
+export function promptEvidence(before: PromptSighting, now: PromptSighting): PromptEvidence {
+  if (now.echoes > before.echoes) return 'taken';
+  if (now.inInput) return 'in-input';
+  return 'unknown';
+}

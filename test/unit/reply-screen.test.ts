@@ -1,0 +1,90 @@
+// Reading a reply and a finished turn off captured screens of the real CLIs (and the fake agent), and
+// judging whether a typed prompt was taken: pure functions over screen text.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inputAreaLines, promptEvidence, sightPrompt, splitAtInputArea } from '../../src/delivery/evidence.js';
+import { replyFromScreen, screenShowsTurnEnd } from '../../src/handover/reply.js';
+import { parseProfile } from '../../src/profiles/load.js';
+import { builtinProfilesDir } from '../../src/package-root.js';
+
+const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'screens', `${name}.txt`), 'utf8');
+const load = (name: string) => parseProfile(JSON.parse(readFileSync(path.join(builtinProfilesDir, `${name}.json`), 'utf8')), `${name}.json`);
+const FOXES = 'Foxes are small omnivores of the dog family. They hunt alone at dusk and dawn, and they cache food for later.';
+/** The fixture's prompt as jaggers would have typed it, with a nonce tag. */
+const tagged = (screen: string, prompt: string) => screen.replace(prompt, `${prompt} [jg:fx01]`);
+
+describe('replies read off the screen', () => {
+  it.each([
+    ['gemini', 'gemini-0.61.0-done'],
+    ['qwen', 'qwen-0.15.10-done'],
+    ['claude', 'claude-2.1.197-done'],
+  ])('%s: only the answer, without marker, hint line, rules or turn summary', (profile, file) => {
+    const screen = tagged(fixture(file), 'Tell me about foxes');
+    expect(replyFromScreen(screen, 'fx01', load(profile))).toBe(FOXES);
+  });
+
+  it('the fake agent: a multi-line reply loses its marker and its indent, keeps its lines', () => {
+    const screen = tagged(fixture('fake-agent-1.0.0-done'), 'first prompt');
+    const reply = replyFromScreen(screen, 'fx01', load('demo')).split('\n');
+    expect(reply[0]).toMatch(/^turn 1 of session 1c18870f$/);
+    expect(reply[1]).toBe('You said: first prompt');
+    expect(reply).toHaveLength(3);
+  });
+
+  it('keeps lines in the middle of a reply that look like chrome, and a second block\'s text', () => {
+    const profile = load('gemini');
+    const screen = tagged(fixture('gemini-0.61.0-done'), 'Tell me about foxes').replace(`✦ ${FOXES}`, '✦ one\n  ──────\n  ? for shortcuts\n  two');
+    expect(replyFromScreen(screen, 'fx01', profile)).toBe('one\n──────\n? for shortcuts\ntwo');
+  });
+});
+
+describe('a finished turn is confirmed only below its own prompt', () => {
+  it('gemini: the echo above the input area and nothing busy after it', () => {
+    const profile = load('gemini');
+    expect(screenShowsTurnEnd(tagged(fixture('gemini-0.61.0-done'), 'Tell me about foxes'), 'fx01', profile)).toBe(true);
+    expect(screenShowsTurnEnd(tagged(fixture('gemini-0.61.0-busy'), 'Tell me about foxes'), 'fx01', profile)).toBe(false);
+    expect(screenShowsTurnEnd(fixture('gemini-0.61.0-done'), 'fx01', profile), 'no echo of this nonce').toBe(false);
+  });
+
+  it('claude: an old turn summary above the new prompt does not count; one after it does', () => {
+    const profile = load('claude');
+    const done = fixture('claude-2.1.197-done');
+    expect(screenShowsTurnEnd(tagged(done, 'Tell me about foxes'), 'fx01', profile)).toBe(true);
+    // After a resume: the old turn and its summary, then the new prompt's echo with nothing after it yet.
+    const [head, input] = [done.slice(0, done.lastIndexOf('\n\n────')), done.slice(done.lastIndexOf('\n\n────'))];
+    const justTyped = `${head}\n\n❯ Read next.md [jg:fx02]${input}`;
+    expect(screenShowsTurnEnd(justTyped, 'fx02', profile)).toBe(false);
+  });
+});
+
+describe('was the prompt taken', () => {
+  const profile = load('gemini');
+  const n = inputAreaLines(profile);
+  const idle = fixture('gemini-0.61.0-idle');
+  const typed = idle.replace('>   Type your message or @path/to/file', '> Read a.md and do what it asks. [jg:ab12]');
+
+  it('splits the screen above the input area', () => {
+    const { input } = splitAtInputArea(typed, n);
+    expect(input.filter((l) => l.trim() !== '')).toHaveLength(n);
+    expect(input.some((l) => l.includes('[jg:ab12]'))).toBe(true);
+  });
+
+  it('in the input box: not taken; echoed above it: taken; neither: unknown', () => {
+    const before = sightPrompt(idle, '[jg:ab12]', n);
+    expect(before).toEqual({ echoes: 0, inInput: false });
+    expect(promptEvidence(before, sightPrompt(typed, '[jg:ab12]', n))).toBe('in-input');
+    const echoed = tagged(fixture('gemini-0.61.0-busy'), 'Tell me about foxes').replace('[jg:fx01]', '[jg:ab12]');
+    expect(promptEvidence(before, sightPrompt(echoed, '[jg:ab12]', n))).toBe('taken');
+    expect(promptEvidence(before, sightPrompt(idle, '[jg:ab12]', n))).toBe('unknown');
+  });
+
+  it('without a nonce, an older echo of the same text is not proof: one more echo is', () => {
+    const once = tagged(fixture('gemini-0.61.0-done'), 'Tell me about foxes');
+    const before = sightPrompt(once, 'about foxes [jg:fx01]', n);
+    expect(before.echoes).toBe(1);
+    expect(promptEvidence(before, sightPrompt(once, 'about foxes [jg:fx01]', n))).toBe('unknown');
+    const twice = once.replace('> Tell me about foxes [jg:fx01]', '> Tell me about foxes [jg:fx01]\n> Tell me about foxes [jg:fx01]');
+    expect(promptEvidence(before, sightPrompt(twice, 'about foxes [jg:fx01]', n))).toBe('taken');
+  });
+});
