@@ -153,7 +153,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         await t.rig.tmux(['send-keys', '-t', pane.paneId, 'Enter']);
         await t.waitForStatus(cli, (s) => s.state === 'done' && s.turns > waiting.turns, { what: 'done after the approval' });
         await t.rig.waitForScreen(pane.paneId, /stub: the command ran/);
-        expect(existsSync(path.join(t.rig.root, `approved-${cli}.txt`))).toBe(true);
+        expect(existsSync(path.join(t.cwds[cli], `approved-${cli}.txt`))).toBe(true);
         expect(t.turnsOf(cli).some((r) => r.hasToolResult)).toBe(true);
       }, STEP_MS);
 
@@ -170,7 +170,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           // Pre-generated and passed with --session-id: the first handover file names it as the target.
           expect(parseArtifact(readFileSync(firstHandoff.get(cli)!.artifact, 'utf8')).meta.target_session).toBe(id);
         }
-        const file = sessionFile(cli, home, t.rig.root, id);
+        const file = sessionFile(cli, home, t.cwds[cli], id);
         expect(file, `${cli}'s own session file for ${id}`).toBeDefined();
         if (cli === 'gemini') expect(firstJsonLine(file!).sessionId).toBe(id);
         expect(readFileSync(file!, 'utf8')).toContain(firstHandoff.get(cli)!.pointer);
@@ -209,7 +209,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         expect(req.userTexts).toEqual(expect.arrayContaining([firstHandoff.get(cli)!.pointer, res.pointer]));
         expect(req.assistantTexts.join('\n')).toContain(`answer: ${secretOf(cli)}`);
         // And the CLI wrote the new turn into the same session file.
-        const file = sessionFile(cli, t.homes[cli]!, t.rig.root, id!);
+        const file = sessionFile(cli, t.homes[cli]!, t.cwds[cli], id!);
         expect(file, `${cli}'s session file for ${id}`).toBeDefined();
         expect(readFileSync(file!, 'utf8')).toContain(res.pointer);
       }, STEP_MS);

@@ -37,9 +37,11 @@ export const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 
  * The default script, slowed down, except that a handover file asking for something that
  * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer.
  */
-export function teamScript(cwd: string): (req: RecordedRequest) => Reply {
+export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
   return (req) => {
-    const file = req.hasToolResult ? undefined : namedFile(req.lastUserText ?? '', cwd);
+    // The pointer's path is relative to the agent's own folder: the folder it names a file in.
+    const cwd = req.hasToolResult ? undefined : cwds.find((dir) => namedFile(req.lastUserText ?? '', dir) !== undefined);
+    const file = cwd === undefined ? undefined : namedFile(req.lastUserText ?? '', cwd);
     if (file !== undefined && readFileSync(file, 'utf8').includes('needs-approval')) {
       return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
     }
@@ -53,6 +55,8 @@ export interface Team {
   clis: CliName[];
   /** Each CLI's throwaway HOME. */
   homes: Partial<Record<CliName, string>>;
+  /** The folder each CLI runs in. */
+  cwds: Record<CliName, string>;
   /** Runs `jaggers <args>` in this process against the team's project and tmux server. */
   jg(args: string[]): Promise<RunResult>;
   /** Runs a `--json` command that must succeed and parses its output. */
@@ -93,15 +97,19 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
   let stub: StubServer | undefined;
   let control: ControlClient | undefined;
   try {
-    stub = await startStubServer({ cwd: rig.root, script: teamScript(rig.root) });
+    // claude runs in a folder of its own (its transcript is filed under that folder's name, and the
+    // pointer's path must be relative to it); the others in the project root.
+    const cwds = Object.fromEntries(clis.map((cli) => [cli, cli === 'claude' ? path.join(rig.root, 'agents', cli) : rig.root])) as Record<CliName, string>;
+    stub = await startStubServer({ cwd: rig.root, script: teamScript([...new Set(Object.values(cwds))]) });
     const cliRoot = path.join(path.dirname(rig.root), 'clis');
     await mkdir(cliRoot, { recursive: true });
     const homes: Partial<Record<CliName, string>> = {};
-    const agents = clis.map((cli) => {
-      const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: rig.root });
+    const agents = await Promise.all(clis.map(async (cli) => {
+      await mkdir(cwds[cli], { recursive: true });
+      const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli] });
       homes[cli] = home;
-      return { name: cli, profile: cli, env: { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` } };
-    });
+      return { name: cli, profile: cli, cwd: path.relative(rig.root, cwds[cli]) || '.', env: { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` } };
+    }));
     await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ agents }, null, 2)}\n`);
 
     // The tmux server inherits the environment of the command that starts it, and every pane gets
@@ -225,6 +233,7 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
       stub,
       clis,
       homes,
+      cwds,
       jg,
       jgJson,
       pane,

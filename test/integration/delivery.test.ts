@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handoff } from '../../src/commands/handoff.js';
@@ -36,8 +36,10 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
         ...['a1', 'a2', 'a3', 'a4', 'a5'].map((name) => ({ name, profile: 'fake' })),
         { name: 'picky', profile: 'picky' },
         { name: 'slow', profile: 'slowpaste' },
+        { name: 'deep', profile: 'fake', cwd: 'sub/dir' },
       ],
     });
+    await mkdir(path.join(rig.root, 'sub', 'dir'), { recursive: true });
     expect((await rig.run(['up'])).code).toBe(0);
   });
   afterEach(async () => rig.cleanup());
@@ -148,6 +150,14 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
     expect(r.reply!.text).toContain(`(${onDisk.length} bytes, sha256:${sha(onDisk)})`);
     expect(r.reply!.from).toBe('transcript');
     expect(parseArtifact(onDisk.toString('utf8')).meta).toMatchObject({ turn: 1, source_agent: 'a1', target_agent: 'a3', workflow: 'handoff' });
+  });
+
+  it('an agent in a folder of its own gets the handover path as seen from there', async () => {
+    const ctx = await resolveContext({}, rig.env, rig.root);
+    const r = await handoff(ctx, 'deep', { message: 'from the project root to sub/dir', wait: true });
+    expect(r.pointer).toMatch(/^Read \.\.\/\.\.\/\.jaggers\/handover\/turn_1_\w+\.md /);
+    const onDisk = await readFile(r.artifact);
+    expect(r.reply!.text).toContain(`(${onDisk.length} bytes, sha256:${sha(onDisk)})`);
   });
 
   it('a pane that dies mid-delivery gives a clear error and keeps the artifact', async () => {
