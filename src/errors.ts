@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'E_TMUX_TOO_OLD'
   | 'E_TMUX_COMMAND'
   | 'E_TMUX_EXITED'
+  | 'E_TMUX_TIMEOUT'
   | 'E_PROJECT_INVALID'
   | 'E_PROJECT_MISSING'
   | 'E_PROFILE_INVALID'

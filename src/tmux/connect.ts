@@ -4,6 +4,8 @@ import { describeSocket, type TmuxServer } from './server.js';
 import { localTransport } from './transport.js';
 import { hasSession } from './one-shot.js';
 
+const ATTACH_TIMEOUT_MS = 30_000;
+
 export interface CreateSession {
   windowName: string;
   command: readonly string[];
@@ -17,7 +19,7 @@ export interface CreateSession {
  * Open the control connection to a session, creating the session (and the server) when `create` is
  * given. Resolves once tmux answered a first command, so a missing session is an error here.
  */
-export async function openControl(server: TmuxServer, session: string, create?: CreateSession): Promise<ControlClient> {
+export async function openControl(server: TmuxServer, session: string, create?: CreateSession, attachFlags?: string): Promise<ControlClient> {
   const args = create
     ? [
         'new-session', '-A', '-s', session, '-n', create.windowName,
@@ -25,12 +27,16 @@ export async function openControl(server: TmuxServer, session: string, create?: 
         ...Object.entries(create.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
         '--', ...create.command,
       ]
-    : ['attach-session', '-t', `=${session}`];
+    : ['attach-session', ...(attachFlags ? ['-f', attachFlags] : []), '-t', `=${session}`];
   const client = new ControlClient(localTransport(server, args));
   try {
     // A command sent before tmux attached this client runs for another client (seen: a `refresh-client
     // -f no-output` silenced a different connection), so wait for the attach before the first one.
-    await Promise.race([client.attached, new Promise<void>((resolve) => client.onExit(() => resolve()))]);
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new JaggersError('E_TMUX_TIMEOUT', `tmux ${describeSocket(server)} did not attach a control client to ${session} within ${ATTACH_TIMEOUT_MS} ms`)), ATTACH_TIMEOUT_MS);
+    });
+    await Promise.race([client.attached, new Promise<void>((resolve) => client.onExit(() => resolve())), slow]).finally(() => clearTimeout(timer));
     await client.runOk(['display-message', '-p', '#{session_name}']);
   } catch (e) {
     await client.close().catch(() => {});
@@ -46,11 +52,11 @@ export async function openControl(server: TmuxServer, session: string, create?: 
 }
 
 /**
- * A second connection for commands only: `refresh-client -f no-output` stops pane output to it, so
- * its replies never wait behind the backlog of every pane's %output (tmux >= 3.2).
+ * A second connection for commands only, attached with the `no-output` flag so its replies never wait
+ * behind the backlog of every pane's %output (tmux >= 3.2). The flag is given at attach, not set later
+ * with `refresh-client -f no-output`: on tmux 3.3a that command's own reply was lost when pane output
+ * was queued for the client at that moment (seen under load: the command never answered).
  */
 export async function openCommandControl(server: TmuxServer, session: string): Promise<ControlClient> {
-  const c = await openControl(server, session);
-  await c.runOk(['refresh-client', '-f', 'no-output']);
-  return c;
+  return openControl(server, session, undefined, 'no-output');
 }

@@ -16,6 +16,9 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/** How long a command may go unanswered before its caller gets an error instead of a hang. */
+export const COMMAND_TIMEOUT_MS = 60_000;
+
 /**
  * One long-lived control-mode connection. Commands are written as lines; tmux answers each with one
  * %begin/%end (or %error) block in the order they were sent, so a FIFO matches replies to commands.
@@ -32,7 +35,10 @@ export class ControlClient {
   readonly attached: Promise<void>;
   commandsSent = 0;
 
-  constructor(private readonly transport: Transport) {
+  constructor(
+    private readonly transport: Transport,
+    private readonly commandTimeoutMs = COMMAND_TIMEOUT_MS,
+  ) {
     this.attached = new Promise((resolve) => (this.attachedResolve = resolve));
     transport.onData((chunk) => {
       for (const ev of this.parser.feed(chunk)) {
@@ -90,7 +96,16 @@ export class ControlClient {
       return Promise.reject(new JaggersError('E_TMUX_EXITED', `tmux connection closed: ${this.closed.reason}`));
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ command: line, resolve, reject });
+      // A reply that never comes fails its caller; the entry stays queued, so that a late reply is
+      // still matched to it and not to the next command.
+      const timer = setTimeout(() => {
+        reject(new JaggersError('E_TMUX_TIMEOUT', `tmux did not answer \`${line.slice(0, 120)}\` within ${this.commandTimeoutMs} ms`));
+      }, this.commandTimeoutMs);
+      const settle = <T>(fn: (v: T) => void) => (v: T) => {
+        clearTimeout(timer);
+        fn(v);
+      };
+      this.pending.push({ command: line, resolve: settle(resolve), reject: settle(reject) });
       this.commandsSent++;
       this.transport.write(`${line}\n`);
     });

@@ -95,7 +95,8 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
   const bins = Object.fromEntries(clis.map((cli) => [cli, cliBinary(cli)])) as Record<CliName, string>;
   const rig = await Rig.create();
   let stub: StubServer | undefined;
-  let control: ControlClient | undefined;
+  /** One shared connection, made once even when several callers ask for it at the same time. */
+  let control: Promise<ControlClient> | undefined;
   try {
     // claude runs in a folder of its own (its transcript is filed under that folder's name, and the
     // pointer's path must be relative to it); the others in the project root.
@@ -132,20 +133,19 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
 
     // Every state the supervisor published, as tmux reported it (sampled once a second), for failure messages.
     const timeline: { at: number; window: string; state: string }[] = [];
-    const connect = async (): Promise<ControlClient> => {
-      if (control) return control;
-      const c = await rig.control();
-      const self = await attachedName(c);
-      c.onNotification((name, args) => {
-        if (name !== 'subscription-changed' || args[0] !== 'e2e-timeline') return;
-        const window = args.find((a) => a.startsWith('@')) ?? '?';
-        timeline.push({ at: Date.now(), window, state: args.slice(args.indexOf(':') + 1).join(' ') });
-      });
-      await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-timeline:@*:#{@jaggers_state}']);
-      await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-state:@*:#{@jaggers_state}/#{@jaggers_why}']);
-      control = c;
-      return c;
-    };
+    const connect = (): Promise<ControlClient> =>
+      (control ??= (async () => {
+        const c = await rig.control();
+        const self = await attachedName(c);
+        c.onNotification((name, args) => {
+          if (name !== 'subscription-changed' || args[0] !== 'e2e-timeline') return;
+          const window = args.find((a) => a.startsWith('@')) ?? '?';
+          timeline.push({ at: Date.now(), window, state: args.slice(args.indexOf(':') + 1).join(' ') });
+        });
+        await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-timeline:@*:#{@jaggers_state}']);
+        await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-state:@*:#{@jaggers_state}/#{@jaggers_why}']);
+        return c;
+      })());
 
     const pane = async (agent: string): Promise<PaneInfo> => {
       const c = await connect();
@@ -157,7 +157,7 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
     const waitForStatus: Team['waitForStatus'] = async (agent, ok, opts = {}) => {
       const { timeoutMs = 60_000, what = 'the wanted state' } = opts;
       const p = await pane(agent);
-      const c = control!;
+      const c = await connect();
       let last: PublishedStatus | null = null;
       const published = await new Promise<PublishedStatus>((resolve, reject) => {
         let running = false;
