@@ -203,6 +203,7 @@ export class PaneWatcher {
         } catch {
           return; // the pane is gone: the death notification says so
         }
+        if (this.entries.get(e.pane.paneId) !== e) return; // unwatched meanwhile
         const at = this.now();
         const file = await this.readFile(e);
         // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
@@ -252,6 +253,9 @@ export class PaneWatcher {
 
   private watchStateFile(e: Entry, file: string): void {
     this.unwatchStateFile(e);
+    // A reading still in flight when the pane was unwatched (or the watcher stopped) must not leave an
+    // inotify watch behind that nothing closes (it would keep the process alive).
+    if (this.entries.get(e.pane.paneId) !== e) return;
     const dir = path.dirname(file);
     let folder = this.folders.get(dir);
     if (!folder) {
