@@ -50,7 +50,7 @@ export const deliveryMachine = setup({
     waitReady: fromPromise<void>(async () => {}),
     paste: fromPromise<void>(async () => {}),
     submit: fromPromise<void>(async () => {}),
-    /** A fresh look at the pane (with its scrollback), judged against the one before the paste. */
+    /** A fresh look at the pane (its visible screen), judged against the one before the paste. */
     look: fromPromise<Evidence>(async () => 'unknown'),
   },
   guards: {
