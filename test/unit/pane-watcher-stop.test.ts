@@ -13,7 +13,7 @@ import type { Transport } from '../../src/tmux/transport.js';
 
 const watches = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
 
-let cleanup: (() => void)[] = [];
+const cleanup: (() => void)[] = [];
 afterEach(() => {
   for (const f of cleanup.splice(0)) f();
 });
