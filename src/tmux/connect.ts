@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JaggersError } from '../errors.js';
 import { ControlClient } from './control-client.js';
 import { describeSocket, type TmuxServer } from './server.js';
@@ -28,6 +29,29 @@ export async function openControl(server: TmuxServer, session: string, create?: 
         '--', ...create.command,
       ]
     : ['attach-session', ...(attachFlags ? ['-f', attachFlags] : []), '-t', `=${session}`];
+  // Right after `kill-server` the old server may still hold its socket: a client that starts then is
+  // dropped with it ("server exited unexpectedly"), while the next one starts a fresh server.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connectOnce(server, session, args);
+    } catch (e) {
+      const dropped = e instanceof JaggersError && e.code === 'E_TMUX_EXITED';
+      if (!create || !dropped || attempt >= 4) {
+        if (!create && !(await hasSession(server, session))) {
+          throw new JaggersError(
+            'E_SESSION_MISSING',
+            `no jaggers session ${JSON.stringify(session)} on tmux socket ${describeSocket(server)}: run \`jaggers up\` first`,
+          );
+        }
+        throw e;
+      }
+      await sleep(50 * 2 ** attempt);
+    }
+  }
+}
+
+/** One control client: resolves once tmux attached it and answered a first command. */
+async function connectOnce(server: TmuxServer, session: string, args: string[]): Promise<ControlClient> {
   const client = new ControlClient(localTransport(server, args));
   try {
     // A command sent before tmux attached this client runs for another client (seen: a `refresh-client
@@ -38,17 +62,11 @@ export async function openControl(server: TmuxServer, session: string, create?: 
     });
     await Promise.race([client.attached, new Promise<void>((resolve) => client.onExit(() => resolve())), slow]).finally(() => clearTimeout(timer));
     await client.runOk(['display-message', '-p', '#{session_name}']);
+    return client;
   } catch (e) {
     await client.close().catch(() => {});
-    if (!create && !(await hasSession(server, session))) {
-      throw new JaggersError(
-        'E_SESSION_MISSING',
-        `no jaggers session ${JSON.stringify(session)} on tmux socket ${describeSocket(server)}: run \`jaggers up\` first`,
-      );
-    }
     throw e;
   }
-  return client;
 }
 
 /**

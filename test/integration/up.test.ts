@@ -53,7 +53,8 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     expect(first).toHaveLength(2);
 
     await rig.tmux(['kill-server']);
-    expect((await rig.run(['up'])).code).toBe(0);
+    const restarted = await rig.run(['up']);
+    expect(restarted.code, restarted.stderr).toBe(0);
     const third = JSON.parse((await rig.run(['ls', '--json'])).stdout);
     expect(third.map((a: { agent: string; terminalId: string }) => [a.agent, a.terminalId])).toEqual(
       first.map((a: { agent: string; terminalId: string }) => [a.agent, a.terminalId]),
