@@ -16,7 +16,7 @@ import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 import { CLI_NAMES, CLIS, isCliInstalled, type CliName } from './clis.js';
 import { codexSessionIds, firstJsonLine, sessionFile } from './session-files.js';
-import { createTeam, type Team } from './team.js';
+import { createTeam, MULTI_LINE_REPLY, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 // JAGGERS_E2E_CLIS=claude,codex narrows the team (to look into one CLI).
@@ -136,6 +136,15 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         expect(reply, 'the handoff step captured a reply').toBeTruthy();
         expect(reply!.text.trim()).toBe(`answer: ${secretOf(cli)}`);
       });
+
+      it('a reply of several paragraphs arrives as those paragraphs, line for line', async () => {
+        const res = await handoff(cli, ['--message', 'Answer in three paragraphs.']);
+        const paragraphs = res.reply!.text.split('\n').map((l) => l.trim()).filter(Boolean);
+        // Markdown renderers may drop the backticks around `code`; everything else must be there.
+        expect(paragraphs.map((l) => l.replace(/`/g, '')), `${cli}'s reply ${JSON.stringify(res.reply)}`).toEqual(
+          MULTI_LINE_REPLY.split('\n\n').map((l) => l.replace(/`/g, '')),
+        );
+      }, STEP_MS);
 
       it('a tool call that needs approval: jaggers reports waiting_input, then done once approved', async () => {
         const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);

@@ -33,18 +33,22 @@ const cliOfApi = (api: StubApi): string => Object.entries(API_OF).find(([, a]) =
  */
 export const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 6, delayMs: 400 } : r);
 
+/** The stub's answer to a handover file that asks for `three paragraphs`. */
+export const MULTI_LINE_REPLY = 'First paragraph of the answer.\n\nSecond paragraph, with `code` in it.\n\nThird and last paragraph.';
+
 /**
  * The default script, slowed down, except that a handover file asking for something that
- * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer.
+ * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer, and one
+ * asking for `three paragraphs` gets `MULTI_LINE_REPLY`.
  */
 export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
   return (req) => {
     // The pointer's path is relative to the agent's own folder: the folder it names a file in.
     const cwd = req.hasToolResult ? undefined : cwds.find((dir) => namedFile(req.lastUserText ?? '', dir) !== undefined);
     const file = cwd === undefined ? undefined : namedFile(req.lastUserText ?? '', cwd);
-    if (file !== undefined && readFileSync(file, 'utf8').includes('needs-approval')) {
-      return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
-    }
+    const asked = file === undefined ? '' : readFileSync(file, 'utf8');
+    if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
+    if (asked.includes('three paragraphs')) return slowly({ kind: 'text', text: MULTI_LINE_REPLY });
     return slowly(defaultScript(req, cwd));
   };
 }
