@@ -22,6 +22,10 @@ export interface TerminalContext {
   turnOpen: boolean;
   exitStatus: number | null;
   turns: number;
+  /** The done evidence (a turn summary) of the latest reading, or null when that reading showed none. */
+  lastDone: string | null;
+  /** The done evidence on screen when the open turn's prompt went in: an old summary, not this turn's. */
+  doneAtInput: string | null;
 }
 
 const is = (status: Classification['status']) => ({ event }: { event: TerminalEvent }) =>
@@ -34,6 +38,9 @@ const toBusyOpening = { guard: 'busy', target: 'busy', actions: ['note', 'openTu
 const toBusy = { guard: 'busy', target: 'busy', actions: 'note' } as const;
 const toWaiting = { guard: 'waiting', target: 'waiting_input', actions: 'note' } as const;
 const toError = { guard: 'error', target: 'error', actions: 'note' } as const;
+
+const doneOf = (event: Extract<TerminalEvent, { type: 'SCREEN' }>): string | null =>
+  event.classification.status === 'done' ? event.classification.lines.join('\n') : null;
 
 /**
  * One pane's status. Busy evidence always wins; a quiet screen after busy must stay quiet for
@@ -49,13 +56,15 @@ export const terminalMachine = setup({
   actions: {
     note: assign(({ event }) => {
       if (event.type === 'SCREEN') {
-        return { since: event.at, rule: event.classification.rule, lines: event.classification.lines, source: event.source };
+        return { since: event.at, rule: event.classification.rule, lines: event.classification.lines, source: event.source, lastDone: doneOf(event) };
       }
       if (event.type === 'PANE_EXITED') return { since: event.at, rule: 'pane-exited', lines: [], source: 'tmux' as const, exitStatus: event.exitStatus };
       if (event.type === 'PANE_RESTARTED') return { since: event.at, rule: 'pane-restarted', lines: [], source: 'tmux' as const, exitStatus: null, turnOpen: false };
       return {};
     }),
     openTurn: assign({ turnOpen: true }),
+    trackDone: assign({ lastDone: ({ event }) => (event.type === 'SCREEN' ? doneOf(event) : null) }),
+    promptWentIn: assign(({ context }) => ({ turnOpen: true, doneAtInput: context.lastDone })),
     closeTurn: assign(({ context }) => ({ turnOpen: false, turns: context.turns + 1 })),
   },
   guards: {
@@ -68,6 +77,8 @@ export const terminalMachine = setup({
       context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event }),
     doneEvidence: is('done'),
     turnOpen: ({ context }) => context.turnOpen,
+    /** A turn summary that was not on screen when the prompt went in: a turn too fast for its busy screen. */
+    freshSummary: ({ context, event }) => context.turnOpen && event.type === 'SCREEN' && doneOf(event) !== null && doneOf(event) !== context.doneAtInput,
   },
   delays: {
     settle: ({ context }) => context.settleMs,
@@ -84,10 +95,14 @@ export const terminalMachine = setup({
     turnOpen: false,
     exitStatus: null,
     turns: 0,
+    lastDone: null,
+    doneAtInput: null,
   }),
   initial: 'starting',
   on: {
     PANE_EXITED: { target: '.exited', actions: 'note' },
+    // A reading no state acts on still tells whether a turn summary is on screen.
+    SCREEN: { actions: 'trackDone' },
   },
   states: {
     starting: {
@@ -99,7 +114,7 @@ export const terminalMachine = setup({
           toError,
           { guard: 'quiet', target: 'idle', actions: 'note' },
         ],
-        INPUT_SENT: { actions: 'openTurn' },
+        INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
     idle: {
@@ -109,10 +124,11 @@ export const terminalMachine = setup({
           toBusyOpening,
           toWaiting,
           toError,
-          // A turn so fast that no busy screen was caught: its summary line still shows it ran.
-          { guard: ({ context, event }) => context.turnOpen && event.type === 'SCREEN' && event.classification.status === 'done', target: 'settling', actions: 'note' },
+          // A turn so fast that no busy screen was caught: its summary line still shows it ran. An old
+          // summary (after a resume, the last turn's) that was there when the prompt went in is not it.
+          { guard: 'freshSummary', target: 'settling', actions: 'note' },
         ],
-        INPUT_SENT: { actions: 'openTurn' },
+        INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
     busy: {
@@ -147,7 +163,7 @@ export const terminalMachine = setup({
           toError,
           { guard: 'turnEnding', target: 'settling', actions: 'note' },
         ],
-        INPUT_SENT: { actions: 'openTurn' },
+        INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
     done: {
@@ -157,8 +173,10 @@ export const terminalMachine = setup({
           toBusyOpening,
           toWaiting,
           toError,
+          // The next turn, too fast for its busy screen: a new summary ends it.
+          { guard: 'freshSummary', target: 'settling', actions: 'note' },
         ],
-        INPUT_SENT: { actions: 'openTurn' },
+        INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
     error: {

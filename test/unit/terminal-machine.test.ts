@@ -10,6 +10,14 @@ const screen = (status: Classification['status'], rule = `${status}-rule`, at = 
   source: 'screen' as const,
 });
 
+/** A reading whose done evidence is the turn summary `line`. */
+const summary = (line: string, at: number) => ({
+  type: 'SCREEN' as const,
+  at,
+  classification: { status: 'done' as const, rule: 'turn-summary', lines: [line] },
+  source: 'screen' as const,
+});
+
 function start(settleMs = 300, doneNeedsEvidence = false) {
   const clock = new SimulatedClock();
   const actor = createActor(terminalMachine, { input: { settleMs, at: 0, doneNeedsEvidence }, clock });
@@ -87,9 +95,51 @@ describe('terminal machine', () => {
     actor.send(screen('done')); // an old summary without new input: still idle
     expect(actor.getSnapshot().value).toBe('idle');
     actor.send({ type: 'INPUT_SENT', at: 5 });
-    actor.send(screen('done'));
+    actor.send(summary('✻ Worked for 1s', 6));
     clock.increment(50);
     expect(actor.getSnapshot().value).toBe('done');
+    expect(actor.getSnapshot().context.turns).toBe(1);
+  });
+
+  it('after a resume the last turn\'s summary on screen is not the new prompt\'s turn', () => {
+    const { actor, clock } = start(50);
+    actor.send(summary('✻ Cogitated for 5s', 1)); // the resumed conversation, its old summary at the bottom
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send({ type: 'INPUT_SENT', at: 2 });
+    actor.send(summary('✻ Cogitated for 5s', 3)); // the typed prompt redrew the input box; the summary is the old one
+    clock.increment(500);
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send(screen('busy', 'spinner', 4));
+    actor.send(summary('✻ Worked for 2s', 5));
+    clock.increment(50);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
+  });
+
+  it('the old summary is told apart even when a quiet reading came between it and the prompt', () => {
+    const { actor, clock } = start(50);
+    actor.send(summary('✻ Cogitated for 5s', 1));
+    actor.send(screen('idle', 'input-box', 2)); // a reading with no summary in view: nothing is old now
+    actor.send({ type: 'INPUT_SENT', at: 3 });
+    actor.send(summary('✻ Cogitated for 5s', 4)); // the same words, yet a new turn's summary
+    clock.increment(50);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
+  });
+
+  it('from done, the next turn too fast for its busy screen ends on its own new summary', () => {
+    const { actor, clock } = start(50);
+    actor.send(screen('idle'));
+    actor.send({ type: 'INPUT_SENT', at: 1 });
+    actor.send(screen('busy', 'spinner', 2));
+    actor.send(summary('✻ Worked for 1s', 3));
+    clock.increment(50);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
+    actor.send({ type: 'INPUT_SENT', at: 10 });
+    actor.send(summary('✻ Worked for 1s', 11)); // unchanged: the first turn's summary
+    clock.increment(500);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
+    actor.send(summary('✻ Baked for 1s', 12));
+    clock.increment(50);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 2 } });
   });
 
   it('needs done evidence where the CLI shows no spinner while streaming', () => {
