@@ -246,6 +246,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
       }, STEP_MS);
     }
   });
+
   // Right after a resume is when CLIs drop an Enter (gemini often does) and an old turn summary is on
   // screen: two more restarts, each followed by a handoff to every agent at once.
   describe('two more restarts, each with a handoff to every agent at once', () => {
