@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { coalesced } from '../coalesced.js';
 import type { Context } from '../context.js';
 import { deliverNow, withPaneLock, type Delivered } from '../delivery/deliver.js';
 import { makeNonce } from '../delivery/sanitize.js';
@@ -191,41 +192,25 @@ function waitForTurn(
   confirmed: () => Promise<boolean>,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    let checking = false;
-    let again = false;
     let pause = 100;
     let retry: NodeJS.Timeout | undefined;
     let finished = false;
-    const check = (): void => {
+    const check = coalesced(async () => {
       if (finished) return;
-      if (checking) {
-        again = true;
-        return;
-      }
       const status = watcher.status(paneId);
       if (status === 'exited') return finish(new JaggersError('E_PANE_GONE', `handoff: ${agent}'s pane died before replying; the handover file stays at ${artifact}`));
       if (status !== 'done' || watcher.turns(paneId) <= turnsBefore) return;
-      checking = true;
       clearTimeout(retry);
-      void confirmed()
-        .catch(() => false)
-        .then((yes) => {
-          checking = false;
-          if (yes) return finish(null);
-          if (again) {
-            again = false;
-            return check();
-          }
-          retry = setTimeout(check, pause);
-          pause = Math.min(pause * 2, 2000);
-        });
-    };
+      if (await confirmed().catch(() => false)) return finish(null);
+      retry = setTimeout(() => void check(), pause);
+      pause = Math.min(pause * 2, 2000);
+    });
     const timer = setTimeout(
       () => finish(new JaggersError('E_TIMEOUT', `handoff: ${agent} did not finish its turn within ${timeoutMs / 1000} s (now ${watcher.status(paneId)}); the handover file stays at ${artifact}`)),
       timeoutMs,
     );
-    const offChange = watcher.onChange((c) => c.pane.paneId === paneId && check());
-    const offScreen = watcher.onScreen((id) => id === paneId && check());
+    const offChange = watcher.onChange((c) => void (c.pane.paneId === paneId && check()));
+    const offScreen = watcher.onScreen((id) => void (id === paneId && check()));
     function finish(e: Error | null): void {
       finished = true;
       clearTimeout(timer);
@@ -235,6 +220,6 @@ function waitForTurn(
       if (e) reject(e);
       else resolve();
     }
-    check();
+    void check();
   });
 }

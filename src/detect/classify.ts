@@ -30,7 +30,8 @@ export function bottomLines(screen: string, n: number): string[] {
 }
 
 const compiled = new Map<string, RegExp>();
-function regexOf(pattern: string): RegExp {
+/** A rule pattern compiled once (multi-line, unicode). */
+export function regexOf(pattern: string): RegExp {
   let re = compiled.get(pattern);
   if (!re) {
     re = new RegExp(pattern, 'mu');

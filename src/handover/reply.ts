@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
-import { classify } from '../detect/classify.js';
+import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
@@ -115,5 +115,5 @@ export function screenShowsTurnEnd(screen: string, nonce: string, profile: Profi
   const status = classify({ screen: after.join('\n'), raw: '', rules }).status;
   if (status === 'busy' || status === 'waiting_input') return false;
   const doneRules = rules.filter((r) => r.status === 'done');
-  return doneRules.length === 0 || doneRules.some((r) => after.some((l) => new RegExp(r.pattern, 'u').test(l)));
+  return doneRules.length === 0 || doneRules.some((r) => after.some((l) => regexOf(r.pattern).test(l)));
 }

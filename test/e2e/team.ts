@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentStatusRow } from '../../src/commands/status.js';
+import { coalesced } from '../../src/coalesced.js';
 import { parsePublished, type PublishedStatus } from '../../src/detect/publish.js';
 import { listPanes, type PaneInfo } from '../../src/tmux/commands.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
@@ -44,8 +45,8 @@ export const MULTI_LINE_REPLY = 'First paragraph of the answer.\n\nSecond paragr
 export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
   return (req) => {
     // The pointer's path is relative to the agent's own folder: the folder it names a file in.
-    const cwd = req.hasToolResult ? undefined : cwds.find((dir) => namedFile(req.lastUserText ?? '', dir) !== undefined);
-    const file = cwd === undefined ? undefined : namedFile(req.lastUserText ?? '', cwd);
+    const found = req.hasToolResult ? undefined : cwds.map((cwd) => ({ cwd, file: namedFile(req.lastUserText ?? '', cwd) })).find((f) => f.file !== undefined);
+    const { cwd, file } = found ?? {};
     const asked = file === undefined ? '' : readFileSync(file, 'utf8');
     if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
     if (asked.includes('three paragraphs')) return slowly({ kind: 'text', text: MULTI_LINE_REPLY });
@@ -164,8 +165,6 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
       const c = await connect();
       let last: PublishedStatus | null = null;
       const published = await new Promise<PublishedStatus>((resolve, reject) => {
-        let running = false;
-        let again = false;
         let finished = false;
         const finish = (err: Error | null) => {
           if (finished) return;
@@ -176,12 +175,8 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
           if (err) reject(err);
           else resolve(last!);
         };
-        const check = async (): Promise<void> => {
-          if (running) {
-            again = true;
-            return;
-          }
-          running = true;
+        const check = coalesced(async () => {
+          if (finished) return;
           try {
             // display-message, not show-options: an option the supervisor has not set yet is an error there.
             const [why] = await c.runOk(['display-message', '-p', '-t', p.paneId, '#{@jaggers_why}']);
@@ -189,14 +184,8 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
             if (last && ok(last)) finish(null);
           } catch (e) {
             finish(e as Error);
-          } finally {
-            running = false;
           }
-          if (again && !finished) {
-            again = false;
-            await check();
-          }
-        };
+        });
         const timer = setTimeout(() => {
           void (async () => {
             const capture = async (target: string) => (await rig.tmux(['capture-pane', '-p', '-t', target]).catch((e: unknown) => String(e))).trimEnd();

@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { coalesced } from '../../src/coalesced.js';
 import { capturePane, listPanes } from '../../src/tmux/commands.js';
 import { openControl } from '../../src/tmux/connect.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
@@ -127,8 +128,6 @@ export class Rig {
 export async function waitForPane(c: ControlClient, paneId: string, re: RegExp, timeoutMs: number): Promise<string> {
   let last = '';
   return new Promise<string>((resolve, reject) => {
-    let busy = false;
-    let again = false;
     let done = false;
     const finish = (err: Error | null) => {
       if (done) return;
@@ -139,25 +138,15 @@ export async function waitForPane(c: ControlClient, paneId: string, re: RegExp, 
       if (err) reject(err);
       else resolve(last);
     };
-    const check = async (): Promise<void> => {
-      if (busy) {
-        again = true;
-        return;
-      }
-      busy = true;
+    const check = coalesced(async () => {
+      if (done) return;
       try {
         last = await capturePane(c, paneId);
         if (re.test(last)) finish(null);
       } catch (e) {
         finish(e as Error);
-      } finally {
-        busy = false;
       }
-      if (again && !done) {
-        again = false;
-        await check();
-      }
-    };
+    });
     const timer = setTimeout(
       () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${re} in pane ${paneId}; the screen was:\n${last}`)),
       timeoutMs,

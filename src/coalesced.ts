@@ -1,0 +1,25 @@
+/**
+ * `fn` made safe to trigger from events: a call while a run is under way does not start a second
+ * one beside it but one more run after it, however many calls came meanwhile.
+ */
+export function coalesced(fn: () => Promise<void>): () => Promise<void> {
+  let running = false;
+  let again = false;
+  const run = async (): Promise<void> => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      await fn();
+    } finally {
+      running = false;
+    }
+    if (again) {
+      again = false;
+      await run();
+    }
+  };
+  return run;
+}
