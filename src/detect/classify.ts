@@ -29,6 +29,17 @@ export function bottomLines(screen: string, n: number): string[] {
   return out.reverse();
 }
 
+/** The first `n` non-empty lines of a screen: what a CLI draws above everything else. */
+export function topLines(screen: string, n: number): string[] {
+  const out: string[] = [];
+  for (const line of screen.split('\n')) {
+    if (out.length >= n) break;
+    const l = line.trimEnd();
+    if (l.trim() !== '') out.push(l);
+  }
+  return out;
+}
+
 const compiled = new Map<string, RegExp>();
 /** A rule pattern compiled once (multi-line, unicode). */
 export function regexOf(pattern: string): RegExp {
@@ -47,7 +58,13 @@ export function regexOf(pattern: string): RegExp {
 export function classify({ screen, raw, rules }: DetectInput): Classification {
   for (const rule of rules) {
     const region =
-      rule.region === 'bottom' ? bottomLines(screen, rule.lines) : rule.region === 'screen' ? screen.split('\n') : raw.split('\n');
+      rule.region === 'bottom'
+        ? bottomLines(screen, rule.lines)
+        : rule.region === 'top'
+          ? topLines(screen, rule.lines)
+          : rule.region === 'screen'
+            ? screen.split('\n')
+            : raw.split('\n');
     const re = regexOf(rule.pattern);
     const hits = region.filter((l) => re.test(l));
     if (hits.length > 0) return { status: rule.status, rule: rule.name, lines: hits.slice(0, 5) };

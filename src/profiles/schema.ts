@@ -20,8 +20,11 @@ export const DetectRuleSchema = z.strictObject({
   name: z.string().min(1),
   status: z.enum(['starting', 'idle', 'busy', 'waiting_input', 'done', 'error']),
   pattern: regex,
-  /** `bottom`: the last `lines` non-empty lines; `screen`: all of it; `raw`: recent raw output (with escapes stripped). */
-  region: z.enum(['bottom', 'screen', 'raw']).default('bottom'),
+  /**
+   * `bottom`: the last `lines` non-empty lines; `top`: the first `lines` non-empty lines; `screen`: all
+   * of it; `raw`: recent raw output (with escapes stripped).
+   */
+  region: z.enum(['bottom', 'top', 'screen', 'raw']).default('bottom'),
   lines: z.number().int().positive().default(12),
 });
 export type DetectRule = z.output<typeof DetectRuleSchema>;

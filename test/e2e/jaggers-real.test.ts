@@ -262,7 +262,8 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           expect(res.delivery.kind).toBe('delivered');
           await expectReply(cli, res, `answer: round ${round} for ${cli}`);
           // The request carried the conversation so far: the first handoff's prompt is in it.
-          expect(requestWith(cli, res.pointer).userTexts).toContain(firstHandoff.get(cli)!.pointer);
+          const req = requestWith(cli, res.pointer);
+          expect(req.userTexts, `${cli}'s request ${req.path} (assistant texts: ${JSON.stringify(req.assistantTexts)})`).toContain(firstHandoff.get(cli)!.pointer);
         }));
         const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
         expect(pins.map((p) => [p.agent, p.sessionId])).toEqual(pinsBefore.map((p) => [p.agent, p.sessionId]));

@@ -142,6 +142,39 @@ class PrivateTmux {
 }
 
 const IDLE = /Type your message/;
+
+/** The agent's state file once `ready` holds for it: re-read on every change in its folder, for 5 s at most. */
+async function stateFileWhen(ready: (s: { status: string }) => boolean): Promise<{ status: string }> {
+  const dir = path.join(t.home, '.fake-agent', 'state');
+  const read = (): { status: string } | null => {
+    const name = fs.readdirSync(dir).find((n) => n.endsWith('.json')); // not a write's temporary file
+    if (!name) return null;
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { status: string };
+    } catch {
+      return null; // gone or renamed between the listing and the read; the watch fires again
+    }
+  };
+  let last = read();
+  if (last && ready(last)) return last;
+  const watcher = fs.watch(dir);
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the state file in ${dir} still said ${JSON.stringify(last)} after 5 s`)), 5_000);
+      const check = (): void => {
+        last = read() ?? last;
+        if (last && ready(last)) {
+          clearTimeout(timer);
+          resolve(last);
+        }
+      };
+      watcher.on('change', check);
+      check(); // a write between the first read and the watch
+    });
+  } finally {
+    watcher.close();
+  }
+}
 let t: PrivateTmux;
 
 beforeAll(() => {
@@ -186,9 +219,8 @@ describe('fake agent in tmux', () => {
     // The trace line is appended just after the screen is drawn, so the last idle may not be there yet.
     expect(states.map((s) => s.state).slice(0, 5)).toEqual(['starting', 'idle', 'busy', 'idle', 'busy']);
     expect(states.length === 5 || states[5]?.state === 'idle').toBe(true);
-    const stateDir = path.join(t.home, '.fake-agent', 'state');
-    const [stateFile] = fs.readdirSync(stateDir);
-    expect(JSON.parse(fs.readFileSync(path.join(stateDir, stateFile ?? ''), 'utf8'))).toMatchObject({ status: 'idle' });
+    // The state file is written just after the screen is drawn too (as a real CLI's may lag its screen).
+    expect(await stateFileWhen((s) => s.status !== 'busy')).toMatchObject({ status: 'idle' });
   });
 
   it('a resume continues the turn count, /clear forks a new session, Ctrl-D exits 0 and /crash exits 3', async () => {

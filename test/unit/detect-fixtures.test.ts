@@ -17,7 +17,8 @@ function expected(cli: string, state: string): string {
   if (state === 'busy-streaming') return cli === 'codex' ? 'idle' : 'busy';
   if (state === 'trap-idle-while-streaming') return 'idle'; // codex: the old summary scrolled out of the bottom lines
   if (state.startsWith('done') || state.startsWith('trap-')) return ['claude', 'codex', 'fake-agent'].includes(cli) ? 'done' : 'idle';
-  return state; // idle, starting
+  if (state.startsWith('starting')) return 'starting';
+  return state; // idle
 }
 
 const fixtures = readdirSync(dir).filter((f) => f.endsWith('.txt')).map((f) => {
