@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openControl } from '../../src/tmux/connect.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
+import { whenDirSays } from '../helpers/dir-watch.js';
 import { waitForPane } from '../helpers/rig.js';
 
 const run = promisify(execFile);
@@ -143,8 +144,8 @@ class PrivateTmux {
 
 const IDLE = /Type your message/;
 
-/** The agent's state file once `ready` holds for it: re-read on every change in its folder, for 5 s at most. */
-async function stateFileWhen(ready: (s: { status: string }) => boolean): Promise<{ status: string }> {
+/** The agent's state file once `ready` holds for it, re-read on every change in its folder (5 s at most). */
+function stateFileWhen(ready: (s: { status: string }) => boolean): Promise<{ status: string } | null> {
   const dir = path.join(t.home, '.fake-agent', 'state');
   const read = (): { status: string } | null => {
     const name = fs.readdirSync(dir).find((n) => n.endsWith('.json')); // not a write's temporary file
@@ -155,25 +156,7 @@ async function stateFileWhen(ready: (s: { status: string }) => boolean): Promise
       return null; // gone or renamed between the listing and the read; the watch fires again
     }
   };
-  let last = read();
-  if (last && ready(last)) return last;
-  const watcher = fs.watch(dir);
-  try {
-    return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the state file in ${dir} still said ${JSON.stringify(last)} after 5 s`)), 5_000);
-      const check = (): void => {
-        last = read() ?? last;
-        if (last && ready(last)) {
-          clearTimeout(timer);
-          resolve(last);
-        }
-      };
-      watcher.on('change', check);
-      check(); // a write between the first read and the watch
-    });
-  } finally {
-    watcher.close();
-  }
+  return whenDirSays(dir, read, (s) => s !== null && ready(s), { timeoutMs: 5_000, what: 'the state file' });
 }
 let t: PrivateTmux;
 

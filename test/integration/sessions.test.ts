@@ -1,31 +1,17 @@
-import { watch } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listPanes } from '../../src/tmux/commands.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { whenDirSays } from '../helpers/dir-watch.js';
 import { Rig } from '../helpers/rig.js';
 
 type Pin = { task: string | null; agent: string; terminalId: string; sessionId: string | null; previous: string[] };
 
 /** Wait (on file-system events, not a timer loop) until the registry satisfies `ok`. */
-async function registryWhere(rig: Rig, ok: (pins: Pin[]) => boolean, timeoutMs = 15_000): Promise<Pin[]> {
+function registryWhere(rig: Rig, ok: (pins: Pin[]) => boolean, timeoutMs = 15_000): Promise<Pin[]> {
   const read = async () => JSON.parse((await rig.run(['sessions', '--json'])).stdout) as Pin[];
-  const dir = path.join(rig.root, '.jaggers');
-  let last = await read();
-  if (ok(last)) return last;
-  return new Promise((resolve, reject) => {
-    const w = watch(dir, () => {
-      void read().then((pins) => {
-        last = pins;
-        if (!ok(pins)) return;
-        clearTimeout(timer);
-        w.close();
-        resolve(pins);
-      });
-    });
-    const timer = setTimeout(() => (w.close(), reject(new Error(`registry never matched; last: ${JSON.stringify(last)}`))), timeoutMs);
-  });
+  return whenDirSays(path.join(rig.root, '.jaggers'), read, ok, { timeoutMs, what: 'the wanted registry' });
 }
 
 const ask = async (rig: Rig, agent: string, message: string, task?: string) => {
