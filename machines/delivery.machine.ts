@@ -1,7 +1,10 @@
 import { assign, fromPromise, setup } from 'xstate';
 
+/** What proved that the agent took the prompt. */
+export type DeliveryProof = 'busy' | 'menu' | 'echo' | 'cleared' | 'unverified';
+
 export type DeliveryResult =
-  | { kind: 'delivered'; submits: number }
+  | { kind: 'delivered'; submits: number; evidence: DeliveryProof }
   | { kind: 'not-ready'; status: string }
   | { kind: 'timeout'; submits: number; stillInInput: boolean }
   | { kind: 'pane-gone'; error: string };
@@ -11,10 +14,17 @@ export interface DeliveryInput {
   retryAfterMs: number;
   verifyTimeoutMs: number;
   maxSubmitRetries: number;
+  /**
+   * Take "the text was in the input box after the paste and is gone after the submit key" as proof
+   * (for `send`: slash commands show neither a busy screen nor an echo). Turns want stronger proof.
+   */
+  acceptCleared?: boolean;
+  /** False for a profile without detection rules: nothing can prove the prompt was taken, so none is sought. */
+  verify?: boolean;
 }
 
 /** What a look at the pane says about the prompt (see `src/delivery/evidence.ts`). */
-export type Evidence = 'taken' | 'in-input' | 'unknown';
+export type Evidence = 'taken' | 'in-input' | 'cleared' | 'unknown';
 
 export type DeliveryEvent =
   /** A status change of the target pane, from the pane watcher. */
@@ -30,6 +40,7 @@ interface Ctx extends DeliveryInput {
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const outputOf = (event: unknown) => (event as { output: Evidence }).output;
 
 /**
  * One prompt into one pane: wait until the agent is ready, paste once, let the TUI settle, press the
@@ -49,6 +60,8 @@ export const deliveryMachine = setup({
   actors: {
     waitReady: fromPromise<void>(async () => {}),
     paste: fromPromise<void>(async () => {}),
+    /** A look after the paste settled, before the submit key: is the text in the input box? */
+    inspect: fromPromise<void>(async () => {}),
     submit: fromPromise<void>(async () => {}),
     /** A fresh look at the pane (its visible screen), judged against the one before the paste. */
     look: fromPromise<Evidence>(async () => 'unknown'),
@@ -56,9 +69,11 @@ export const deliveryMachine = setup({
   guards: {
     working: ({ event }) => event.type === 'STATUS' && (event.status === 'busy' || event.status === 'waiting_input'),
     echoed: ({ event }) => event.type === 'SCREEN' && event.evidence === 'taken',
-    lookTaken: ({ event }) => (event as unknown as { output: Evidence }).output === 'taken',
-    mayRetry: ({ context, event }) =>
-      (event as unknown as { output: Evidence }).output === 'in-input' && context.submits <= context.maxSubmitRetries,
+    cleared: ({ context, event }) => context.acceptCleared === true && event.type === 'SCREEN' && event.evidence === 'cleared',
+    lookTaken: ({ event }) => outputOf(event) === 'taken',
+    lookCleared: ({ context, event }) => context.acceptCleared === true && outputOf(event) === 'cleared',
+    mayRetry: ({ context, event }) => outputOf(event) === 'in-input' && context.submits <= context.maxSubmitRetries,
+    unverifiable: ({ context }) => context.verify === false,
   },
   delays: {
     settle: ({ context }) => context.settleMs,
@@ -67,7 +82,13 @@ export const deliveryMachine = setup({
   },
   actions: {
     countSubmit: assign({ submits: ({ context }) => context.submits + 1 }),
-    delivered: assign({ result: ({ context }) => ({ kind: 'delivered' as const, submits: context.submits }) }),
+    delivered: assign({
+      result: ({ context, event }, proof: DeliveryProof) => ({
+        kind: 'delivered' as const,
+        submits: context.submits,
+        evidence: proof === 'busy' && event.type === 'STATUS' && event.status === 'waiting_input' ? ('menu' as const) : proof,
+      }),
+    }),
   },
 }).createMachine({
   id: 'delivery',
@@ -95,22 +116,34 @@ export const deliveryMachine = setup({
     },
     settling: {
       description: 'Give the TUI time to take the paste, so the submit key is not read as part of it.',
-      after: { settle: 'verifying' },
+      after: { settle: 'inspecting' },
+    },
+    inspecting: {
+      description: 'Note whether the pasted text shows in the input box before it is submitted.',
+      invoke: { src: 'inspect', onDone: 'verifying', onError: 'verifying' },
     },
     verifying: {
       description: 'Submit, then watch for proof the agent took the prompt.',
       initial: 'submitting',
-      after: { verifyTimeout: { target: 'timedOut', actions: assign({ result: ({ context }) => ({ kind: 'timeout' as const, submits: context.submits, stillInInput: context.stillInInput }) }) } },
+      after: {
+        verifyTimeout: {
+          target: 'timedOut',
+          actions: assign({ result: ({ context }) => ({ kind: 'timeout' as const, submits: context.submits, stillInInput: context.stillInInput }) }),
+        },
+      },
       on: {
-        STATUS: { guard: 'working', target: 'delivered', actions: 'delivered' },
-        SCREEN: { guard: 'echoed', target: 'delivered', actions: 'delivered' },
+        STATUS: { guard: 'working', target: 'delivered', actions: { type: 'delivered', params: 'busy' } },
+        SCREEN: [
+          { guard: 'echoed', target: 'delivered', actions: { type: 'delivered', params: 'echo' } },
+          { guard: 'cleared', target: 'delivered', actions: { type: 'delivered', params: 'cleared' } },
+        ],
       },
       states: {
         submitting: {
           entry: 'countSubmit',
           invoke: {
             src: 'submit',
-            onDone: 'watching',
+            onDone: [{ guard: 'unverifiable', target: '#delivery.delivered', actions: { type: 'delivered', params: 'unverified' } }, { target: 'watching' }],
             onError: { target: '#delivery.paneGone', actions: assign({ result: ({ event }) => ({ kind: 'pane-gone' as const, error: errorText(event.error) }) }) },
           },
         },
@@ -122,7 +155,8 @@ export const deliveryMachine = setup({
           invoke: {
             src: 'look',
             onDone: [
-              { guard: 'lookTaken', target: '#delivery.delivered', actions: 'delivered' },
+              { guard: 'lookTaken', target: '#delivery.delivered', actions: { type: 'delivered', params: 'echo' } },
+              { guard: 'lookCleared', target: '#delivery.delivered', actions: { type: 'delivered', params: 'cleared' } },
               { guard: 'mayRetry', target: 'submitting', actions: assign({ stillInInput: true }) },
               // Not provably taken and not (or no longer allowed to be) pressed again: keep looking.
               { target: 'watching', actions: assign({ stillInInput: ({ event }) => event.output === 'in-input' }) },

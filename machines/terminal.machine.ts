@@ -8,6 +8,11 @@ export type TerminalEvent =
   | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' }
   /** Delivery typed a prompt and pressed Enter. */
   | { type: 'INPUT_SENT'; at: number }
+  /**
+   * The turn engine confirmed that the open turn ended (its reply is in the transcript, or the screen
+   * shows the prompt's echo followed by the CLI's end-of-turn mark), whatever the last reading said.
+   */
+  | { type: 'TURN_CONFIRMED'; at: number; by: string }
   | { type: 'PANE_EXITED'; at: number; exitStatus: number | null }
   | { type: 'PANE_RESTARTED'; at: number };
 
@@ -17,7 +22,7 @@ export interface TerminalContext {
   since: number;
   rule: string | null;
   lines: string[];
-  source: 'screen' | 'state-file' | 'tmux' | 'delivery';
+  source: 'screen' | 'state-file' | 'tmux' | 'delivery' | 'turn';
   /** A prompt went in (or busy was seen) and its turn has not finished yet. */
   turnOpen: boolean;
   exitStatus: number | null;
@@ -60,6 +65,7 @@ export const terminalMachine = setup({
       }
       if (event.type === 'PANE_EXITED') return { since: event.at, rule: 'pane-exited', lines: [], source: 'tmux' as const, exitStatus: event.exitStatus };
       if (event.type === 'PANE_RESTARTED') return { since: event.at, rule: 'pane-restarted', lines: [], source: 'tmux' as const, exitStatus: null, turnOpen: false };
+      if (event.type === 'TURN_CONFIRMED') return { since: event.at, rule: `turn-confirmed (${event.by})`, lines: [], source: 'turn' as const };
       return {};
     }),
     openTurn: assign({ turnOpen: true }),
@@ -101,6 +107,8 @@ export const terminalMachine = setup({
   initial: 'starting',
   on: {
     PANE_EXITED: { target: '.exited', actions: 'note' },
+    // Stronger than any reading: only an open turn can be confirmed (an exited pane ignores it).
+    TURN_CONFIRMED: { guard: 'turnOpen', target: '.done', actions: ['note', 'closeTurn'] },
     // A reading no state acts on still tells whether a turn summary is on screen.
     SCREEN: { actions: 'trackDone' },
   },
@@ -191,7 +199,7 @@ export const terminalMachine = setup({
     },
     exited: {
       description: 'The CLI or its pane died.',
-      on: { PANE_RESTARTED: { target: 'starting', actions: 'note' } },
+      on: { PANE_RESTARTED: { target: 'starting', actions: 'note' }, TURN_CONFIRMED: {} },
     },
   },
 });

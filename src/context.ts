@@ -1,22 +1,31 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_FILE, readProjectFile, type ProjectFile } from './project/project-file.js';
+import type { ProjectFile } from './project/project-file.js';
 import { socketNameFor, tmuxEnv, type TmuxServer } from './tmux/server.js';
+
+export const PROJECT_FILE = 'jaggers.json';
 
 export interface GlobalOptions {
   project?: string;
   socket?: string;
   session?: string;
+  verbose?: boolean;
 }
 
 /** Where a command works: the project folder, its `.jaggers/`, its tmux server and session. */
 export interface Context {
   projectRoot: string;
   jaggersDir: string;
-  projectFile: ProjectFile | null;
   server: TmuxServer;
   session: string;
   env: NodeJS.ProcessEnv;
+  /** The folder the command was run from: relative paths the user gives are relative to it. */
+  cwd: string;
+  /**
+   * jaggers.json, validated; null when there is none. Read on first use only: commands that ask the
+   * supervisor never load the validation code (the fast path of `status`, `ls`...).
+   */
+  project(): Promise<ProjectFile | null>;
 }
 
 /** The nearest folder at or above `cwd` with a jaggers.json, else `cwd` itself. */
@@ -31,26 +40,56 @@ export function findProjectRoot(cwd: string): string {
 }
 
 export function sessionNameFor(root: string): string {
-  const base = path.basename(root).replace(/[^A-Za-z0-9_-]/g, '-').replace(/^-+|-+$/g, '');
+  const base = path
+    .basename(root)
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .replace(/^-+|-+$/g, '');
   return base || 'jaggers';
+}
+
+function readText(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The `session` field of a jaggers.json text, without validating the rest (an invalid file is reported where it is used). */
+function sessionField(text: string | null): string | undefined {
+  if (text === null) return undefined;
+  try {
+    const s = (JSON.parse(text) as { session?: unknown } | null)?.session;
+    return typeof s === 'string' && /^[A-Za-z0-9_-]+$/.test(s) ? s : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function resolveContext(opts: GlobalOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<Context> {
   const projectRoot = opts.project ?? env.JAGGERS_PROJECT ?? findProjectRoot(cwd);
   const root = path.resolve(cwd, projectRoot);
-  const projectFile = await readProjectFile(root);
+  const file = path.join(root, PROJECT_FILE);
+  const text = readText(file);
   const socket = opts.socket ?? env.JAGGERS_SOCKET ?? socketNameFor(root);
+  let loaded: Promise<ProjectFile | null> | undefined;
   return {
     projectRoot: root,
     jaggersDir: path.join(root, '.jaggers'),
-    projectFile,
     server: {
       socket: socket.includes('/') ? { path: path.resolve(cwd, socket) } : { name: socket },
       configFile: env.JAGGERS_TMUX_CONF ?? null,
       bin: env.JAGGERS_TMUX ?? 'tmux',
       env: tmuxEnv(env),
     },
-    session: opts.session ?? env.JAGGERS_SESSION_NAME ?? projectFile?.session ?? sessionNameFor(root),
+    session: opts.session ?? env.JAGGERS_SESSION_NAME ?? sessionField(text) ?? sessionNameFor(root),
     env,
+    cwd: path.resolve(cwd),
+    project: () =>
+      (loaded ??= (async () => {
+        if (text === null) return null;
+        const { parseProjectFile } = await import('./project/project-file.js');
+        return parseProjectFile(text, file);
+      })()),
   };
 }

@@ -1,22 +1,40 @@
-// One small family of errors with stable codes; cli.ts prints them without a stack trace.
-export type ErrorCode =
-  | 'E_TMUX_NOT_FOUND'
-  | 'E_TMUX_TOO_OLD'
-  | 'E_TMUX_COMMAND'
-  | 'E_TMUX_EXITED'
-  | 'E_TMUX_TIMEOUT'
-  | 'E_PROJECT_INVALID'
-  | 'E_PROJECT_MISSING'
-  | 'E_PROFILE_INVALID'
-  | 'E_PROFILE_UNKNOWN'
-  | 'E_AGENT_UNKNOWN'
-  | 'E_SESSION_MISSING'
-  | 'E_PANE_GONE'
-  | 'E_TIMEOUT'
-  | 'E_USAGE'
-  | 'E_REGISTRY'
-  | 'E_NOT_PINNED'
-  | 'E_FILE';
+// One small family of errors with stable codes; cli.ts prints them without a stack trace, and the
+// API sends them as `{"error":{"code","message"}}` with the HTTP status below.
+export const ERROR_STATUS = {
+  E_TMUX_NOT_FOUND: 500,
+  E_TMUX_TOO_OLD: 500,
+  E_TMUX_COMMAND: 500,
+  E_TMUX_EXITED: 503,
+  E_TMUX_TIMEOUT: 504,
+  E_PROJECT_INVALID: 400,
+  E_PROJECT_MISSING: 400,
+  E_PROFILE_INVALID: 400,
+  E_PROFILE_UNKNOWN: 404,
+  E_COMMAND_NOT_FOUND: 400,
+  E_AGENT_UNKNOWN: 404,
+  E_SESSION_MISSING: 409,
+  E_SESSION_MISMATCH: 409,
+  E_PANE_GONE: 410,
+  E_AGENT_WAITING: 409,
+  E_TIMEOUT: 504,
+  E_USAGE: 400,
+  E_REGISTRY: 500,
+  E_NOT_PINNED: 409,
+  E_FILE: 400,
+  E_NOT_FOUND: 404,
+  E_UNAUTHORIZED: 401,
+  E_PAYLOAD_TOO_LARGE: 413,
+  E_SUPERVISOR_DOWN: 503,
+  E_SUPERVISOR_START: 503,
+  E_API: 502,
+  E_INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(s: unknown): s is ErrorCode {
+  return typeof s === 'string' && Object.hasOwn(ERROR_STATUS, s);
+}
 
 export class JaggersError extends Error {
   readonly code: ErrorCode;

@@ -1,18 +1,9 @@
+// The commander program. Every action imports its command's module when it runs, so a command loads
+// only what it uses: `status` and `ls` talk to the supervisor and never load tmux, zod or xstate code.
 import { Command, CommanderError, Option } from 'commander';
 import { resolveContext, type Context, type GlobalOptions } from './context.js';
 import { isJaggersError, JaggersError } from './errors.js';
-import { handoff, newTaskId, payloadOf } from './commands/handoff.js';
-import { headlessHandoff } from './commands/headless.js';
 import type { Output } from './output.js';
-import { attach } from './commands/attach.js';
-import { ls, renderAgents, watchAgents } from './commands/ls.js';
-import { capture, doctor, down, init, send } from './commands/simple.js';
-import { loadTeam, teamSpecs } from './commands/team.js';
-import { demo } from './commands/demo.js';
-import { execPinned, renderPins, resume, sessions } from './commands/sessions.js';
-import { up, type UpResult } from './commands/up.js';
-import { supervise } from './commands/supervise.js';
-import { renderStatus, renderWhy, status } from './commands/status.js';
 
 export interface Env {
   io: Output;
@@ -20,12 +11,19 @@ export interface Env {
   cwd: string;
 }
 
-function renderUp(r: UpResult): string {
-  const lines = r.windows.map((w) => `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${w.action === 'keep' ? 'running' : w.action === 'create' ? 'started' : 'restarted'}${w.launch?.sessionId ? `  session ${w.launch.sessionId}` : ''}`);
-  return `session ${r.session} on tmux ${r.socket}\n${lines.join('\n')}\nwatch them: jaggers attach\n`;
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
+const TASK = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function checkTask(task: string | undefined, flag: string): void {
+  if (task !== undefined && !TASK.test(task)) throw new JaggersError('E_USAGE', `${flag} must be 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(task)}`);
 }
 
-const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+function seconds(v: string): number {
+  const n = Number(v);
+  if (!(n > 0)) throw new JaggersError('E_USAGE', `--timeout must be a positive number of seconds, got ${JSON.stringify(v)}`);
+  return n;
+}
 
 export function buildProgram(e: Env, setExit: (code: number) => void): Command {
   const program = new Command('jaggers')
@@ -33,26 +31,46 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--project <dir>', 'project folder (default: nearest folder with jaggers.json, else the current one)')
     .option('--socket <name|path>', 'tmux socket name (-L) or path (-S); default jaggers-<8 hex of the project path> (env JAGGERS_SOCKET)')
     .option('--session <name>', 'tmux session name (default: jaggers.json session, else the project folder name)')
+    .option('-v, --verbose', "show the supervisor's log lines on stderr while the command runs (also JAGGERS_LOG=debug)")
     .configureOutput({ writeOut: e.io.writeOut, writeErr: e.io.writeErr })
     .exitOverride()
     .enablePositionalOptions()
     .showHelpAfterError();
   const ctx = async (): Promise<Context> => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd);
 
+  // --verbose: follow the supervisor's log while the command runs.
+  let stopLog: (() => Promise<void>) | null = null;
+  program.hook('preAction', async () => {
+    if (!program.opts<GlobalOptions>().verbose && e.env.JAGGERS_LOG?.toLowerCase() !== 'debug') return;
+    const c = await ctx();
+    const { followLog, prettyLogLine } = await import('./commands/logs.js');
+    const abort = new AbortController();
+    const done = followLog(c, (l) => e.io.writeErr(`${prettyLogLine(l)}\n`), abort.signal).catch(() => {});
+    stopLog = async () => {
+      abort.abort();
+      await done;
+    };
+  });
+  program.hook('postAction', async () => {
+    await stopLog?.();
+  });
+
   program
     .command('up')
-    .description('open the tmux session with one window per agent (idempotent: adds what is missing)')
+    .description('open the tmux session with one window per agent (idempotent: adds what is missing) and start the supervisor')
     .option('--agents <list>', 'ad hoc team: comma-separated profile names')
     .option('--size <WxH>', 'agent window size (default 200x50)')
     .option('--task <id>', 'open the team for a task: its own windows and conversations, JAGGERS_TASK_ID set')
+    .option('--no-wait', 'do not wait for the agents to be ready')
     .addHelpText('after', examples(['jaggers up', 'jaggers up --agents claude,gemini', 'jaggers up --task fix-login', 'jaggers up --size 160x48']))
-    .action(async (o: { agents?: string; size?: string; task?: string }) => {
+    .action(async (o: { agents?: string; size?: string; task?: string; wait: boolean }) => {
+      checkTask(o.task, '--task');
       const c = await ctx();
-      if (o.task !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(o.task)) throw new JaggersError('E_USAGE', `--task must be 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(o.task)}`);
-      const team = await loadTeam(c, teamSpecs(c, o.agents));
-      const r = await up(c, team, { size: o.size, task: o.task ?? null });
-      await r.client.close();
+      const { loadTeam, teamSpecs } = await import('./commands/team.js');
+      const { up, renderUp, upFailed } = await import('./commands/up.js');
+      const r = await up(c, await loadTeam(c, await teamSpecs(c, o.agents)), { size: o.size, task: o.task ?? null, wait: o.wait });
       e.io.writeOut(renderUp(r));
+      if (upFailed(r)) setExit(1);
     });
 
   program
@@ -62,26 +80,32 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--no-run', 'only open the session')
     .addHelpText('after', examples(['jaggers demo', 'jaggers demo --no-run && jaggers attach']))
     .action(async (o: { size?: string; run: boolean }) => {
+      const { demo } = await import('./commands/demo.js');
       await demo(await ctx(), e.io, o);
     });
 
   program
     .command('resume <task>')
-    .description('reopen a task\'s agents, each in its own pinned conversation, with the same terminal ids')
+    .description("reopen a task's agents, each in its own pinned conversation, with the same terminal ids")
     .addHelpText('after', examples(['jaggers resume fix-login']))
     .action(async (task: string) => {
-      e.io.writeOut(renderUp(await resume(await ctx(), task)));
+      const { resume } = await import('./commands/sessions.js');
+      const { renderUp, upFailed } = await import('./commands/up.js');
+      const r = await resume(await ctx(), task);
+      e.io.writeOut(renderUp(r));
+      if (upFailed(r)) setExit(1);
     });
 
   program
     .command('sessions')
     .description('list the pinned conversations: task, agent, terminal, session id, forks')
-    .option('--task <id>', 'only this task\'s')
+    .option('--task <id>', "only this task's")
     .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers sessions', 'jaggers sessions --task fix-login --json']))
     .action(async (o: { task?: string; json?: boolean }) => {
+      const { sessions, renderPins } = await import('./commands/sessions.js');
       const rows = await sessions(await ctx(), o.task);
-      e.io.writeOut(o.json ? JSON.stringify(rows, null, 2) + '\n' : renderPins(rows));
+      e.io.writeOut(o.json ? json(rows) : renderPins(rows));
     });
 
   program
@@ -93,6 +117,7 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .allowUnknownOption()
     .addHelpText('after', examples(['jaggers exec claude -c -p "status?"', 'jaggers exec gemini -r latest', 'jaggers exec codex resume --last']))
     .action(async (cli: string, args: string[], o: { agent?: string; task?: string }) => {
+      const { execPinned } = await import('./commands/sessions.js');
       setExit(await execPinned(await ctx(), cli, args, o));
     });
 
@@ -103,16 +128,21 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--force', 'overwrite an existing jaggers.json')
     .addHelpText('after', examples(['jaggers init', 'jaggers init --agents claude,codex,qwen']))
     .action(async (o: { agents: string; force?: boolean }) => {
-      const r = await init(await ctx(), o.agents.split(',').map((s) => s.trim()).filter(Boolean), o.force ?? false);
-      e.io.writeOut(`wrote ${r.file}\n`);
+      const { init } = await import('./commands/init.js');
+      const names = o.agents
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      e.io.writeOut(`wrote ${(await init(await ctx(), names, o.force ?? false)).file}\n`);
     });
 
   program
     .command('attach [agent]')
-    .description('attach this terminal to the session, at an agent\'s window if named')
+    .description("attach this terminal to the session, at an agent's window if named")
     .option('-r, --read-only', 'watch without typing into the agents')
     .addHelpText('after', examples(['jaggers attach', 'jaggers attach claude --read-only']))
     .action(async (agent: string | undefined, o: { readOnly?: boolean }) => {
+      const { attach } = await import('./commands/attach.js');
       setExit(await attach(await ctx(), agent, o.readOnly ?? false));
     });
 
@@ -120,53 +150,59 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .command('ls')
     .description('list agents: terminal ids, windows, pids, states')
     .option('--json', 'print JSON')
-    .option('--watch', 'redraw whenever tmux reports a change')
+    .option('--watch', 'redraw whenever a state changes')
     .addHelpText('after', examples(['jaggers ls', 'jaggers ls --json', 'jaggers ls --watch']))
     .action(async (o: { json?: boolean; watch?: boolean }) => {
       const c = await ctx();
+      const { ls, renderAgents } = await import('./commands/ls.js');
       if (o.watch) {
-        await watchAgents(c, (rows) => e.io.writeOut(`\x1b[H\x1b[2J${renderAgents(rows)}`));
-        return;
+        const { watchStates } = await import('./commands/watch.js');
+        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderAgents(await ls(c))}`));
       }
       const rows = await ls(c);
-      e.io.writeOut(o.json ? JSON.stringify(rows, null, 2) + '\n' : renderAgents(rows));
+      e.io.writeOut(o.json ? json(rows) : renderAgents(rows));
     });
 
   program
     .command('status [agent]')
-    .description('each agent\'s state (starting, idle, busy, waiting_input, done, error, exited) and since when')
+    .description("each agent's state (starting, idle, busy, waiting_input, done, error, exited) and since when")
     .option('--json', 'print JSON')
     .option('--watch', 'redraw whenever a state changes')
     .addHelpText('after', examples(['jaggers status', 'jaggers status claude --json', 'jaggers status --watch']))
     .action(async (agent: string | undefined, o: { json?: boolean; watch?: boolean }) => {
       const c = await ctx();
+      const { status, renderStatus } = await import('./commands/status.js');
       const show = async () => {
         const rows = await status(c, agent);
-        return o.json ? JSON.stringify(agent ? rows[0] : rows, null, 2) + '\n' : renderStatus(rows);
+        return o.json ? json(agent ? rows[0] : rows) : renderStatus(rows);
       };
       if (o.watch) {
-        await watchAgents(c, () => void show().then((s) => e.io.writeOut(`\x1b[H\x1b[2J${s}`), () => {}));
-        return;
+        const { watchStates } = await import('./commands/watch.js');
+        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${await show()}`));
       }
       e.io.writeOut(await show());
     });
 
   program
     .command('why <agent>')
-    .description('why jaggers thinks an agent is in its state: the rule and the screen lines it matched')
-    .addHelpText('after', examples(['jaggers why claude']))
-    .action(async (agent: string) => {
-      const [row] = await status(await ctx(), agent);
-      e.io.writeOut(renderWhy(row!));
+    .description('why jaggers thinks an agent is in its state: the rule, what it matched, what is on screen now and what the state waits for')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers why claude', 'jaggers why codex --json']))
+    .action(async (agent: string, o: { json?: boolean }) => {
+      const { why, renderWhy } = await import('./commands/status.js');
+      const r = await why(await ctx(), agent);
+      e.io.writeOut(o.json ? json(r) : renderWhy(r));
     });
 
   program
     .command('send <agent> <text...>')
-    .description('type text into an agent\'s pane and press Enter')
-    .addHelpText('after', examples(['jaggers send claude "explain src/cli.ts"']))
-    .action(async (agent: string, text: string[]) => {
+    .description("type text into an agent's pane and press Enter, after any turn in progress there; verified (busy, an echo, or the text leaving the input box)")
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers send claude "explain src/cli.ts"', 'jaggers send claude /clear']))
+    .action(async (agent: string, text: string[], o: { json?: boolean }) => {
+      const { send } = await import('./commands/pane.js');
       const r = await send(await ctx(), agent, text.join(' '));
-      e.io.writeOut(`sent ${r.bytes} bytes to ${r.agent} (${r.pane})\n`);
+      e.io.writeOut(o.json ? json(r) : `sent ${r.bytes} bytes to ${r.agent} (${r.pane}): ${r.evidence}\n`);
     });
 
   program
@@ -176,67 +212,91 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('-f, --file <path>', 'the work, from a file')
     .option('--from <agent>', 'the agent handing the work over (recorded in the handover file)')
     .option('--task <id>', 'the task this turn belongs to (default: $JAGGERS_TASK_ID, else a new one)')
-    .option('--timeout <seconds>', 'how long to wait for the agent to be ready and to reply', (v) => Number(v))
-    .option('--no-wait', 'return once the agent took the prompt')
-    .option('--headless', 'run the turn headless in the agent\'s pinned session (its profile\'s headlessArgs) instead of typing into its pane')
+    .option('--timeout <seconds>', 'how long to wait for the agent to be ready and to reply (default 600)', seconds)
+    .option('--no-wait', 'return once the agent took the prompt (the supervisor still captures the reply)')
+    .option('--headless', "run the turn headless in the agent's pinned session (its profile's headlessArgs) instead of typing into its pane")
     .option('--json', 'print JSON: artifact paths, timings, states')
-    .addHelpText('after', examples(['jaggers handoff coder --message "implement the plan in PLAN.md"', 'jaggers handoff reviewer --file review.md --from coder --json', 'jaggers handoff coder -m "start" --no-wait']))
+    .addHelpText(
+      'after',
+      examples(['jaggers handoff coder --message "implement the plan in PLAN.md"', 'jaggers handoff reviewer --file review.md --from coder --json', 'jaggers handoff coder -m "start" --no-wait']),
+    )
     .action(async (agent: string, o: { message?: string; file?: string; from?: string; task?: string; timeout?: number; wait: boolean; json?: boolean; headless?: boolean }) => {
-      if (o.timeout !== undefined && !(o.timeout > 0)) throw new JaggersError('E_USAGE', `--timeout must be a positive number of seconds, got ${JSON.stringify(String(o.timeout))}`);
-      if (o.headless) {
-        const c = await ctx();
-        const h = await headlessHandoff(c, agent, await payloadOf(c, o), { task: o.task ?? c.env.JAGGERS_TASK_ID ?? newTaskId(), from: o.from, timeoutS: o.timeout });
-        return e.io.writeOut(o.json ? JSON.stringify(h, null, 2) + '\n' : h.reply.text.replace(/\n*$/, '\n'));
-      }
-      const r = await handoff(await ctx(), agent, { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait });
-      if (o.json) return e.io.writeOut(JSON.stringify(r, null, 2) + '\n');
+      checkTask(o.task, '--task');
+      const { handoff } = await import('./commands/handoff.js');
+      const r = await handoff(await ctx(), agent, { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait, headless: o.headless }, e.io);
+      if (o.json) return e.io.writeOut(json(r));
       if (!r.reply) return e.io.writeOut(`delivered turn ${r.turn} of task ${r.task} to ${r.agent}: ${r.artifact}\n`);
       e.io.writeOut(r.reply.text.replace(/\n*$/, '\n'));
     });
 
   program
     .command('capture <agent>')
-    .description('print an agent\'s screen as text')
+    .description("print an agent's screen as text")
     .option('--ansi', 'keep colours and attributes (escape sequences)')
-    .addHelpText('after', examples(['jaggers capture claude', 'jaggers capture gemini --ansi']))
-    .action(async (agent: string, o: { ansi?: boolean }) => {
-      e.io.writeOut(await capture(await ctx(), agent, o));
+    .option('--history <lines>', 'include this many lines of scrollback', (v) => Number(v))
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers capture claude', 'jaggers capture gemini --ansi', 'jaggers capture codex --json']))
+    .action(async (agent: string, o: { ansi?: boolean; history?: number; json?: boolean }) => {
+      const { capture } = await import('./commands/pane.js');
+      const r = await capture(await ctx(), agent, o);
+      e.io.writeOut(o.json ? json(r) : r.screen);
     });
 
   program
     .command('down')
-    .description('stop the project\'s tmux server and every agent in it')
+    .description("stop the project's tmux server, every agent in it and the supervisor")
     .addHelpText('after', examples(['jaggers down']))
     .action(async () => {
+      const { down } = await import('./commands/down.js');
       const r = await down(await ctx());
       e.io.writeOut(r.stopped ? `stopped tmux ${r.socket}\n` : `nothing running on tmux ${r.socket}\n`);
     });
 
   program
     .command('doctor')
-    .description('check tmux, the socket and every profile')
+    .description("check tmux, the socket, jaggers.json, every profile and its command, and the supervisor")
     .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers doctor']))
     .action(async (o: { json?: boolean }) => {
+      const { doctor, renderDoctor } = await import('./commands/doctor.js');
       const r = await doctor(await ctx());
       if (!r.ok) setExit(1);
-      if (o.json) return e.io.writeOut(JSON.stringify(r, null, 2) + '\n');
-      const mark = (ok: boolean) => (ok ? 'ok  ' : 'FAIL');
-      e.io.writeOut(
-        [
-          `${mark(r.tmux.ok)} tmux: ${r.tmux.version ?? r.tmux.error}`,
-          `ok   socket: ${r.socket} (session ${r.session}, server ${r.serverRunning ? 'running' : 'not running'})`,
-          `ok   project file: ${r.projectFile ?? 'none (jaggers init writes one)'}`,
-          ...r.profiles.map((p) => `${mark(!p.error)} profile ${p.name}: ${p.error ?? p.file}`),
-        ].join('\n') + '\n',
-      );
+      e.io.writeOut(o.json ? json(r) : renderDoctor(r));
+    });
+
+  program
+    .command('serve')
+    .description('serve the API on TCP as well (bearer token in .jaggers/token), kept across supervisor restarts')
+    .option('--listen <host:port>', 'address to listen on', '127.0.0.1:7420')
+    .option('--stop', 'stop serving on TCP')
+    .addHelpText('after', examples(['jaggers serve --listen 127.0.0.1:7420', 'curl -H "Authorization: Bearer $(cat .jaggers/token)" http://127.0.0.1:7420/v1/health', 'jaggers serve --stop']))
+    .action(async (o: { listen: string; stop?: boolean }) => {
+      const { serve } = await import('./commands/serve.js');
+      const r = await serve(await ctx(), o);
+      e.io.writeOut(r.listen ? `serving the API on http://${r.listen} (bearer token in ${r.token})\n` : 'stopped serving on TCP\n');
+    });
+
+  program
+    .command('logs')
+    .description("print the supervisor's log (JSON lines in .jaggers/logs/), or follow it")
+    .option('-f, --follow', 'keep printing new lines')
+    .option('--json', 'print the JSON lines as they are')
+    .action(async (o: { follow?: boolean; json?: boolean }) => {
+      const c = await ctx();
+      const { followLog, prettyLogLine } = await import('./commands/logs.js');
+      const print = (l: string) => e.io.writeOut(`${o.json ? l : prettyLogLine(l)}\n`);
+      const abort = new AbortController();
+      if (!o.follow) queueMicrotask(() => setImmediate(() => abort.abort()));
+      else process.once('SIGINT', () => abort.abort());
+      await followLog(c, print, abort.signal, 0);
     });
 
   program
     .command('supervise', { hidden: true })
-    .description('the long-running watcher in window 0')
+    .description('the supervisor (window 0): owns the session, serves the API')
     .action(async () => {
-      await supervise(await ctx(), e.io);
+      const { runSupervisor } = await import('./supervisor/main.js');
+      await runSupervisor(await ctx(), e.io);
     });
 
   program.addOption(new Option('--debug', 'print stack traces').hideHelp());

@@ -33,7 +33,17 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, source: 
   return r.data;
 }
 
-/** Read a JSON file; a missing file is `null`, a syntax error names the file. */
+/** JSON.parse that names the file, line and column of a syntax error. */
+export async function parseJsonText(text: string, file: string, code: ErrorCode): Promise<unknown> {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    const { jsonSyntaxError } = await import('./json-syntax.js');
+    throw new JaggersError(code, `${file}: not valid JSON: ${jsonSyntaxError(text) ?? (e as Error).message}`);
+  }
+}
+
+/** Read a JSON file; a missing file is `null`, a syntax error names the file, line and column. */
 export async function readJsonFile(file: string, code: ErrorCode): Promise<unknown | null> {
   let text: string;
   try {
@@ -42,9 +52,5 @@ export async function readJsonFile(file: string, code: ErrorCode): Promise<unkno
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new JaggersError(code, `${file}: cannot read: ${(e as Error).message}`);
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new JaggersError(code, `${file}: not valid JSON: ${(e as Error).message}`);
-  }
+  return parseJsonText(text, file, code);
 }

@@ -1,13 +1,26 @@
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import type { Context } from '../context.js';
+import { JaggersError } from '../errors.js';
+import { runOneShot } from '../tmux/one-shot.js';
 import { serverArgs } from '../tmux/server.js';
-import { findAgentPane, withControl } from './simple.js';
+import { checkTmux } from '../tmux/version.js';
+import { hintForUp } from './up-hint.js';
 
 /** The tmux argv that attaches a person's terminal to the session (at an agent's window when named). */
 export async function attachArgs(ctx: Context, agent: string | undefined, readOnly: boolean): Promise<string[]> {
-  const target = agent
-    ? await withControl(ctx, async (c) => (await findAgentPane(c, ctx, agent)).windowId)
-    : await withControl(ctx, async () => '');
+  await checkTmux(ctx.server.bin, ctx.server.env);
+  const r = await runOneShot(ctx.server, ['list-windows', '-t', `=${ctx.session}`, '-F', '#{window_id}\t#{@jaggers_agent}\t#{@jaggers_task}']);
+  if (!r.ok) throw new JaggersError('E_SESSION_MISSING', `no jaggers session ${JSON.stringify(ctx.session)}: ${await hintForUp(ctx)}`);
+  let target = '';
+  if (agent) {
+    const windows = r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t'));
+    const w = windows.find(([, a, t]) => a === agent && !t) ?? windows.find(([, a]) => a === agent) ?? windows.find(([, a, t]) => `${a}+${t}` === agent);
+    if (!w) {
+      const known = windows.map(([, a]) => a).filter(Boolean).join(', ') || 'none';
+      throw new JaggersError('E_AGENT_UNKNOWN', `unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);
+    }
+    target = w[0]!;
+  }
   const args = [...serverArgs(ctx.server), 'attach-session', '-t', target ? `=${ctx.session}:${target}` : `=${ctx.session}`];
   if (readOnly) args.push('-r');
   return args;
@@ -15,6 +28,9 @@ export async function attachArgs(ctx: Context, agent: string | undefined, readOn
 
 export async function attach(ctx: Context, agent: string | undefined, readOnly: boolean): Promise<number> {
   const args = await attachArgs(ctx, agent, readOnly);
-  const r = await execa(ctx.server.bin, args, { env: ctx.server.env, extendEnv: false, stdio: 'inherit', reject: false });
-  return r.exitCode ?? 1;
+  return new Promise((resolve) => {
+    const child = spawn(ctx.server.bin, args, { env: ctx.server.env, stdio: 'inherit' });
+    child.on('error', () => resolve(1));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
 }

@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import type { Output } from '../output.js';
 import { handoff, newTaskId } from './handoff.js';
 import { DEMO_TEAM, loadTeam } from './team.js';
-import { up } from './up.js';
+import { up, type UpResult } from './up.js';
 
 const BRIEF = `Plan a small command-line tool that counts the words in a file.
 Write the plan as three numbered steps.`;
@@ -11,21 +11,21 @@ Write the plan as three numbered steps.`;
  * The main job on the built-in demo agents: open the session, then hand a task from the planner to
  * the coder to the reviewer, each reply handed on as the next agent's handover file.
  */
-export async function demo(ctx: Context, io: Output, opts: { size?: string; run: boolean }): Promise<void> {
+export async function demo(ctx: Context, io: Output, opts: { size?: string; run: boolean }): Promise<UpResult> {
   const team = await loadTeam(ctx, DEMO_TEAM);
   const r = await up(ctx, team, { size: opts.size });
-  await r.client.close();
-  io.writeOut(`session ${r.session} on tmux ${r.socket}: ${r.windows.map((w) => w.agent).join(', ')}\n`);
-  if (!opts.run) return;
+  io.writeOut(`session ${r.session} on tmux ${r.socket}: ${r.windows.map((w) => `${w.agent} (${w.state ?? 'started'})`).join(', ')}\n`);
+  if (!opts.run) return r;
   const task = newTaskId();
   io.writeOut(`task ${task}: planner -> coder -> reviewer\n`);
   let next: { message?: string; file?: string } = { message: BRIEF };
   let from: string | undefined;
   for (const agent of ['planner', 'coder', 'reviewer']) {
-    const h = await handoff(ctx, agent, { ...next, from, task, wait: true, workflow: 'demo' });
+    const h = await handoff(ctx, agent, { ...next, from, task, wait: true, workflow: 'demo' }, io);
     io.writeOut(`\n[${agent}] turn ${h.turn}, ${Math.round(h.timings.totalMs)} ms, handover ${h.artifact}\n${h.reply!.text.replace(/^/gm, '  ')}\n`);
     next = { file: h.reply!.artifact };
     from = agent;
   }
-  io.writeOut(`\nwatch the agents: jaggers attach    stop them: jaggers down\n`);
+  io.writeOut(`\nwatch the agents: jaggers attach    stop them: jaggers down    bring them back later: jaggers up\n`);
+  return r;
 }

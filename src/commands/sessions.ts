@@ -5,7 +5,7 @@ import { loadProfile } from '../profiles/load.js';
 import type { AgentSpec } from '../project/project-file.js';
 import { rewriteResumeArgs } from '../sessions/exec-rewrite.js';
 import { pinnedSession, Registry } from '../sessions/registry.js';
-import { renderTable } from './ls.js';
+import { renderTable } from './render.js';
 import { up, type UpResult } from './up.js';
 
 export interface PinRow {
@@ -45,12 +45,10 @@ export async function resume(ctx: Context, task: string): Promise<UpResult> {
   }
   const agents = new Map<string, string>();
   for (const t of terminals) agents.set(t.agent, t.profile);
-  const fromProject = new Map((ctx.projectFile?.agents ?? []).map((a) => [a.name, a]));
-  const specs: AgentSpec[] = [...agents].map(([name, profile]) => ({ ...(fromProject.get(name) ?? { args: [], env: {} }), name, profile }));
+  const fromProject = new Map(((await ctx.project())?.agents ?? []).map((a) => [a.name, a]));
+  const specs: AgentSpec[] = [...agents].map(([name, profile]) => ({ args: [], env: {}, ...fromProject.get(name), name, profile }));
   const team = await Promise.all(specs.map(async (spec) => ({ spec, profile: (await loadProfile(spec.profile, ctx.jaggersDir)).profile })));
-  const r = await up(ctx, team, { task });
-  await r.client.close();
-  return r;
+  return up(ctx, team, { task });
 }
 
 /**
@@ -63,6 +61,6 @@ export async function execPinned(ctx: Context, cli: string, args: string[], o: {
   const data = await new Registry(ctx.jaggersDir).read();
   const rewrite = rewriteResumeArgs(cli, args, pinnedSession(data, { agent, task }), { agent, task });
   const r = await execa(cli, rewrite.args, { stdio: 'inherit', reject: false, env: ctx.env, extendEnv: false });
-  if ((r as { code?: string }).code === 'ENOENT') throw new JaggersError('E_USAGE', `exec: ${cli} not found on PATH`);
+  if ((r as { code?: string }).code === 'ENOENT') throw new JaggersError('E_COMMAND_NOT_FOUND', `exec: ${cli} not found on PATH`);
   return r.exitCode ?? 1;
 }

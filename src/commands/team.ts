@@ -3,6 +3,7 @@ import { JaggersError } from '../errors.js';
 import { adHocAgents, type AgentSpec } from '../project/project-file.js';
 import { loadProfile } from '../profiles/load.js';
 import type { TeamMember } from '../terminals/plan.js';
+import { registryTeam } from './up-hint.js';
 
 export const DEMO_TEAM: AgentSpec[] = [
   { name: 'planner', profile: 'demo', args: [], env: {} },
@@ -10,13 +11,19 @@ export const DEMO_TEAM: AgentSpec[] = [
   { name: 'reviewer', profile: 'demo', args: [], env: {} },
 ];
 
-/** The agents a command works on: `--agents`, else jaggers.json, else a clear error. */
-export function teamSpecs(ctx: Context, agentsOption: string | undefined): AgentSpec[] {
+/**
+ * The agents a command works on: `--agents`, else jaggers.json, else the team the registry knows from
+ * an earlier `up` or `demo` (so `up` after `down` reopens it), else a clear error.
+ */
+export async function teamSpecs(ctx: Context, agentsOption: string | undefined): Promise<AgentSpec[]> {
   if (agentsOption) return adHocAgents(agentsOption);
-  if (ctx.projectFile) return ctx.projectFile.agents;
+  const project = await ctx.project();
+  if (project) return project.agents;
+  const known = await registryTeam(ctx);
+  if (known.length) return known;
   throw new JaggersError(
     'E_PROJECT_MISSING',
-    `no jaggers.json in ${ctx.projectRoot}: run \`jaggers init\` to write one, or pass --agents claude,gemini`,
+    `no jaggers.json in ${ctx.projectRoot}: run \`jaggers init\` to write one, pass --agents claude,gemini, or try \`jaggers demo\``,
   );
 }
 

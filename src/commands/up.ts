@@ -1,64 +1,131 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { withApi } from '../api/connect.js';
+import { supervisorCommand, supervisorEnv } from '../api/ensure.js';
+import type { ScreenView, TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
-import { binDir, cliEntry } from '../package-root.js';
+import { binDir } from '../package-root.js';
 import { parseSize } from '../project/project-file.js';
-import { newSessionId, newTerminalId, Registry, tmuxTagEvents } from '../sessions/registry.js';
 import type { NewJournalEvent } from '../sessions/events.js';
+import { withLock } from '../sessions/lock.js';
+import { newSessionId, newTerminalId, Registry, tmuxTagEvents } from '../sessions/registry.js';
 import { applyPlan, configureServer, fixWindowSize, type AppliedWindow } from '../terminals/apply.js';
+import { findCommand } from '../terminals/find-command.js';
 import { planWindows, type TeamMember } from '../terminals/plan.js';
 import { listPanes } from '../tmux/commands.js';
 import { openControl } from '../tmux/connect.js';
-import type { ControlClient } from '../tmux/control-client.js';
-import { checkTmux } from '../tmux/version.js';
 import { describeSocket } from '../tmux/server.js';
+import { checkTmux } from '../tmux/version.js';
+
+export interface UpWindow extends AppliedWindow {
+  /** The agent's state once it started (or `starting` when it had not finished booting in time). */
+  state: string | null;
+  /** For an agent whose pane died at start: its last lines (`claude: command not found`). */
+  lastLines: string[] | null;
+}
 
 export interface UpResult {
   session: string;
   socket: string;
-  windows: AppliedWindow[];
+  windows: UpWindow[];
+  /** Agents not started: their command is not found on the PATH their pane would get. */
+  missing: { agent: string; command: string; path: string }[];
 }
 
 export const DEFAULT_SIZE = { width: 200, height: 50 };
+/** How long `up` waits for started agents to leave `starting`. */
+export const UP_WAIT_MS = 30_000;
 
 export function socketArg(ctx: Context): string {
   return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
 }
 
-/** The argv that runs jaggers itself against this project (window 0, watchers). */
-export function selfCommand(ctx: Context, ...args: string[]): string[] {
-  return [process.execPath, cliEntry, '--project', ctx.projectRoot, '--socket', socketArg(ctx), '--session', ctx.session, ...args];
-}
-
-export function teamSize(ctx: Context, sizeOption: string | undefined): { width: number; height: number } {
+export async function teamSize(ctx: Context, sizeOption: string | undefined): Promise<{ width: number; height: number }> {
   if (sizeOption) return parseSize(sizeOption, '--size');
-  if (ctx.projectFile?.size) return parseSize(ctx.projectFile.size, `${ctx.projectRoot}/jaggers.json size`);
+  const size = (await ctx.project())?.size;
+  if (size) return parseSize(size, `${ctx.projectRoot}/jaggers.json size`);
   return DEFAULT_SIZE;
 }
 
-export async function up(
-  ctx: Context,
-  team: TeamMember[],
-  opts: { size?: string; task?: string | null; supervisor?: boolean } = {},
-): Promise<UpResult & { client: ControlClient }> {
+/** The PATH an agent's pane gets (see planLaunch): jaggers' bin folder first. */
+function agentPath(ctx: Context, m: TeamMember): string {
+  return `${binDir}${path.delimiter}${m.spec.env.PATH ?? m.profile.env.PATH ?? ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
+}
+
+export interface UpOptions {
+  size?: string;
+  task?: string | null;
+  /** Wait for started agents to be ready, and report those that died (default true). */
+  wait?: boolean;
+}
+
+/**
+ * Open the session (window 0 runs the supervisor) and one window per agent: keep live ones, restart
+ * dead ones in their pinned conversations, create missing ones. Runs under the project's `up` lock,
+ * so two at once give each agent one window. Agents whose command is not found are not started.
+ */
+export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {}): Promise<UpResult> {
   await checkTmux(ctx.server.bin, ctx.server.env);
-  const size = teamSize(ctx, opts.size);
-  await mkdir(ctx.jaggersDir, { recursive: true });
+  const size = await teamSize(ctx, opts.size);
+  await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
+  await chmod(ctx.jaggersDir, 0o700).catch(() => {});
+  const task = opts.task ?? null;
+  const missing: UpResult['missing'] = [];
+  const runnable = team.filter((m) => {
+    const p = agentPath(ctx, m);
+    if (findCommand(m.profile.command, p, path.resolve(ctx.projectRoot, m.spec.cwd ?? '.'))) return true;
+    missing.push({ agent: m.spec.name, command: m.profile.command, path: p });
+    return false;
+  });
+  const windows = await withLock(path.join(ctx.jaggersDir, 'up'), () => openWindows(ctx, runnable, size, task), { timeoutMs: 120_000 });
+  const started = windows.filter((w) => w.action !== 'keep');
+  const states = new Map<string, { state: string | null; lastLines: string[] | null }>();
+  // --no-wait: back as soon as the windows exist (the supervisor starts by itself in window 0).
+  if (opts.wait !== false)
+    await withApi(ctx, async (api) => {
+      // A fresh read of tmux: the supervisor sees the windows just made or restarted.
+      await api.call('GET', '/v1/terminals');
+    await Promise.all(
+      started.map(async (w) => {
+        const member = runnable.find((m) => m.spec.name === w.agent);
+        if (!member || member.profile.detect.rules.length === 0) return;
+        const q = `state=idle,done,busy,waiting_input,error,exited&timeout=${UP_WAIT_MS / 1000}`;
+        const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
+        let lastLines: string[] | null = null;
+        if (v?.state === 'exited') {
+          const s = await api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen`).catch(() => null);
+          lastLines = (s?.screen ?? '').trimEnd().split('\n').filter((l) => l.trim() !== '').slice(-5);
+        }
+        states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines });
+      }),
+    );
+    });
+  return {
+    session: ctx.session,
+    socket: describeSocket(ctx.server),
+    windows: windows.map((w) => ({ ...w, state: states.get(w.terminalId)?.state ?? null, lastLines: states.get(w.terminalId)?.lastLines ?? null })),
+    missing,
+  };
+}
+
+async function openWindows(ctx: Context, team: TeamMember[], size: { width: number; height: number }, task: string | null): Promise<AppliedWindow[]> {
   const registry = new Registry(ctx.jaggersDir);
   let data = await registry.read();
-  const task = opts.task ?? null;
   const client = await openControl(ctx.server, ctx.session, {
     windowName: 'jaggers',
-    command: opts.supervisor === false ? ['sh', '-c', 'exec cat'] : selfCommand(ctx, 'supervise'),
+    command: supervisorCommand(ctx),
     cwd: ctx.projectRoot,
     width: size.width,
     height: size.height,
-    env: { PATH: `${binDir}:${ctx.env.PATH ?? ''}` },
+    env: supervisorEnv(ctx),
   });
   try {
     await configureServer(client, size);
     const panes = await listPanes(client, ctx.session);
     // Terminals tmux knows but the registry lost (a registry rebuilt after a crash) are recorded again.
-    const tagged = panes.filter((p) => p.terminalId && p.agent && p.profile).map((p) => ({ terminalId: p.terminalId!, agent: p.agent!, profile: p.profile!, window: p.windowId, cwd: ctx.projectRoot, task: p.task }));
+    const tagged = panes
+      .filter((p) => p.terminalId && p.agent && p.profile)
+      .map((p) => ({ terminalId: p.terminalId!, agent: p.agent!, profile: p.profile!, window: p.windowId, cwd: ctx.projectRoot, task: p.task }));
     const missing = tmuxTagEvents(data, tagged, new Date().toISOString()).filter((e) => e.type === 'terminal-created');
     if (missing.length) data = await registry.record(...missing);
     const home = panes.find((p) => p.windowIndex === 0 && p.agent === null);
@@ -91,10 +158,9 @@ export async function up(
       }
       return { events, result: null };
     });
-    return { session: ctx.session, socket: describeSocket(ctx.server), windows, client };
-  } catch (e) {
+    return windows;
+  } finally {
     await client.close();
-    throw e;
   }
 }
 
@@ -111,4 +177,21 @@ function journalFor(windows: AppliedWindow[], plan: ReturnType<typeof planWindow
     }
   }
   return events;
+}
+
+export function renderUp(r: UpResult): string {
+  const lines = r.windows.map((w) => {
+    const action = w.action === 'keep' ? 'running' : w.action === 'create' ? 'started' : 'restarted';
+    const state = w.state ? `  ${w.state}` : '';
+    const session = w.launch?.sessionId ? `  session ${w.launch.sessionId}` : '';
+    const died = w.lastLines?.length ? `\n      its pane died at start; last lines:\n${w.lastLines.map((l) => `      | ${l}`).join('\n')}` : '';
+    return `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${action}${state}${session}${died}`;
+  });
+  const missing = r.missing.map((m) => `  ${m.agent.padEnd(12)} not started: command ${JSON.stringify(m.command)} not found on its PATH (${m.path})`);
+  return `session ${r.session} on tmux ${r.socket}\n${[...lines, ...missing].join('\n')}\nwatch them: jaggers attach\n`;
+}
+
+/** `up` failed for an agent when its command is missing or its pane died at start. */
+export function upFailed(r: UpResult): boolean {
+  return r.missing.length > 0 || r.windows.some((w) => w.state === 'exited');
 }

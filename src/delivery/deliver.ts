@@ -1,13 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { deliveryMachine, type DeliveryResult } from '../../machines/delivery.machine.js';
-import type { PaneWatcher } from '../detect/pane-watcher.js';
 import type { Profile } from '../profiles/schema.js';
-import { withLock } from '../sessions/lock.js';
-import { capturePane, loadBuffer, pasteBuffer, sendKeys } from '../tmux/commands.js';
-import type { ControlClient } from '../tmux/control-client.js';
 import { inputAreaLines, promptEvidence, sightPrompt, type PromptSighting } from './evidence.js';
+import type { PaneIO, PaneStatusSource } from './ports.js';
 import { sanitizeText } from './sanitize.js';
 
 export interface DeliveryTarget {
@@ -17,8 +12,6 @@ export interface DeliveryTarget {
 }
 
 export interface DeliverOptions {
-  /** Folder for the cross-process per-pane locks (`.jaggers/locks`). */
-  lockDir: string;
   /** How long to wait after the first submit before checking whether the text is still in the input box. */
   retryAfterMs?: number;
   readyTimeoutMs?: number;
@@ -28,85 +21,63 @@ export interface DeliverOptions {
    * was taken. Without one, the echo of the text's tail is looked for instead.
    */
   nonce?: string;
+  /** Take the text leaving the input box as proof (for `send`; see the delivery machine). */
+  acceptCleared?: boolean;
 }
 
 export type Delivered = DeliveryResult & { agent: string; paneId: string; bytes: number; ms: number };
 
-let bufferSeq = 0;
-
-// In this process, one queue per pane; across processes, a lock file per pane.
-const queues = new Map<string, Promise<unknown>>();
-
 /** The tail of the text as the input box would show it: its last non-empty line, last 24 characters. */
 function inputTail(text: string): string {
-  const lines = text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '');
   return (lines.at(-1) ?? '').slice(-24).trim();
 }
 
-function waitReady(watcher: PaneWatcher, target: DeliveryTarget, timeoutMs: number): Promise<void> {
+function waitReady(status: PaneStatusSource, target: DeliveryTarget, timeoutMs: number): Promise<void> {
   const ready = new Set<string>(target.profile.delivery.ready);
   return new Promise<void>((resolve, reject) => {
-    const check = (status: string | undefined) => {
-      if (status === undefined) return false;
-      if (status === 'exited') {
+    const check = (now: string | undefined) => {
+      if (now === undefined) return false;
+      if (now === 'exited') {
         done();
         reject(new Error(`exited: the pane of ${target.agent} is dead`));
         return true;
       }
-      if (ready.has(status)) {
+      if (now === 'waiting_input' && !ready.has(now)) {
+        done();
+        reject(new Error(`waiting_input: ${target.agent} is waiting for a person to answer on its screen`));
+        return true;
+      }
+      if (ready.has(now)) {
         done();
         resolve();
         return true;
       }
       return false;
     };
-    const off = watcher.onChange((c) => {
+    const off = status.onChange((c) => {
       if (c.pane.paneId === target.paneId) check(c.status);
     });
     const timer = setTimeout(() => {
       done();
-      reject(new Error(`${watcher.status(target.paneId) ?? 'unknown'} after ${timeoutMs} ms`));
+      reject(new Error(`${status.status(target.paneId) ?? 'unknown'} after ${timeoutMs} ms`));
     }, timeoutMs);
     const done = () => {
       clearTimeout(timer);
       off();
     };
-    check(watcher.status(target.paneId));
+    check(status.status(target.paneId));
   });
 }
 
 /**
- * Run `fn` while holding the pane: one queue per pane in this process, and a lock file per pane
- * across processes, so concurrent senders never interleave and keep the order they got the pane in.
+ * Deliver one prompt to one agent pane, exactly once, and know that it was taken. The caller holds
+ * the pane (see `PaneQueue`), so nothing else types into it meanwhile.
  */
-export function withPaneLock<T>(paneId: string, lockDir: string, fn: () => Promise<T>): Promise<T> {
-  const run = async (): Promise<T> => {
-    await mkdir(lockDir, { recursive: true });
-    return withLock(path.join(lockDir, `pane-${paneId.slice(1)}`), fn, { timeoutMs: 10 * 60_000 });
-  };
-  const prev = queues.get(paneId) ?? Promise.resolve();
-  const mine = prev.then(run, run);
-  const tail = mine.catch(() => {});
-  queues.set(paneId, tail);
-  void tail.then(() => {
-    if (queues.get(paneId) === tail) queues.delete(paneId);
-  });
-  return mine;
-}
-
-/** Deliver one prompt to one agent pane, exactly once, and know that it was taken. */
-export function deliver(client: ControlClient, watcher: PaneWatcher, target: DeliveryTarget, rawText: string, opts: DeliverOptions): Promise<Delivered> {
-  return withPaneLock(target.paneId, opts.lockDir, () => deliverNow(client, watcher, target, rawText, opts));
-}
-
-/** Deliver while the caller already holds the pane (see `withPaneLock`). */
-export async function deliverNow(
-  client: ControlClient,
-  watcher: PaneWatcher,
-  target: DeliveryTarget,
-  rawText: string,
-  opts: DeliverOptions,
-): Promise<Delivered> {
+export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: DeliveryTarget, rawText: string, opts: DeliverOptions = {}): Promise<Delivered> {
   const started = performance.now();
   const text = sanitizeText(rawText);
   const d = target.profile.delivery;
@@ -115,23 +86,26 @@ export async function deliverNow(
   const sight = (screen: string) => sightPrompt(screen, mark, inputLines);
   /** The pane before the paste: later screens must show one more echo of the prompt than this. */
   let before: PromptSighting | null = null;
+  /** The pasted text showed in the input box before the submit key. */
+  let pastedVisible = false;
+  const judge = (screen: string) => promptEvidence(before!, sight(screen), pastedVisible);
   const actor = createActor(
     deliveryMachine.provide({
       actors: {
-        waitReady: fromPromise(() => waitReady(watcher, target, opts.readyTimeoutMs ?? d.readyTimeoutMs)),
+        waitReady: fromPromise(() => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs)),
         paste: fromPromise(async () => {
-          const [mode] = await client.runOk(['display-message', '-p', '-t', target.paneId, '#{pane_in_mode}']);
-          if (mode === '1') await sendKeys(client, target.paneId, ['-X', 'cancel']);
-          before = sight(await capturePane(client, target.paneId));
-          const name = `jaggers-${target.paneId.slice(1)}-${process.pid}-${++bufferSeq}`;
-          await loadBuffer(client, name, text);
-          await pasteBuffer(client, name, target.paneId);
+          await io.leaveMode(target.paneId);
+          before = sight(await io.capture(target.paneId));
+          await io.paste(target.paneId, text);
+        }),
+        inspect: fromPromise(async () => {
+          pastedVisible = sight(await io.capture(target.paneId)).inInput;
         }),
         submit: fromPromise(async () => {
-          await sendKeys(client, target.paneId, d.submitKeys);
-          watcher.inputSent(target.paneId);
+          await io.sendKeys(target.paneId, d.submitKeys);
+          status.inputSent(target.paneId);
         }),
-        look: fromPromise(async () => promptEvidence(before!, sight(await capturePane(client, target.paneId)))),
+        look: fromPromise(async () => judge(await io.capture(target.paneId))),
       },
     }),
     {
@@ -140,18 +114,20 @@ export async function deliverNow(
         retryAfterMs: opts.retryAfterMs ?? 1500,
         verifyTimeoutMs: opts.verifyTimeoutMs ?? d.verifyTimeoutMs,
         maxSubmitRetries: d.maxSubmitRetries,
+        acceptCleared: opts.acceptCleared ?? false,
+        verify: target.profile.detect.rules.length > 0,
       },
     },
   );
-  const offStatus = watcher.onChange((c) => {
+  const offStatus = status.onChange((c) => {
     if (c.pane.paneId !== target.paneId || actor.getSnapshot().status !== 'active') return;
     if (c.status === 'exited') actor.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
     else actor.send({ type: 'STATUS', status: c.status });
   });
   // Visible screens only, before and after: a TUI that clears its screen to redraw leaves copies of its
   // input box (with the typed text in it) in the scrollback, which would count as echoes.
-  const offScreen = watcher.onScreen((paneId, screen) => {
-    if (paneId === target.paneId && before && actor.getSnapshot().status === 'active') actor.send({ type: 'SCREEN', evidence: promptEvidence(before, sight(screen)) });
+  const offScreen = status.onScreen((paneId, screen) => {
+    if (paneId === target.paneId && before && actor.getSnapshot().status === 'active') actor.send({ type: 'SCREEN', evidence: judge(screen) });
   });
   actor.start();
   try {

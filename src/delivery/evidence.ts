@@ -31,12 +31,15 @@ export function sightPrompt(screen: string, mark: string, inputLines: number): P
 /**
  * What a screen says about a prompt after its submit key: `taken` when it shows one more echo of the
  * prompt's mark above the input area than before the paste, `in-input` when the text still sits in
- * the input box (so it was certainly not submitted), else `unknown`.
+ * the input box (so it was certainly not submitted), `cleared` when the text was seen in the input
+ * box after the paste and is gone now without an echo (a slash command, a TUI that does not echo),
+ * else `unknown`.
  */
-export type PromptEvidence = 'taken' | 'in-input' | 'unknown';
+export type PromptEvidence = 'taken' | 'in-input' | 'cleared' | 'unknown';
 
-export function promptEvidence(before: PromptSighting, now: PromptSighting): PromptEvidence {
+export function promptEvidence(before: PromptSighting, now: PromptSighting, pastedVisible = false): PromptEvidence {
   if (now.echoes > before.echoes) return 'taken';
   if (now.inInput) return 'in-input';
+  if (pastedVisible) return 'cleared';
   return 'unknown';
 }

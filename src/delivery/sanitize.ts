@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Text typed into a pane: CRLF and CR become LF, and every control character other than newline and
  * tab is removed, with whole escape sequences first, so payload text such as the bracketed-paste end
@@ -14,7 +16,10 @@ export function sanitizeText(text: string): string {
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
-/** A short id that tags a prompt so its arrival can be recognized on screen. */
+/**
+ * The id that tags a prompt (`[jg:<nonce>]`) so its arrival and its reply are recognized: 64 random
+ * bits, so two prompts of one pane never share one (16 bits gave several percent over 100 turns).
+ */
 export function makeNonce(): string {
-  return Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
+  return randomBytes(8).toString('hex');
 }

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Classification } from './classify.js';
 
@@ -6,9 +5,7 @@ export type StateFileKind = 'claude-sessions' | 'fake-agent';
 
 /** Where a CLI writes its own status, by the pid of its process and its HOME. */
 export function stateFilePath(kind: StateFileKind, home: string, pid: number): string {
-  return kind === 'claude-sessions'
-    ? path.join(home, '.claude', 'sessions', `${pid}.json`)
-    : path.join(home, '.fake-agent', 'state', `${pid}.json`);
+  return kind === 'claude-sessions' ? path.join(home, '.claude', 'sessions', `${pid}.json`) : path.join(home, '.fake-agent', 'state', `${pid}.json`);
 }
 
 const MAP: Record<string, Classification['status']> = {
@@ -24,32 +21,14 @@ export interface StateFileReading {
   sessionId: string | null;
 }
 
-/** Read the CLI's own status and session; nulls when the file is missing, unreadable or unknown. */
-export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<StateFileReading> {
-  const file = stateFilePath(kind, home, pid);
-  let data: unknown;
-  try {
-    data = JSON.parse(await readFile(file, 'utf8'));
-  } catch {
-    return { classification: null, sessionId: null };
-  }
-  const { status, sessionId } = data as { status?: unknown; sessionId?: unknown };
+/** What a state file's parsed JSON says; nulls for anything missing or unknown. */
+export function parseStateFile(data: unknown, file: string): StateFileReading {
+  const { status, sessionId } = (data ?? {}) as { status?: unknown; sessionId?: unknown };
   const mapped = typeof status === 'string' ? MAP[status] : undefined;
   return {
-    classification: mapped ? { status: mapped, rule: `state-file ${file}`, lines: [`status: ${status}`] } : null,
+    classification: mapped ? { status: mapped, rule: `state-file ${file}`, lines: [`status: ${String(status)}`] } : null,
     sessionId: typeof sessionId === 'string' && sessionId ? sessionId : null,
   };
-}
-
-/** The HOME a pane's process runs with (its environment on Linux), falling back to ours. */
-export async function homeOfPid(pid: number, fallback: string): Promise<string> {
-  try {
-    const env = await readFile(`/proc/${pid}/environ`, 'utf8');
-    const home = env.split('\0').find((kv) => kv.startsWith('HOME='));
-    return home ? home.slice(5) : fallback;
-  } catch {
-    return fallback;
-  }
 }
 
 /**

@@ -3,19 +3,6 @@ import path from 'node:path';
 import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
 import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
-import { capturePane } from '../tmux/commands.js';
-import type { ControlClient } from '../tmux/control-client.js';
-
-export interface ReplySource {
-  client: ControlClient;
-  paneId: string;
-  profile: Profile;
-  /** The nonce the pointer prompt carried: the reply starts after its echo. */
-  nonce: string;
-  sessionId: string | null;
-  home: string;
-  cwd: string;
-}
 
 /** The last reply in the CLI's own transcript of the pinned session, where the CLI keeps one. */
 export async function replyFromTranscript(
@@ -81,39 +68,50 @@ function unmark(lines: string[], marker: RegExp): string[] {
   });
 }
 
-export async function captureReply(src: ReplySource): Promise<{ text: string; from: 'transcript' | 'screen' }> {
-  const kind = src.profile.session.transcript;
-  if (kind && src.sessionId) {
-    const t = await replyFromTranscript(kind, src.home, src.cwd, src.sessionId, src.nonce);
-    if (t !== null) return { text: t, from: 'transcript' };
-  }
-  const screen = await capturePane(src.client, src.paneId, { history: 3000 });
-  return { text: replyFromScreen(screen, src.nonce, src.profile), from: 'screen' };
+/** What a screen shows of a turn's end, for the turn engine and for a timeout's message. */
+export interface ScreenEnd {
+  /** The prompt's echo (its nonce tag) is above the input area. */
+  echo: boolean;
+  /** Something after the echo is busy or asking (a spinner, a menu). */
+  busyAfter: boolean;
+  /**
+   * The CLI's end-of-turn mark comes after the echo: a `done` rule's line (a turn summary such as
+   * `Worked for 3s`); for a CLI without one, the start of a reply (its reply marker, e.g. `✦`).
+   */
+  mark: boolean;
+  ended: boolean;
 }
 
-/**
- * Whether the turn that carried `nonce` has really finished: its reply is in the CLI's transcript, or
- * (screen only) `screenShowsTurnEnd`. A `done` seen before that is a previous turn's summary still on
- * screen (after a resume, say) while the prompt has only just gone in.
- */
-export async function turnConfirmed(src: ReplySource): Promise<boolean> {
-  const kind = src.profile.session.transcript;
-  if (kind && src.sessionId) return (await replyFromTranscript(kind, src.home, src.cwd, src.sessionId, src.nonce)) !== null;
-  return screenShowsTurnEnd(await capturePane(src.client, src.paneId, { history: 3000 }), src.nonce, src.profile);
-}
-
-/**
- * The prompt's echo is above the input area, nothing after it is busy or asking, and where the CLI
- * marks a finished turn (a `done` rule, e.g. `Worked for 3s`) that mark comes after the echo.
- */
-export function screenShowsTurnEnd(screen: string, nonce: string, profile: Profile): boolean {
+export function screenTurnEnd(screen: string, nonce: string, profile: Profile): ScreenEnd {
   const { above, input } = splitAtInputArea(screen, inputAreaLines(profile));
-  const echo = above.findLastIndex((l) => l.includes(`[jg:${nonce}]`));
-  if (echo < 0) return false;
-  const after = [...above.slice(echo + 1), ...input];
+  const echoAt = above.findLastIndex((l) => l.includes(`[jg:${nonce}]`));
+  if (echoAt < 0) return { echo: false, busyAfter: false, mark: false, ended: false };
+  const after = [...above.slice(echoAt + 1), ...input];
   const rules = profile.detect.rules.filter((r) => r.region !== 'raw');
   const status = classify({ screen: after.join('\n'), raw: '', rules }).status;
-  if (status === 'busy' || status === 'waiting_input') return false;
+  const busyAfter = status === 'busy' || status === 'waiting_input';
   const doneRules = rules.filter((r) => r.status === 'done');
-  return doneRules.length === 0 || doneRules.some((r) => after.some((l) => regexOf(r.pattern).test(l)));
+  const replyMarker = profile.detect.replyMarker ? regexOf(profile.detect.replyMarker) : null;
+  const mark =
+    doneRules.length > 0
+      ? doneRules.some((r) => after.some((l) => regexOf(r.pattern).test(l)))
+      : replyMarker
+        ? above.slice(echoAt + 1).some((l) => replyMarker.test(l))
+        : above.slice(echoAt + 1).some((l) => l.trim() !== '');
+  return { echo: true, busyAfter, mark, ended: !busyAfter && mark };
+}
+
+/**
+ * The prompt's echo is above the input area, nothing after it is busy or asking, and the CLI's
+ * end-of-turn mark (a `done` rule's line, else the start of a reply) comes after the echo.
+ */
+export function screenShowsTurnEnd(screen: string, nonce: string, profile: Profile): boolean {
+  return screenTurnEnd(screen, nonce, profile).ended;
+}
+
+/** In words, for messages: `the prompt's echo: yes; an end-of-turn mark after it: no`. */
+export function describeScreenEnd(e: ScreenEnd | null): string {
+  if (!e) return 'the screen was not read for the turn\'s end';
+  if (!e.echo) return "the prompt's echo is not on screen";
+  return `the prompt's echo is on screen; after it ${e.busyAfter ? 'something busy or asking' : 'nothing busy'} and ${e.mark ? 'an end-of-turn mark' : 'no end-of-turn mark yet'}`;
 }

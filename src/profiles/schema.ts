@@ -55,7 +55,15 @@ export const SessionSchema = z.strictObject({
   pin: z.enum(['pre-generated', 'discovered', 'none']).default('none'),
   startArgs: z.array(z.string()).default([]),
   resumeArgs: z.array(z.string()).default([]),
+  /** A headless turn in the pinned conversation: `{sessionId}`, `{prompt}` (and `{replyFile}`) are filled in. */
   headlessArgs: z.array(z.string()).optional(),
+  /**
+   * A headless turn that is the conversation's first (the TUI writes none before its first turn, so the
+   * resume arguments find nothing): e.g. `--session-id {sessionId} -p {prompt}`. Without it, headlessArgs.
+   */
+  headlessFirstArgs: z.array(z.string()).optional(),
+  /** How a first headless turn tells the session it made, for a CLI that cannot take one up front. */
+  headlessIdFrom: z.enum(['codex-json']).optional(),
   discover: z.enum(['codex-rollout', 'list-sessions']).optional(),
   listArgs: z.array(z.string()).optional(),
   /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { JaggersError } from '../errors.js';
-import { readJsonFile, validate } from '../validate.js';
+import { parseJsonText, validate } from '../validate.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -21,6 +20,11 @@ export const ProjectSchema = z
     session: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _').optional(),
     size: z.string().regex(SIZE, 'must look like 200x50').optional(),
     agents: z.array(AgentSchema).min(1, 'must name at least one agent'),
+    /**
+     * Run when an agent starts waiting for a person or a turn fails: a shell command line (run with
+     * `sh -c`) or an argv; JAGGERS_NOTIFY_AGENT, _STATE, _REASON, _TERMINAL_ID and _TASK are in its environment.
+     */
+    notify: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();
@@ -31,13 +35,11 @@ export const ProjectSchema = z
   });
 export type ProjectFile = z.output<typeof ProjectSchema>;
 
-export const PROJECT_FILE = 'jaggers.json';
+export { PROJECT_FILE } from '../context.js';
 
-export async function readProjectFile(root: string): Promise<ProjectFile | null> {
-  const file = path.join(root, PROJECT_FILE);
-  const data = await readJsonFile(file, 'E_PROJECT_INVALID');
-  if (data === null) return null;
-  return validate(ProjectSchema, data, file, 'E_PROJECT_INVALID');
+/** Validate the text of a jaggers.json; errors name the file, the line and column or the field. */
+export async function parseProjectFile(text: string, file: string): Promise<ProjectFile> {
+  return validate(ProjectSchema, await parseJsonText(text, file, 'E_PROJECT_INVALID'), file, 'E_PROJECT_INVALID');
 }
 
 export function parseSize(s: string, source: string): { width: number; height: number } {

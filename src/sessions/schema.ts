@@ -17,6 +17,8 @@ export const terminalRecordSchema = z.object({
   window: z.string().nullable(),
   created: z.iso.datetime({ offset: true }),
   lastState: z.string().nullable(),
+  /** Replies recorded in the current session: 0 means the CLI may not have written a conversation yet. */
+  turns: z.number().int().nonnegative().default(0),
 });
 
 export const taskAgentSchema = z.object({
@@ -102,8 +104,9 @@ function followSession(data: RegistryData, terminalId: string, sessionId: string
 
 function pinSession(data: RegistryData, event: EventOf<'session-pinned'>): RegistryData {
   const t = terminalOf(data, event);
-  const history = t.sessionId !== null && t.sessionId !== event.sessionId ? [...t.sessionHistory, t.sessionId] : t.sessionHistory;
-  const next = withTerminal(data, { ...t, sessionId: event.sessionId, sessionHistory: history });
+  const moved = t.sessionId !== event.sessionId;
+  const history = t.sessionId !== null && moved ? [...t.sessionHistory, t.sessionId] : t.sessionHistory;
+  const next = withTerminal(data, { ...t, sessionId: event.sessionId, sessionHistory: history, turns: moved ? 0 : t.turns });
   return followSession(next, t.terminalId, event.sessionId);
 }
 
@@ -112,12 +115,16 @@ function forkSession(data: RegistryData, event: EventOf<'session-forked'>): Regi
   if (t.sessionId !== event.from) {
     throw invalid(event, `terminal "${t.terminalId}" is on session ${t.sessionId ?? '(none)'}, not on "${event.from}" that forked`);
   }
-  const next = withTerminal(data, { ...t, sessionId: event.to, sessionHistory: [...t.sessionHistory, event.from] });
+  const next = withTerminal(data, { ...t, sessionId: event.to, sessionHistory: [...t.sessionHistory, event.from], turns: 0 });
   return followSession(next, t.terminalId, event.to);
 }
 
 function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
-  const terminal = terminalOf(data, event);
+  let terminal = terminalOf(data, event);
+  if (event.direction === 'reply' && event.sessionId !== null && event.sessionId === terminal.sessionId) {
+    terminal = { ...terminal, turns: terminal.turns + 1 };
+    data = withTerminal(data, terminal);
+  }
   if (event.taskId === null) return data;
   const task = taskOf(data, { ...event, taskId: event.taskId });
   if (event.direction !== 'reply') return data;
@@ -134,7 +141,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
       const task = event.task ?? null;
       return withTerminal(data, {
         terminalId, agent, profile, cwd, task,
-        sessionId: null, sessionHistory: [], window: null, created: event.ts, lastState: null,
+        sessionId: null, sessionHistory: [], window: null, created: event.ts, lastState: null, turns: 0,
       });
     }
     case 'terminal-window':

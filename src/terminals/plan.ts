@@ -64,7 +64,14 @@ export function planWindows(input: PlanInput): WindowAction[] {
   });
 }
 
-function planLaunch(input: PlanInput, spec: AgentSpec, profile: Profile, terminalId: string, pinned: string | null): Launch {
+/** What starting an agent needs besides its spec and profile. */
+export type LaunchInput = Pick<PlanInput, 'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId'>;
+
+/**
+ * The command, environment and folder that start an agent: resuming `pinned` when the profile can, else
+ * a new pinned session (`newSessionId`) where the CLI takes one, else the CLI's own start.
+ */
+export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile, terminalId: string, pinned: string | null): Launch {
   let sessionArgs: string[] = [];
   let sessionId: string | null = null;
   let pin: Launch['pin'] = null;

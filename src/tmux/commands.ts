@@ -138,3 +138,40 @@ export async function sendKeys(c: ControlClient, paneId: string, keys: readonly 
 export async function sendLiteral(c: ControlClient, paneId: string, text: string): Promise<void> {
   await c.runOk(['send-keys', '-t', paneId, '-l', '--', text]);
 }
+
+/** One format of one pane (`#{pane_pid}`, `#{pane_dead_status}`...), or null when tmux has no answer. */
+export async function paneField(c: ControlClient, paneId: string, format: string): Promise<string | null> {
+  const r = await c.run(['display-message', '-p', '-t', paneId, format]);
+  return r.ok && r.lines[0] !== undefined && r.lines[0] !== '' ? r.lines[0] : null;
+}
+
+/**
+ * A control-mode subscription: tmux reports `%subscription-changed <name> ...` whenever `format`
+ * changes for a target (`%*` all panes, `@*` all windows), checked on its own one-second timer.
+ */
+export async function subscribe(c: ControlClient, name: string, target: string, format: string): Promise<void> {
+  await c.runOk(['refresh-client', '-B', `${name}:${target}:${format}`]);
+}
+
+export async function setWindowOption(c: ControlClient, windowId: string, option: string, value: string | null): Promise<void> {
+  await c.run(value === null ? ['set-option', '-w', '-u', '-t', windowId, option] : ['set-option', '-w', '-t', windowId, option, value]);
+}
+
+/** The clients a person uses (control-mode clients, such as jaggers' own, left out). */
+export async function humanClients(c: ControlClient): Promise<string[]> {
+  const r = await c.run(['list-clients', '-F', '#{client_name}\t#{client_control_mode}']);
+  if (!r.ok) return [];
+  return r.lines.map((l) => l.split('\t')).filter(([name, control]) => name && control !== '1').map(([name]) => name!);
+}
+
+/** Show a message on one client's status line for `ms` milliseconds. */
+export async function displayMessage(c: ControlClient, client: string, text: string, ms = 8000): Promise<void> {
+  // `#` starts a format in display-message: double it so the text shows as written.
+  await c.run(['display-message', '-c', client, '-d', String(ms), text.replaceAll('#', '##')]);
+}
+
+/** Kill whatever runs in the pane and start `command` there (the window and its tags stay). */
+export async function respawnPane(c: ControlClient, paneId: string, w: { cwd: string; env: Record<string, string>; command: readonly string[] }): Promise<void> {
+  const envArgs = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  await c.runOk(['respawn-pane', '-k', '-t', paneId, '-c', w.cwd, ...envArgs, '--', ...w.command]);
+}

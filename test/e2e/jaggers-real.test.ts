@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HandoffResult } from '../../src/commands/handoff.js';
+import type { HandoffResult } from '../../src/api/types.js';
 import type { AgentStatusRow } from '../../src/commands/status.js';
 import type { PinRow } from '../../src/commands/sessions.js';
 import { parseArtifact } from '../../src/handover/artifact.js';

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentStatusRow } from '../../src/commands/status.js';
 import { coalesced } from '../../src/coalesced.js';
-import { parsePublished, type PublishedStatus } from '../../src/detect/publish.js';
+import { parsePublished, type PublishedStatus } from '../../src/supervisor/publish.js';
 import { listPanes, type PaneInfo } from '../../src/tmux/commands.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
 import { Rig, type RunResult } from '../helpers/rig.js';

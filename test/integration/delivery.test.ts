@@ -5,14 +5,17 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handoff } from '../../src/commands/handoff.js';
 import { resolveContext } from '../../src/context.js';
-import { deliver } from '../../src/delivery/deliver.js';
+import { deliverNow } from '../../src/delivery/deliver.js';
+import { PaneQueue } from '../../src/delivery/queue.js';
+import { paneIO } from '../../src/tmux/pane-io.js';
 import { sanitizeText } from '../../src/delivery/sanitize.js';
-import { PaneWatcher } from '../../src/detect/pane-watcher.js';
+import { PaneWatcher } from '../../src/supervisor/pane-watcher.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { loadProfile } from '../../src/profiles/load.js';
 import { listPanes } from '../../src/tmux/commands.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
+import { whenDirSays } from '../helpers/dir-watch.js';
 
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
@@ -55,15 +58,17 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
       watcher.watch({ paneId: p.paneId, windowId: p.windowId, agent: p.agent!, profile, pid: p.panePid });
       targets.set(p.agent!, { paneId: p.paneId, agent: p.agent!, profile });
     }
-    const send = (agent: string, text: string) => deliver(c, watcher, targets.get(agent)!, text, { lockDir: path.join(rig.root, '.jaggers', 'locks') });
+    const queue = new PaneQueue();
+    const io = paneIO(c);
+    const send = (agent: string, text: string) => queue.run(targets.get(agent)!.paneId, () => deliverNow(io, watcher, targets.get(agent)!, text));
+    // The agent's own record of its turns (its session file), not a watcher's count: this file tests delivery.
     const doneTurns = (agent: string, n: number, timeoutMs = 30_000) =>
-      new Promise<void>((resolve, reject) => {
-        const pane = targets.get(agent)!.paneId;
-        const timer = setTimeout(() => (off(), reject(new Error(`${agent}: ${watcher.status(pane)} with ${watcher.turns(pane)} turns, wanted done with ${n}`))), timeoutMs);
-        const check = () => watcher.turns(pane) >= n && watcher.status(pane) === 'done' && (clearTimeout(timer), off(), resolve());
-        const off = watcher.onChange(check);
-        check();
-      });
+      whenDirSays(
+        path.join(rig.home, '.fake-agent', 'sessions'),
+        () => sessionTurns(rig, agent).catch(() => []),
+        (turns) => turns.length >= n && turns.every((t) => t.reply),
+        { timeoutMs, what: `${agent}'s turn ${n}` },
+      ).then(() => undefined);
     return { send, doneTurns, watcher, targets };
   }
 
@@ -164,7 +169,7 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
     const ctx = await resolveContext({}, rig.env, rig.root);
     const pending = handoff(ctx, 'slow', { message: 'you will not see this', wait: true });
     const outcome = pending.then(() => null, (e: Error) => e);
-    await rig.waitForScreen('slow', /\[jg:[0-9a-f]{4}\]/); // pasted, waiting its 4 s settle before Enter
+    await rig.waitForScreen('slow', /\[jg:[0-9a-f]{16}\]/); // pasted, waiting its 4 s settle before Enter
     const pid = (await listPanes(await rig.control(), rig.session)).find((p) => p.agent === 'slow')!.panePid!;
     process.kill(pid, 'SIGKILL');
     const err = await outcome;

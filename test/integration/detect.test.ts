@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PaneWatcher, type StatusChange } from '../../src/detect/pane-watcher.js';
+import { PaneWatcher, type StatusChange } from '../../src/supervisor/pane-watcher.js';
 import { loadProfile } from '../../src/profiles/load.js';
 import { listPanes } from '../../src/tmux/commands.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
@@ -39,7 +39,7 @@ describe('status detection on real tmux with the fake agent', () => {
 
   it('goes through starting, idle, busy, done, waiting_input and exited', async () => {
     // Start the watcher before the agent exists so the slow boot is seen from its first frame.
-    const up = await rig.run(['up']);
+    const up = await rig.run(['up', '--no-wait']);
     expect(up.code).toBe(0);
     const c = await rig.control();
     const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;

@@ -81,7 +81,7 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     expect(JSON.parse((await rig.run(['ls', '--json'])).stdout).find((a: { agent: string }) => a.agent === 'alpha').state).toBe('exited');
     expect((await rig.run(['up'])).stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+restarted/);
     const after = JSON.parse((await rig.run(['ls', '--json'])).stdout);
-    expect(after.find((a: { agent: string }) => a.agent === 'alpha')).toMatchObject({ terminalId: alpha.terminalId, window: alpha.window, state: 'running' });
+    expect(after.find((a: { agent: string }) => a.agent === 'alpha')).toMatchObject({ terminalId: alpha.terminalId, window: alpha.window, state: 'idle' });
   });
 
   it('sends hostile text exactly and captures the screen', async () => {
@@ -105,7 +105,7 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     expect((await rig.run(['capture', 'nobody'])).stderr).toMatch(/unknown agent "nobody"/);
     expect((await rig.run(['down'])).stdout).toMatch(/stopped tmux -L jgtest-/);
     expect((await rig.run(['down'])).stdout).toMatch(/nothing running/);
-    expect((await rig.run(['ls'])).stderr).toMatch(/no jaggers session "jgtest" on tmux socket -L jgtest-\S+: run `jaggers up` first/);
+    expect((await rig.run(['ls'])).stderr).toMatch(/no jaggers session "jgtest" on tmux -L jgtest-\S+: run `jaggers up` to start it/);
   });
 });
 

@@ -7,7 +7,7 @@ import { deliveryMachine, type DeliveryResult, type Evidence } from '../../machi
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
 /** A delivery whose `look` answers from `looks` in turn (the last answer repeats). */
-function start(looks: Evidence[], opts: { maxSubmitRetries?: number } = {}) {
+function start(looks: Evidence[], opts: { maxSubmitRetries?: number; acceptCleared?: boolean } = {}) {
   const clock = new SimulatedClock();
   const calls = { paste: 0, submit: 0, look: 0 };
   const actor = createActor(
@@ -23,7 +23,7 @@ function start(looks: Evidence[], opts: { maxSubmitRetries?: number } = {}) {
         look: fromPromise(async () => looks[Math.min(calls.look++, looks.length - 1)]!),
       },
     }),
-    { input: { settleMs: 200, retryAfterMs: 1000, verifyTimeoutMs: 10_000, maxSubmitRetries: opts.maxSubmitRetries ?? 2 }, clock },
+    { input: { settleMs: 200, retryAfterMs: 1000, verifyTimeoutMs: 10_000, maxSubmitRetries: opts.maxSubmitRetries ?? 2, acceptCleared: opts.acceptCleared ?? false }, clock },
   );
   const result = toPromise(actor);
   actor.start();
@@ -42,7 +42,29 @@ describe('delivery machine', () => {
     await d.advance(200);
     expect(d.calls).toMatchObject({ paste: 1, submit: 1 });
     d.actor.send({ type: 'STATUS', status: 'busy' });
-    expect(await d.result).toEqual({ kind: 'delivered', submits: 1 });
+    expect(await d.result).toEqual({ kind: 'delivered', submits: 1, evidence: 'busy' });
+  });
+
+  it('a menu after the submit is proof too, told apart from busy', async () => {
+    const d = start(['unknown']);
+    await d.advance(200);
+    d.actor.send({ type: 'STATUS', status: 'waiting_input' });
+    expect(await d.result).toEqual({ kind: 'delivered', submits: 1, evidence: 'menu' });
+  });
+
+  it('the text gone from the input box proves it only where that is accepted (send), never for a turn', async () => {
+    const turn = start(['cleared']);
+    await turn.advance(200);
+    turn.actor.send({ type: 'SCREEN', evidence: 'cleared' });
+    for (let i = 0; i < 3; i++) await turn.advance(1000);
+    expect(turn.actor.getSnapshot().status).toBe('active');
+    expect(turn.calls).toMatchObject({ paste: 1, submit: 1 });
+    turn.actor.stop();
+
+    const send = start(['unknown'], { acceptCleared: true });
+    await send.advance(200);
+    send.actor.send({ type: 'SCREEN', evidence: 'cleared' });
+    expect(await send.result).toEqual({ kind: 'delivered', submits: 1, evidence: 'cleared' });
   });
 
   it('a finished turn (done, idle) alone is no proof; the echo on a new screen is', async () => {
@@ -54,7 +76,7 @@ describe('delivery machine', () => {
     d.actor.send({ type: 'SCREEN', evidence: 'in-input' });
     expect(d.actor.getSnapshot().status).toBe('active');
     d.actor.send({ type: 'SCREEN', evidence: 'taken' });
-    expect(await d.result).toEqual({ kind: 'delivered', submits: 1 });
+    expect(await d.result).toEqual({ kind: 'delivered', submits: 1, evidence: 'echo' });
     expect(d.calls.paste).toBe(1);
   });
 
@@ -71,7 +93,7 @@ describe('delivery machine', () => {
     const d = start(['unknown', 'unknown', 'unknown', 'taken']);
     await d.advance(200);
     for (let i = 0; i < 4; i++) await d.advance(1000);
-    expect(await d.result).toEqual({ kind: 'delivered', submits: 1 });
+    expect(await d.result).toEqual({ kind: 'delivered', submits: 1, evidence: 'echo' });
     expect(d.calls).toMatchObject({ paste: 1, submit: 1, look: 4 });
   });
 
@@ -79,7 +101,7 @@ describe('delivery machine', () => {
     const d = start(['unknown', 'in-input', 'taken']);
     await d.advance(200);
     for (let i = 0; i < 3; i++) await d.advance(1000);
-    expect(await d.result).toEqual({ kind: 'delivered', submits: 2 });
+    expect(await d.result).toEqual({ kind: 'delivered', submits: 2, evidence: 'echo' });
   });
 
   it('a pane that dies ends the delivery at once', async () => {

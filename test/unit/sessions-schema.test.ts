@@ -32,7 +32,7 @@ describe('applyEvent', () => {
     const data = base();
     expect(data.terminals['jg-aaaa0001']).toEqual({
       terminalId: 'jg-aaaa0001', agent: 'claude', profile: 'claude', cwd: '/p', task: 't1',
-      sessionId: S1, sessionHistory: [], window: null, created: ts, lastState: null,
+      sessionId: S1, sessionHistory: [], window: null, created: ts, lastState: null, turns: 0,
     });
     expect(data.tasks.t1).toEqual({
       id: 't1', workflow: 'review', status: 'created', created: ts,
@@ -93,8 +93,17 @@ describe('applyEvent', () => {
     const data = applyEvents(base(), [turn(1, 'prompt'), turn(1, 'reply'), turn(2, 'prompt'), turn(2, 'reply'), turn(3, 'reply', 'helper')]);
     expect(data.tasks.t1?.agents.claude?.turns).toBe(2);
     expect(data.tasks.t1?.agents.helper).toEqual({ terminalId: 'jg-aaaa0001', sessionId: S1, turns: 1 });
+    // The terminal counts every reply in its current session, whatever the task: 0 means no conversation yet.
+    expect(data.terminals['jg-aaaa0001']?.turns).toBe(3);
     const before = base();
-    expect(applyEvent(before, { ...turn(1, 'reply'), taskId: null } as JournalEvent)).toBe(before);
+    const untasked = applyEvent(before, { ...turn(1, 'reply'), taskId: null } as JournalEvent);
+    expect(untasked.tasks).toBe(before.tasks);
+    expect(untasked.terminals['jg-aaaa0001']?.turns).toBe(1);
+    // A reply recorded under an older session id does not count for the current one; a new pin starts over.
+    expect(applyEvent(before, { ...turn(1, 'reply'), sessionId: S2 } as JournalEvent).terminals['jg-aaaa0001']?.turns).toBe(0);
+    const repinned = applyEvent(data, { ts, type: 'session-pinned', terminalId: 'jg-aaaa0001', sessionId: S2, how: 'discovered' });
+    expect(repinned.terminals['jg-aaaa0001']?.turns).toBe(0);
+    expect(applyEvent(data, { ts, type: 'session-pinned', terminalId: 'jg-aaaa0001', sessionId: S1, how: 'resumed' }).terminals['jg-aaaa0001']?.turns).toBe(3);
   });
 
   it.each<[string, JournalEvent, RegExp]>([

@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import stripAnsi from 'strip-ansi';
 import { createActor, type Actor } from 'xstate';
-import { publicStatus, terminalMachine, type TerminalStatus } from '../../machines/terminal.machine.js';
+import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
+import { classify, type Classification } from '../detect/classify.js';
+import { combine, stateFilePath } from '../detect/state-file.js';
 import type { Profile } from '../profiles/schema.js';
-import { capturePane } from '../tmux/commands.js';
+import { capturePane, paneField, subscribe } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
-import { classify, type Classification } from './classify.js';
-import { combine, homeOfPid, readStateFile, stateFilePath } from './state-file.js';
+import { homeOfPid, readStateFile } from './proc.js';
 
 export interface WatchedPane {
   paneId: string;
@@ -45,6 +46,8 @@ interface Entry {
   lastScreen: string | null;
   lastScreenClass: Classification | null;
   lastFileStatus: string | null;
+  /** A headless turn holds the pane: its screen (a placeholder) says nothing; the state stays busy. */
+  held: boolean;
 }
 
 /** One inotify watch per folder, shared by the panes whose CLIs write their state files there. */
@@ -54,6 +57,9 @@ interface FolderWatch {
 }
 
 const RAW_KEEP = 4096;
+
+/** A profile without detection rules: nothing on screen can say more than "running", shown as idle. */
+const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile has no detect rules)', lines: [] };
 
 /**
  * Turns tmux output into terminal states, driven only by events: a pane's %output triggers a
@@ -90,7 +96,7 @@ export class PaneWatcher {
   /** Subscribe to pane deaths (tmux reports them on its own 1 s timer) once per connection. */
   async start(): Promise<void> {
     // A one-pane subscription never reports changes on tmux 3.3a; `%*` does.
-    await this.client.runOk(['refresh-client', '-B', 'jaggers-dead:%*:#{pane_dead}']);
+    await subscribe(this.client, 'jaggers-dead', '%*', '#{pane_dead}');
   }
 
   onChange(l: (c: StatusChange) => void): () => void {
@@ -115,7 +121,7 @@ export class PaneWatcher {
     const actor = createActor(terminalMachine, { input: { settleMs: pane.profile.detect.settleMs, doneNeedsEvidence: pane.profile.detect.doneNeedsEvidence, at: this.now() } });
     const entry: Entry = {
       pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, stateFile: null, sessionId: null,
-      lastScreen: null, lastScreenClass: null, lastFileStatus: null,
+      lastScreen: null, lastScreenClass: null, lastFileStatus: null, held: false,
     };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
@@ -143,6 +149,52 @@ export class PaneWatcher {
   /** Tell the machine a prompt went in (delivery does this after pressing Enter). */
   inputSent(paneId: string): void {
     this.entries.get(paneId)?.actor.send({ type: 'INPUT_SENT', at: this.now() });
+  }
+
+  /** Tell the machine the turn engine confirmed the open turn's end (transcript or screen evidence). */
+  confirmTurn(paneId: string, by: string): void {
+    this.entries.get(paneId)?.actor.send({ type: 'TURN_CONFIRMED', at: this.now(), by });
+  }
+
+  /**
+   * A headless turn runs the agent's CLI outside its pane: the pane's own program is stopped meanwhile.
+   * The machine shows busy (rule `reason`) and ignores the pane until `release`, which starts it over.
+   */
+  hold(paneId: string, reason: string): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    e.held = true;
+    e.actor.send({ type: 'SCREEN', at: this.now(), classification: { status: 'busy', rule: reason, lines: [] }, source: 'screen' });
+  }
+
+  release(paneId: string, pid: number | null): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    e.held = false;
+    this.markRestarted(e, pid);
+  }
+
+  /** The watched pane, as last updated (its pid changes when the pane is restarted). */
+  pane(paneId: string): WatchedPane | undefined {
+    return this.entries.get(paneId)?.pane;
+  }
+
+  /** The machine's state and what decided it, plus the last screen's own reading. */
+  snapshot(paneId: string): { status: StatusChange['status']; machine: TerminalStatus; context: TerminalContext; screen: Classification | null } | undefined {
+    const e = this.entries.get(paneId);
+    if (!e) return undefined;
+    const snap = e.actor.getSnapshot();
+    return { status: publicStatus(snap.value as TerminalStatus), machine: snap.value as TerminalStatus, context: snap.context, screen: e.lastScreenClass };
+  }
+
+  /** The last screen captured for classification (visible area), or null before the first. */
+  lastScreen(paneId: string): string | null {
+    return this.entries.get(paneId)?.lastScreen ?? null;
+  }
+
+  /** The panes watched now. */
+  paneIds(): string[] {
+    return [...this.entries.keys()];
   }
 
   /** The pane's current public status, or undefined when it is not watched. */
@@ -209,7 +261,9 @@ export class PaneWatcher {
         // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
         if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) continue;
         e.lastScreen = screen;
-        e.lastScreenClass = classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules });
+        e.lastScreenClass = e.pane.profile.detect.rules.length
+          ? classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules })
+          : NO_RULES;
         e.lastFileStatus = file?.status ?? null;
         this.decide(e, at, file);
         for (const l of this.screenListeners) l(e.pane.paneId, screen);
@@ -220,7 +274,7 @@ export class PaneWatcher {
   }
 
   private decide(e: Entry, at: number, file: Classification | null): void {
-    if (!e.lastScreenClass || e.dead) return;
+    if (!e.lastScreenClass || e.dead || e.held) return;
     const { c, source } = combine(e.lastScreenClass, file);
     if (c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: c, source });
   }
@@ -287,30 +341,56 @@ export class PaneWatcher {
     e.stateFile = null;
   }
 
+  /**
+   * What tmux says of a pane now (from a fresh list-panes): a death or a restart (a new pid, even one
+   * made by `respawn-pane -k` on a live pane, which tmux never reports as dead) is acted on at once
+   * rather than on tmux's one-second subscription timer.
+   */
+  sync(paneId: string, now: { dead: boolean; pid: number | null }): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    if (now.dead && !e.dead && !e.held) this.markDead(e);
+    else if (!now.dead && (e.dead || (now.pid !== null && e.pane.pid !== null && now.pid !== e.pane.pid))) this.markRestarted(e, now.pid);
+  }
+
+  private markDead(e: Entry): void {
+    e.dead = true;
+    void paneField(this.cmd, e.pane.paneId, '#{pane_dead_status}').then((text) => {
+      const status = text === null ? null : Number(text);
+      e.actor.send({ type: 'PANE_EXITED', at: this.now(), exitStatus: status === null || Number.isNaN(status) ? null : status });
+    });
+  }
+
+  private markRestarted(e: Entry, pid: number | null): void {
+    if (e.held) {
+      // The placeholder of a headless turn: noted, not a restart of the agent (that comes with release).
+      if (pid) e.pane = { ...e.pane, pid };
+      e.dead = false;
+      return;
+    }
+    e.dead = false;
+    e.home = null;
+    this.unwatchStateFile(e);
+    e.lastScreen = null;
+    e.lastFileStatus = null;
+    e.raw = '';
+    const restarted = (p: number | null) => {
+      if (p) e.pane = { ...e.pane, pid: p };
+      e.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
+      void this.capture(e);
+    };
+    if (pid) restarted(pid);
+    else void paneField(this.cmd, e.pane.paneId, '#{pane_pid}').then((p) => restarted(p ? Number(p) : null));
+  }
+
   private onNotification(name: string, args: string[]): void {
     if (name === 'subscription-changed' && args[0] === 'jaggers-dead') {
       const paneId = args.find((a) => a.startsWith('%'));
       const e = paneId ? this.entries.get(paneId) : undefined;
       if (!e) return;
       const dead = args.at(-1) === '1';
-      if (dead && !e.dead) {
-        e.dead = true;
-        void this.cmd.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_dead_status}']).then((r) => {
-          const status = r.ok && r.lines[0] ? Number(r.lines[0]) : null;
-          e.actor.send({ type: 'PANE_EXITED', at: this.now(), exitStatus: Number.isNaN(status) ? null : status });
-        });
-      } else if (!dead && e.dead) {
-        e.dead = false;
-        e.home = null;
-        this.unwatchStateFile(e);
-        e.lastScreen = null;
-        e.lastFileStatus = null;
-        void this.cmd.run(['display-message', '-p', '-t', e.pane.paneId, '#{pane_pid}']).then((r) => {
-          if (r.ok && r.lines[0]) e.pane = { ...e.pane, pid: Number(r.lines[0]) };
-          e.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
-          void this.capture(e);
-        });
-      }
+      if (dead && !e.dead) this.markDead(e);
+      else if (!dead && e.dead) this.markRestarted(e, null);
     }
     if (name === 'window-close' || name === 'unlinked-window-close') {
       for (const e of this.entries.values()) {

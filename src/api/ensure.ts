@@ -1,0 +1,123 @@
+// Starting the supervisor when nobody answers on the socket: in window 0 of the session, as `up` does,
+// under a lock so two commands do not start two; then waiting (bounded) until it answers.
+import { watch } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Context } from '../context.js';
+import { JaggersError } from '../errors.js';
+import { binDir, cliEntry } from '../package-root.js';
+import { withLock } from '../sessions/lock.js';
+import { runOneShot } from '../tmux/one-shot.js';
+import { describeSocket } from '../tmux/server.js';
+import { isConnectFailure, type ApiClient } from './client.js';
+import { currentLogPath } from './paths.js';
+
+/** How long a supervisor may take from start to answering. */
+export const START_TIMEOUT_MS = 20_000;
+/** A window-0 supervisor that is alive but silent gets this long (it may be booting) before it is restarted. */
+const BOOT_GRACE_MS = 5_000;
+
+function socketArg(ctx: Context): string {
+  return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
+}
+
+/** The argv of the supervisor process for this project. */
+export function supervisorCommand(ctx: Context): string[] {
+  return [process.execPath, cliEntry, '--project', ctx.projectRoot, '--socket', socketArg(ctx), '--session', ctx.session, 'supervise'];
+}
+
+/** The environment window 0 gets: jaggers' bin folder first on PATH, and the log level asked for. */
+export function supervisorEnv(ctx: Context): Record<string, string> {
+  const env: Record<string, string> = { PATH: `${binDir}${path.delimiter}${ctx.env.PATH ?? ''}` };
+  if (ctx.env.JAGGERS_LOG) env.JAGGERS_LOG = ctx.env.JAGGERS_LOG;
+  return env;
+}
+
+async function answers(api: ApiClient): Promise<boolean> {
+  try {
+    await api.call('GET', '/v1/health');
+    return true;
+  } catch (e) {
+    if (isConnectFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Until the supervisor answers, waking on changes in the socket's folder (and every 250 ms), up to `ms`. */
+async function waitForAnswer(api: ApiClient, socketDir: string, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  let wake: () => void = () => {};
+  let watcher: ReturnType<typeof watch> | null = null;
+  try {
+    watcher = watch(socketDir, () => wake());
+  } catch {
+    // no folder yet: the timer alone
+  }
+  try {
+    while (Date.now() < deadline) {
+      if (await answers(api)) return true;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now())));
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+    return answers(api);
+  } finally {
+    watcher?.close();
+  }
+}
+
+async function tail(file: string, n: number): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * Make the supervisor answer: start it in window 0 (restarting a dead or silent one there), then wait.
+ * Errors name the session that is missing, or the log file and window 0's last lines.
+ */
+export async function startSupervisor(ctx: Context, api: ApiClient): Promise<void> {
+  const socketDir = path.dirname('socketPath' in api.endpoint ? api.endpoint.socketPath : ctx.jaggersDir);
+  await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
+  await withLock(
+    path.join(ctx.jaggersDir, 'supervisor-start'),
+    async () => {
+      if (await answers(api)) return;
+      const win = await runOneShot(ctx.server, ['list-panes', '-t', `=${ctx.session}:0`, '-F', '#{pane_id}\t#{pane_dead}\t#{pane_start_command}']);
+      if (!win.ok) {
+        const has = await runOneShot(ctx.server, ['has-session', '-t', `=${ctx.session}`]);
+        if (!has.ok) throw await sessionMissing(ctx);
+        await runOneShot(ctx.server, ['new-window', '-d', '-t', `=${ctx.session}:0`, '-n', 'jaggers', ...envArgs(ctx), '--', ...supervisorCommand(ctx)]);
+      } else {
+        const [paneId, dead, start] = win.stdout.split('\n')[0]!.split('\t');
+        const booting = dead !== '1' && (start ?? '').includes(' supervise');
+        if (!(booting && (await waitForAnswer(api, socketDir, BOOT_GRACE_MS)))) {
+          const r = await runOneShot(ctx.server, ['respawn-pane', '-k', '-t', paneId!, '-c', ctx.projectRoot, ...envArgs(ctx), '--', ...supervisorCommand(ctx)]);
+          if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
+        }
+      }
+      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS)) return;
+      const screen = await runOneShot(ctx.server, ['capture-pane', '-p', '-t', `=${ctx.session}:0`]);
+      const log = currentLogPath(ctx.jaggersDir);
+      throw new JaggersError(
+        'E_SUPERVISOR_START',
+        `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s; see its log ${log}` +
+          `${(await tail(log, 5)) ? `:\n${await tail(log, 5)}` : ''}\nwindow 0 shows:\n${screen.stdout.trimEnd().split('\n').slice(-8).join('\n')}`,
+      );
+    },
+    { timeoutMs: START_TIMEOUT_MS + BOOT_GRACE_MS + 10_000 },
+  );
+}
+
+function envArgs(ctx: Context): string[] {
+  return Object.entries(supervisorEnv(ctx)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+}
+
+/** No session: say which command brings it back (`up` reopens the last team even without a jaggers.json). */
+async function sessionMissing(ctx: Context): Promise<JaggersError> {
+  const { hintForUp } = await import('../commands/up-hint.js');
+  return new JaggersError('E_SESSION_MISSING', `no jaggers session ${JSON.stringify(ctx.session)} on tmux ${describeSocket(ctx.server)}: ${await hintForUp(ctx)}`);
+}

@@ -1,0 +1,134 @@
+// The shapes the local API sends back (request bodies are validated by zod in src/supervisor/schemas.ts).
+// Types only: clients import this without loading any code.
+
+export type AgentState = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'exited';
+
+export interface HealthView {
+  pid: number;
+  version: string;
+  startedAt: string;
+  uptimeMs: number;
+  session: string;
+  /** The tmux server, `-L name` or `-S path`. */
+  tmux: string;
+  project: string;
+  /** The unix socket this API listens on, and the TCP address when `jaggers serve --listen` added one. */
+  socket: string;
+  tcp: string | null;
+  terminals: number;
+  log: string;
+}
+
+/** A screen reading: the status the profile's rules give it, the rule and the lines it matched. */
+export interface Reading {
+  status: string;
+  rule: string | null;
+  lines: string[];
+}
+
+export interface TerminalView {
+  agent: string;
+  terminalId: string | null;
+  task: string | null;
+  profile: string | null;
+  window: string;
+  windowIndex: number;
+  pane: string;
+  pid: number | null;
+  /** The live machine's state (`settling` shows as `busy`). */
+  state: AgentState;
+  since: string | null;
+  rule: string | null;
+  lines: string[];
+  /** What decided the state: `screen`, `state-file`, `tmux`, `turn`. */
+  source: string;
+  turns: number;
+  sessionId: string | null;
+  exitStatus: number | null;
+  /** What the machine waits for to leave this state, in words. */
+  waitingFor: string | null;
+  /** When waiting_input: the question on screen and the choices it offers. */
+  question: { text: string; choices: string[] } | null;
+  /** A profile that could not be loaded: the pane is not watched. */
+  problem: string | null;
+}
+
+/** `GET /v1/terminals/{agent}`: the view plus a fresh reading of what is on screen now. */
+export interface TerminalDetail extends TerminalView {
+  now: Reading & { screenLines: string[] };
+}
+
+export interface ScreenView {
+  agent: string;
+  terminalId: string | null;
+  pane: string;
+  ansi: boolean;
+  screen: string;
+}
+
+export type DeliveryEvidence = 'busy' | 'menu' | 'echo' | 'cleared' | 'unverified';
+
+export interface InputResult {
+  agent: string;
+  pane: string;
+  bytes: number;
+  submits: number;
+  evidence: DeliveryEvidence;
+  ms: number;
+}
+
+export interface HandoffReply {
+  text: string;
+  from: 'transcript' | 'screen' | 'headless';
+  artifact: string;
+}
+
+export interface HandoffResult {
+  task: string;
+  turn: number;
+  agent: string;
+  terminalId: string | null;
+  artifact: string;
+  pointer: string;
+  delivery: { kind: 'delivered' | 'headless'; submits: number; evidence: DeliveryEvidence | null; ms: number };
+  reply: HandoffReply | null;
+  timings: { deliverMs: number; replyMs: number | null; totalMs: number };
+  states: string[];
+  /** How the turn's end was confirmed: the transcript's finished reply, or the screen. */
+  confirmedBy: 'transcript' | 'screen' | 'headless' | null;
+}
+
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'gap';
+
+export interface StreamEvent<T = Record<string, unknown>> {
+  id: number;
+  type: StreamEventType;
+  at: string;
+  data: T;
+}
+
+export interface StateEventData {
+  agent: string;
+  terminalId: string | null;
+  task: string | null;
+  pane: string;
+  state: AgentState;
+  rule: string | null;
+  turns: number;
+  since: string;
+}
+
+export interface TurnEventData {
+  phase: 'written' | 'delivered' | 'done' | 'failed';
+  agent: string;
+  terminalId: string | null;
+  task: string;
+  turn: number;
+  artifact: string;
+  reply?: string;
+  error?: string;
+}
+
+export interface ApiErrorBody {
+  error: { code: string; message: string };
+}

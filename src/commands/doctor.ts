@@ -1,0 +1,102 @@
+// `jaggers doctor`: what a person needs to know before (or after) something went wrong: tmux, the
+// socket, jaggers.json, every profile and whether its command is found, and the supervisor.
+import path from 'node:path';
+import { clientFor } from '../api/connect.js';
+import type { HealthView } from '../api/types.js';
+import { PROJECT_FILE, type Context } from '../context.js';
+import { binDir } from '../package-root.js';
+import { checkAllProfiles, loadProfile } from '../profiles/load.js';
+import type { AgentSpec } from '../project/project-file.js';
+import { findCommand } from '../terminals/find-command.js';
+import { serverRunning } from '../tmux/one-shot.js';
+import { describeSocket } from '../tmux/server.js';
+import { checkTmux } from '../tmux/version.js';
+import { registryTeam } from './up-hint.js';
+
+export interface DoctorReport {
+  ok: boolean;
+  tmux: { ok: boolean; version?: string; error?: string };
+  socket: string;
+  session: string;
+  serverRunning: boolean;
+  projectFile: string | null;
+  /** jaggers.json could not be read or is invalid: the error, with the line and column or the field. */
+  projectError: string | null;
+  profiles: { name: string; file?: string; error?: string; command?: string; found?: string | null }[];
+  /** The team's agents (jaggers.json, else the team an earlier `up` made) and whether each command is found. */
+  agents: { agent: string; profile: string; command: string | null; found: string | null; error?: string }[];
+  supervisor: { pid: number; uptimeMs: number; socket: string; log: string } | null;
+}
+
+export async function doctor(ctx: Context): Promise<DoctorReport> {
+  let tmux: DoctorReport['tmux'];
+  let running = false;
+  try {
+    const v = await checkTmux(ctx.server.bin, ctx.server.env);
+    tmux = { ok: true, version: v.raw };
+    running = await serverRunning(ctx.server);
+  } catch (e) {
+    tmux = { ok: false, error: (e as Error).message };
+  }
+  let projectError: string | null = null;
+  let team: AgentSpec[] = [];
+  try {
+    team = (await ctx.project())?.agents ?? (await registryTeam(ctx));
+  } catch (e) {
+    projectError = (e as Error).message;
+  }
+  const basePath = ctx.env.PATH ?? '';
+  const profiles = (await checkAllProfiles(ctx.jaggersDir)).map((p) => p);
+  for (const p of profiles) {
+    if (p.error) continue;
+    const { profile } = await loadProfile(p.name, ctx.jaggersDir);
+    Object.assign(p, { command: profile.command, found: findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot) });
+  }
+  const agents = await Promise.all(
+    team.map(async (a) => {
+      try {
+        const { profile } = await loadProfile(a.profile, ctx.jaggersDir);
+        const where = `${binDir}${path.delimiter}${a.env.PATH ?? profile.env.PATH ?? basePath}`;
+        return { agent: a.name, profile: a.profile, command: profile.command, found: findCommand(profile.command, where, path.resolve(ctx.projectRoot, a.cwd ?? '.')) };
+      } catch (e) {
+        return { agent: a.name, profile: a.profile, command: null, found: null, error: (e as Error).message };
+      }
+    }),
+  );
+  let supervisor: DoctorReport['supervisor'] = null;
+  if (running) {
+    const h = await clientFor(ctx)
+      .call<HealthView>('GET', '/v1/health')
+      .catch(() => null);
+    if (h) supervisor = { pid: h.pid, uptimeMs: h.uptimeMs, socket: h.socket, log: h.log };
+  }
+  const ok = tmux.ok && !projectError && profiles.every((p) => !p.error) && agents.every((a) => a.found && !a.error);
+  return {
+    ok,
+    tmux,
+    socket: describeSocket(ctx.server),
+    session: ctx.session,
+    serverRunning: running,
+    projectFile: (await ctx.project().catch(() => null)) ? path.join(ctx.projectRoot, PROJECT_FILE) : null,
+    projectError,
+    profiles,
+    agents,
+    supervisor,
+  };
+}
+
+export function renderDoctor(r: DoctorReport): string {
+  const mark = (ok: boolean) => (ok ? 'ok  ' : 'FAIL');
+  return (
+    [
+      `${mark(r.tmux.ok)} tmux: ${r.tmux.version ?? r.tmux.error}`,
+      `ok   socket: ${r.socket} (session ${r.session}, server ${r.serverRunning ? 'running' : 'not running'})`,
+      r.projectError ? `FAIL project file: ${r.projectError}` : `ok   project file: ${r.projectFile ?? 'none (jaggers init writes one)'}`,
+      ...r.profiles.map((p) => `${mark(!p.error)} profile ${p.name}: ${p.error ?? `${p.file} (command ${p.command}: ${p.found ?? 'not found on PATH'})`}`),
+      ...r.agents.map((a) => `${mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`),
+      r.supervisor
+        ? `ok   supervisor: pid ${r.supervisor.pid}, up ${Math.round(r.supervisor.uptimeMs / 1000)} s, API ${r.supervisor.socket}, log ${r.supervisor.log}`
+        : `ok   supervisor: not running${r.serverRunning ? ' (the next command starts it)' : ''}`,
+    ].join('\n') + '\n'
+  );
+}

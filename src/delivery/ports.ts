@@ -1,0 +1,20 @@
+// What delivery needs from the rest of jaggers, as narrow interfaces: the live status of a pane (the
+// supervisor's watcher provides it) and a few pane operations (tmux provides them).
+
+export interface PaneStatusSource {
+  /** The pane's public status now, or undefined when it is not watched. */
+  status(paneId: string): string | undefined;
+  /** Every status change of any pane. Returns the function that unsubscribes. */
+  onChange(l: (c: { pane: { paneId: string }; status: string }) => void): () => void;
+  /** Every new screen (visible area) of any pane, as captured for classification. */
+  onScreen(l: (paneId: string, screen: string) => void): () => void;
+  /** Tell the pane's machine a prompt went in. */
+  inputSent(paneId: string): void;
+}
+
+export interface PaneIO {
+  capture(paneId: string, opts?: { history?: number; ansi?: boolean }): Promise<string>;
+  leaveMode(paneId: string): Promise<void>;
+  paste(paneId: string, text: string): Promise<void>;
+  sendKeys(paneId: string, keys: readonly string[]): Promise<void>;
+}

@@ -1,0 +1,138 @@
+// The local API over HTTP/1.1 (fastify, bodies validated with zod): JSON under /v1, errors as
+// {"error":{"code","message"}} with the HTTP status of their code, and a server-sent-events stream.
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { StreamEvent } from '../api/types.js';
+import { describeValue, ERROR_STATUS, isErrorCode, JaggersError, type ErrorCode } from '../errors.js';
+import type { Log } from '../logger.js';
+import type { Supervisor } from './core.js';
+import { parseListen, type ListenAddress } from './tcp.js';
+import { sseFrame, type EventHub } from './event-hub.js';
+import { BODY_LIMIT, EventsQuery, HandoffBody, InputBody, ListenBody, ScreenQuery, TaskQuery, WaitQuery } from './schemas.js';
+
+export interface AppOptions {
+  supervisor: Supervisor;
+  hub: EventHub;
+  log: Log;
+  session: string;
+  /** Required as `Authorization: Bearer <token>` (the TCP listener); none on the unix socket. */
+  token?: string | null;
+  /** The unix socket's app only: add or remove the TCP listener (`jaggers serve`). */
+  control?: { listen(a: ListenAddress): Promise<string>; unlisten(): Promise<void> };
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let v = data;
+  for (const k of pointer.split('/').filter(Boolean)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const body = (code: ErrorCode, message: string) => ({ error: { code, message } });
+
+export function buildApp(o: AppOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, requestTimeout: 0, keepAliveTimeout: 60_000, return503OnClosing: true });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (o.token) {
+      const auth = req.headers.authorization ?? '';
+      const given = /^Bearer (.+)$/.exec(auth)?.[1];
+      if (!given || !sameSecret(given, o.token)) {
+        reply.header('www-authenticate', 'Bearer');
+        return reply.code(401).send(body('E_UNAUTHORIZED', given ? 'wrong bearer token' : 'missing bearer token: send Authorization: Bearer <the token in .jaggers/token>'));
+      }
+    }
+    const session = req.headers['x-jaggers-session'];
+    if (typeof session === 'string' && session !== o.session) {
+      return reply.code(409).send(body('E_SESSION_MISMATCH', `this supervisor serves session ${JSON.stringify(o.session)}, not ${JSON.stringify(session)}`));
+    }
+  });
+
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(body('E_NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
+
+  app.setErrorHandler((err, req: FastifyRequest, reply) => {
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const where = err.validationContext ?? 'body';
+      const data = where === 'body' ? req.body : where === 'querystring' ? req.query : req.params;
+      const lines = err.validation.map((v) => {
+        const field = v.instancePath.split('/').filter(Boolean).join('.') || '(top level)';
+        return `field \`${field}\`: ${v.message}, got ${describeValue(valueAt(data, v.instancePath))}`;
+      });
+      return reply.code(400).send(body('E_USAGE', `${req.method} ${req.url.split('?')[0]} ${where}: ${lines.join('; ')}`));
+    }
+    if (err instanceof JaggersError) return reply.code(ERROR_STATUS[err.code]).send(body(err.code, err.message));
+    const fe = err as { code?: string; statusCode?: number; message: string };
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(body('E_PAYLOAD_TOO_LARGE', `request body over ${BODY_LIMIT} bytes`));
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return reply.code(fe.statusCode).send(body('E_USAGE', `${req.method} ${req.url.split('?')[0]}: ${fe.message}`));
+    o.log.error({ err: fe.message, url: req.url }, 'internal error in an API route');
+    return reply.code(500).send(body(isErrorCode(fe.code) ? fe.code : 'E_INTERNAL', `internal error: ${fe.message}`));
+  });
+
+  const s = o.supervisor;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/v1/health', async () => s.health());
+  r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.terminals(req.query.task));
+  r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) => s.terminal((req.params as { agent: string }).agent, req.query.task));
+  r.get('/v1/terminals/:agent/screen', { schema: { querystring: ScreenQuery } }, async (req) =>
+    s.screen((req.params as { agent: string }).agent, { ansi: req.query.ansi === '1' || req.query.ansi === 'true', history: req.query.history ?? 0, task: req.query.task }),
+  );
+  r.get('/v1/terminals/:agent/wait', { schema: { querystring: WaitQuery } }, async (req) =>
+    s.waitFor((req.params as { agent: string }).agent, req.query.state, req.query.timeout * 1000, req.query.task),
+  );
+  r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) => s.input((req.params as { agent: string }).agent, req.body.text, req.body.task));
+  r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoff(req.body));
+
+  const control = o.control;
+  if (control) {
+    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => ({ listen: await control.listen(parseListen(req.body.listen, 'POST /v1/listen body field `listen`')) }));
+    r.delete('/v1/listen', async () => {
+      await control.unlisten();
+      return { listen: null };
+    });
+  }
+
+  r.get('/v1/events', { schema: { querystring: EventsQuery } }, (req, reply) => {
+    const q = req.query;
+    const header = req.headers['last-event-id'];
+    const last = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : q.since;
+    const wanted = (e: StreamEvent) =>
+      (!q.types || q.types.includes(e.type) || e.type === 'gap') && (!q.agent || e.type === 'gap' || e.data.agent === q.agent || e.data.terminalId === q.agent);
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    // Replay what the client missed, then live events: subscribed first, so nothing falls in between.
+    const queued: StreamEvent[] = [];
+    let live = false;
+    const off = o.hub.subscribe((e) => {
+      if (!wanted(e)) return;
+      if (live) res.write(sseFrame(e));
+      else queued.push(e);
+    });
+    let sentUpTo = o.hub.lastId;
+    if (last !== undefined) {
+      const { events, gap } = o.hub.since(last);
+      if (gap) res.write(sseFrame({ id: gap.to, type: 'gap', at: new Date().toISOString(), data: { from: gap.from, to: gap.to, reason: 'events no longer kept (or sent by an earlier supervisor); read the current state with GET /v1/terminals' } }));
+      for (const e of events.filter(wanted)) res.write(sseFrame(e));
+      sentUpTo = events.at(-1)?.id ?? sentUpTo;
+    } else {
+      res.write(`: jaggers events of session ${o.session}; last id ${o.hub.lastId}\n\n`);
+    }
+    for (const e of queued) if (e.id > sentUpTo) res.write(sseFrame(e));
+    live = true;
+    req.raw.on('close', off);
+  });
+
+  return app;
+}

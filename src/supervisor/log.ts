@@ -1,0 +1,46 @@
+// The supervisor's structured log: JSON lines (time, level, msg, and task, terminal, session, job ids
+// where known) in `.jaggers/logs/supervisor.<n>.log`, rotated by size, the newest linked as current.log.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import pino from 'pino';
+import pinoRoll from 'pino-roll';
+import { logDir } from '../api/paths.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** JAGGERS_LOG=debug (or another pino level); anything else is info. */
+export function logLevel(env: NodeJS.ProcessEnv): string {
+  const v = env.JAGGERS_LOG?.toLowerCase();
+  return v && (LOG_LEVELS as readonly string[]).includes(v) ? v : 'info';
+}
+
+export interface SupervisorLog {
+  log: pino.Logger;
+  file: string;
+  close(): Promise<void>;
+}
+
+export async function openSupervisorLog(jaggersDir: string, level: string, opts: { size?: string; keep?: number } = {}): Promise<SupervisorLog> {
+  const dir = logDir(jaggersDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const stream = await pinoRoll({
+    file: path.join(dir, 'supervisor'),
+    extension: '.log',
+    size: opts.size ?? '10m',
+    limit: { count: opts.keep ?? 5, removeOtherLogFiles: true },
+    symlink: true,
+    mkdir: true,
+  });
+  const log = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, stream);
+  return {
+    log,
+    file: path.join(dir, 'current.log'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        log.flush(() => {
+          stream.end();
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,62 @@
+// What Linux tells about a pane's process: its environment (HOME, CODEX_HOME...) from /proc.
+import { readFile } from 'node:fs/promises';
+import { parseStateFile, stateFilePath, type StateFileKind, type StateFileReading } from '../detect/state-file.js';
+
+/** The environment of a running process, or null when it cannot be read (gone, not Linux). */
+export async function envOfPid(pid: number): Promise<Record<string, string> | null> {
+  try {
+    const out: Record<string, string> = {};
+    for (const kv of (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0')) {
+      const i = kv.indexOf('=');
+      if (i > 0) out[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** The HOME a pane's process runs with, falling back to `fallback`. */
+export async function homeOfPid(pid: number, fallback: string): Promise<string> {
+  return (await envOfPid(pid))?.HOME || fallback;
+}
+
+/** Read the CLI's own status and session; nulls when the file is missing, unreadable or unknown. */
+export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<StateFileReading> {
+  const file = stateFilePath(kind, home, pid);
+  try {
+    return parseStateFile(JSON.parse(await readFile(file, 'utf8')), file);
+  } catch {
+    return { classification: null, sessionId: null };
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Until the process group `pgid` (a pane's program and its children) has exited, looking every 50 ms;
+ * after `graceMs` it gets SIGTERM, and SIGKILL a second later. A CLI that exits by itself on the hangup
+ * its pane's close sends cleans up after itself (gemini removes an unused session file).
+ */
+export async function waitGroupGone(pgid: number, graceMs = 10_000): Promise<void> {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pgid) && Date.now() < deadline) await sleep(50);
+  for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
+    if (!groupAlive(pgid)) return;
+    try {
+      process.kill(-pgid, sig);
+    } catch {
+      return;
+    }
+    const until = Date.now() + 1000;
+    while (groupAlive(pgid) && Date.now() < until) await sleep(50);
+  }
+}

@@ -1,0 +1,59 @@
+// Request bodies and query strings of the local API, validated with zod (errors name the field and value).
+import { z } from 'zod';
+
+/** Over this, a body is refused with E_PAYLOAD_TOO_LARGE (a handover file of any size goes by file, not by body). */
+export const BODY_LIMIT = 32 * 1024 * 1024;
+
+const taskId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, '.', '-' or '_'");
+const agentRef = z.string().min(1, 'must name an agent').max(128);
+
+export const TaskQuery = z.strictObject({ task: taskId.optional() });
+
+export const ScreenQuery = z.strictObject({
+  task: taskId.optional(),
+  ansi: z.enum(['0', '1', 'true', 'false']).optional(),
+  history: z.coerce.number().int().min(0).max(100_000).optional(),
+});
+
+export const STATES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
+
+export const WaitQuery = z.strictObject({
+  task: taskId.optional(),
+  state: z
+    .string()
+    .min(1)
+    .transform((s) => s.split(','))
+    .pipe(z.array(z.enum(STATES)).min(1)),
+  timeout: z.coerce.number().positive().max(86_400).default(60),
+});
+
+export const InputBody = z.strictObject({
+  text: z.string().min(1, 'must not be empty'),
+  task: taskId.optional(),
+});
+
+export const HandoffBody = z.strictObject({
+  agent: agentRef,
+  message: z.string().refine((s) => s.trim() !== '', 'must not be empty'),
+  from: agentRef.optional(),
+  task: taskId.optional(),
+  /** Seconds to wait for the agent to be ready and for its turn. */
+  timeout: z.number().positive().max(86_400).optional(),
+  wait: z.boolean().default(true),
+  headless: z.boolean().default(false),
+  workflow: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/)
+    .default('handoff'),
+});
+
+export const EventsQuery = z.strictObject({
+  agent: agentRef.optional(),
+  types: z
+    .string()
+    .transform((s) => s.split(','))
+    .optional(),
+  since: z.coerce.number().int().nonnegative().optional(),
+});
+
+export const ListenBody = z.strictObject({ listen: z.string().min(1) });

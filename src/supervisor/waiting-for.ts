@@ -1,0 +1,34 @@
+import type { TerminalStatus } from '../../machines/terminal.machine.js';
+import type { Profile } from '../profiles/schema.js';
+
+const names = (profile: Profile, status: string) =>
+  profile.detect.rules
+    .filter((r) => r.status === status)
+    .map((r) => r.name)
+    .join(', ') || 'none';
+
+/** What the terminal machine waits for to leave `state`, in words (for `why` and the API). */
+export function waitingFor(state: TerminalStatus, profile: Profile | null, agent: string): string {
+  if (!profile) return 'a valid profile: this pane is not watched';
+  const settle = `${profile.detect.settleMs} ms`;
+  switch (state) {
+    case 'starting':
+      return `the CLI's first input box, busy screen or menu (rules: ${names(profile, 'idle')} / ${names(profile, 'busy')} / ${names(profile, 'waiting_input')})`;
+    case 'idle':
+      return 'a prompt (jaggers handoff or send), or busy evidence on screen';
+    case 'busy':
+      return profile.detect.doneNeedsEvidence
+        ? `the turn's end: its turn summary on screen (rule ${names(profile, 'done')}), or the turn engine's confirmation`
+        : `a quiet screen (none of: ${names(profile, 'busy')}) for ${settle}, or the turn engine's confirmation`;
+    case 'settling':
+      return `the screen to stay quiet for ${settle} before the turn counts as done`;
+    case 'waiting_input':
+      return `a person to answer on screen (jaggers attach ${agent})`;
+    case 'done':
+      return 'the next prompt, or busy evidence on screen';
+    case 'error':
+      return 'the input box again';
+    case 'exited':
+      return '`jaggers up` to restart it in its pinned conversation';
+  }
+}

@@ -1,0 +1,184 @@
+// The turn engine: one turn of one agent, from the handover file to the reply artifact. Its
+// dependencies are handed in (pane I/O, the live status, the registry, the queue, a logger), so the
+// supervisor runs it for handoffs now and for jobs, workflows and the MCP server next.
+
+import path from 'node:path';
+import type { DeliveryEvidence, HandoffResult, TurnEventData } from '../api/types.js';
+import { deliverNow } from '../delivery/deliver.js';
+import type { PaneIO } from '../delivery/ports.js';
+import type { PaneQueue } from '../delivery/queue.js';
+import { makeNonce } from '../delivery/sanitize.js';
+import { JaggersError } from '../errors.js';
+import { replyFromScreen, replyFromTranscript } from '../handover/reply.js';
+import type { Log } from '../logger.js';
+import type { Profile } from '../profiles/schema.js';
+import type { Registry } from '../sessions/registry.js';
+import { fillTemplate } from '../terminals/plan.js';
+import { writePrompt, writeReply, type TurnParty } from './artifacts.js';
+import type { TurnWatch } from './ports.js';
+import { waitForTurnEnd } from './wait-end.js';
+
+export interface TurnEnv {
+  io: PaneIO;
+  watch: TurnWatch;
+  registry: Registry;
+  queue: PaneQueue;
+  projectRoot: string;
+  jaggersDir: string;
+  log: Log;
+  /** Progress for the event stream. */
+  emit(data: TurnEventData): void;
+  /** The HOME a pane's process runs with (where CLIs keep transcripts). */
+  homeOf(pid: number | null): Promise<string>;
+  /** After the first finished turn of a CLI that cannot take a session id up front: pin the one it made. */
+  discoverPin?(target: TurnTarget, home: string): Promise<void>;
+}
+
+export interface TurnTarget {
+  paneId: string;
+  agent: string;
+  terminalId: string | null;
+  profile: Profile;
+  pid: number | null;
+}
+
+export interface TurnRequest {
+  task: string;
+  workflow: string;
+  payload: string;
+  from: TurnParty | null;
+  /** Bound on waiting for the agent to be ready, and on its turn after the prompt went in. */
+  timeoutMs: number;
+  /** What the turn is part of, as errors name it: `handoff`, a job, a workflow step. */
+  label: string;
+}
+
+export interface StartedTurn {
+  /** Resolves once the agent took the prompt (the result has no reply yet). */
+  delivered: Promise<HandoffResult>;
+  /** Resolves with the reply once the turn ended and its reply artifact is written. */
+  finished: Promise<HandoffResult>;
+}
+
+/**
+ * Start one turn: it waits its place in the pane's queue, writes the handover file, types the pointer
+ * and verifies it was taken, waits until the turn that carried it is confirmed finished, captures the
+ * reply and writes it as the next artifact. The pane stays held until then, so turns reach a pane one
+ * at a time and in order.
+ */
+export function startTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest): StartedTurn {
+  let onDelivered!: (r: HandoffResult) => void;
+  let onFailed!: (e: unknown) => void;
+  let wasDelivered = false;
+  const delivered = new Promise<HandoffResult>((resolve, reject) => {
+    onDelivered = resolve;
+    onFailed = reject;
+  });
+  const finished = env.queue.run(target.paneId, () => runTurn(env, target, req, (r) => {
+    wasDelivered = true;
+    onDelivered(r);
+  }));
+  finished.catch((e: unknown) => {
+    if (!wasDelivered) onFailed(e);
+  });
+  // Whoever waits on one of the two sees failures; the other must not be reported as unhandled.
+  delivered.catch(() => {});
+  return { delivered, finished };
+}
+
+async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, delivered: (r: HandoffResult) => void): Promise<HandoffResult> {
+  const t0 = performance.now();
+  const dirs = { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot };
+  const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
+  const states: string[] = [];
+  const offStates = env.watch.onChange((c) => {
+    if (c.pane.paneId === target.paneId) states.push(c.status);
+  });
+  const prompt = await writePrompt(env.registry, dirs, { task: req.task, workflow: req.workflow, target: party, from: req.from, payload: req.payload });
+  const log = env.log.child({ task: req.task, terminal: target.terminalId, agent: target.agent, turn: prompt.turn, session: prompt.meta.targetSession });
+  const event = (phase: TurnEventData['phase'], more: Partial<TurnEventData> = {}) =>
+    env.emit({ phase, agent: target.agent, terminalId: target.terminalId, task: req.task, turn: prompt.turn, artifact: prompt.artifact, ...more });
+  event('written');
+  try {
+    const nonce = makeNonce();
+    // The path as the agent sees it from its own folder.
+    const pointer = fillTemplate([target.profile.delivery.pointer], { file: path.relative(prompt.cwd, prompt.artifact) || prompt.artifact, nonce })[0]!;
+    const turnsBefore = env.watch.turns(target.paneId);
+    const d = await deliverNow(env.io, env.watch, target, pointer, { nonce, readyTimeoutMs: req.timeoutMs });
+    const deliverMs = performance.now() - t0;
+    if (d.kind !== 'delivered') {
+      const why =
+        d.kind === 'not-ready'
+          ? `${target.agent} never became ready (${d.status})`
+          : d.kind === 'timeout'
+            ? `${target.agent} did not take the prompt within ${target.profile.delivery.verifyTimeoutMs} ms${d.stillInInput ? ' (it is still in the input box)' : ''}`
+            : `${target.agent}'s pane went away: ${d.error}`;
+      const code = d.kind === 'pane-gone' ? 'E_PANE_GONE' : d.kind === 'not-ready' && d.status.startsWith('waiting_input') ? 'E_AGENT_WAITING' : 'E_TIMEOUT';
+      throw new JaggersError(code, `${req.label}: ${why}; the handover file stays at ${prompt.artifact}`);
+    }
+    log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms) }, 'prompt delivered');
+    const base: HandoffResult = {
+      task: req.task,
+      turn: prompt.turn,
+      agent: target.agent,
+      terminalId: target.terminalId,
+      artifact: prompt.artifact,
+      pointer,
+      delivery: { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms },
+      reply: null,
+      timings: { deliverMs, replyMs: null, totalMs: deliverMs },
+      states: [...states],
+      confirmedBy: null,
+    };
+    event('delivered');
+    delivered(base);
+
+    const home = await env.homeOf(target.pid);
+    const sessionId = prompt.meta.targetSession;
+    const kind = target.profile.session.transcript;
+    const readTranscript =
+      kind && sessionId
+        ? async () => {
+            const text = await replyFromTranscript(kind, home, prompt.cwd, sessionId, nonce);
+            return text === null ? null : { text, finished: true };
+          }
+        : null;
+    const end = await waitForTurnEnd(env.watch, env.io, {
+      paneId: target.paneId,
+      agent: target.agent,
+      profile: target.profile,
+      nonce,
+      turnsBefore,
+      timeoutMs: req.timeoutMs,
+      artifact: prompt.artifact,
+      readTranscript,
+      label: req.label,
+    });
+    env.watch.confirmTurn(target.paneId, end.by);
+    const replyStart = performance.now();
+    const reply =
+      end.by === 'transcript'
+        ? { text: end.reply, from: 'transcript' as const }
+        : { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const };
+    const replyArtifact = await writeReply(env.registry, dirs, { prompt, target: party, from: req.from, text: reply.text });
+    if (!sessionId && env.discoverPin) await env.discoverPin(target, home).catch((e: Error) => log.warn({ err: e.message }, 'could not pin the session the CLI made'));
+    const now = performance.now();
+    log.info({ by: end.by, from: reply.from, ms: Math.round(now - t0) }, 'turn finished');
+    event('done', { reply: replyArtifact });
+    return {
+      ...base,
+      states: [...states],
+      reply: { ...reply, artifact: replyArtifact },
+      timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 },
+      confirmedBy: end.by,
+    };
+  } catch (e) {
+    const message = (e as Error).message;
+    log.warn({ err: message }, 'turn failed');
+    event('failed', { error: message });
+    throw e;
+  } finally {
+    offStates();
+  }
+}
+

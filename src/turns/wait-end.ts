@@ -1,0 +1,107 @@
+// Waiting for the end of the turn a prompt started: whichever evidence comes first ends the wait (the
+// CLI's transcript holds the finished reply to this prompt, or the screen shows the prompt's echo
+// followed by the CLI's end-of-turn mark), never only one particular rule firing.
+import { coalesced } from '../coalesced.js';
+import type { PaneIO } from '../delivery/ports.js';
+import { JaggersError } from '../errors.js';
+import { describeScreenEnd, screenTurnEnd, type ScreenEnd } from '../handover/reply.js';
+import type { Profile } from '../profiles/schema.js';
+import type { TurnWatch } from './ports.js';
+
+export type TurnEnd = { by: 'transcript'; reply: string } | { by: 'screen'; screen: string };
+
+export interface WaitSpec {
+  paneId: string;
+  agent: string;
+  profile: Profile;
+  nonce: string;
+  /** The machine's closed-turn count before the prompt went in. */
+  turnsBefore: number;
+  timeoutMs: number;
+  artifact: string;
+  /** The transcript's reply to this prompt, where the CLI keeps one; null when it does not. */
+  readTranscript: (() => Promise<{ text: string; finished: boolean } | null>) | null;
+  label: string;
+}
+
+const HISTORY_LINES = 3000;
+
+export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promise<TurnEnd> {
+  const hasDoneRules = w.profile.detect.rules.some((r) => r.status === 'done');
+  const settleMs = Math.max(w.profile.detect.settleMs, 100);
+  return new Promise<TurnEnd>((resolve, reject) => {
+    let finished = false;
+    let pause = 100;
+    let retry: NodeJS.Timeout | undefined;
+    /** What was seen last, for the timeout's message. */
+    let sawTranscript = w.readTranscript ? 'not read yet' : null;
+    let sawScreen: ScreenEnd | null = null;
+    /** A screen that shows the end while the machine has not settled: it must stay so for settleMs. */
+    let candidate: { screen: string; at: number } | null = null;
+
+    const later = (ms: number) => {
+      clearTimeout(retry);
+      retry = setTimeout(() => void check(), ms);
+    };
+    const check = coalesced(async () => {
+      if (finished) return;
+      const status = watch.status(w.paneId);
+      if (status === 'exited') {
+        return finish(new JaggersError('E_PANE_GONE', `${w.label}: ${w.agent}'s pane died before its turn ended; the handover file stays at ${w.artifact}`));
+      }
+      if (w.readTranscript) {
+        const t = await w.readTranscript().catch(() => null);
+        sawTranscript = t === null ? 'no reply to this prompt yet' : t.finished ? 'a finished reply' : 'a reply still being written';
+        if (t?.finished) return finish(null, { by: 'transcript', reply: t.text });
+      }
+      const settled = status === 'done' && watch.turns(w.paneId) > w.turnsBefore;
+      const visible = watch.snapshot(w.paneId)?.screen?.status;
+      // A history capture only when the visible screen may show an ended turn (cheap gate first).
+      const worthALook = settled || (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input');
+      if (worthALook) {
+        const screen = await io.capture(w.paneId, { history: HISTORY_LINES }).catch(() => null);
+        if (finished || screen === null) return;
+        sawScreen = screenTurnEnd(screen, w.nonce, w.profile);
+        if (sawScreen.ended) {
+          if (settled) return finish(null, { by: 'screen', screen });
+          // The machine has not settled (a turn too fast for its busy screen, or a rule that missed):
+          // the screen's evidence must hold for the settle time before it ends the turn.
+          const now = performance.now();
+          if (candidate && candidate.screen === screen && now - candidate.at >= settleMs) return finish(null, { by: 'screen', screen });
+          if (!candidate || candidate.screen !== screen) candidate = { screen, at: now };
+          return later(settleMs);
+        }
+        candidate = null;
+      }
+      // Done on screen but not confirmed: a transcript is written a moment after the screen settles.
+      if (settled) {
+        later(pause);
+        pause = Math.min(pause * 2, 2000);
+      }
+    });
+    const timer = setTimeout(() => {
+      const snap = watch.snapshot(w.paneId);
+      const state = snap ? `${snap.status} since ${new Date(snap.context.since).toISOString()} (rule ${snap.context.rule ?? 'none'})` : 'not watched';
+      const transcript = sawTranscript === null ? '' : `; its transcript: ${sawTranscript}`;
+      finish(
+        new JaggersError(
+          'E_TIMEOUT',
+          `${w.label}: ${w.agent} did not finish its turn within ${w.timeoutMs / 1000} s: it is ${state}; ${describeScreenEnd(sawScreen)}${transcript}; the handover file stays at ${w.artifact}`,
+        ),
+      );
+    }, w.timeoutMs);
+    const offChange = watch.onChange((c) => void (c.pane.paneId === w.paneId && check()));
+    const offScreen = watch.onScreen((id) => void (id === w.paneId && check()));
+    function finish(e: Error | null, end?: TurnEnd): void {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(retry);
+      offChange();
+      offScreen();
+      if (e) reject(e);
+      else resolve(end!);
+    }
+    void check();
+  });
+}

@@ -1,0 +1,14 @@
+declare module 'pino-roll' {
+  import type { DestinationStream } from 'pino';
+  interface PinoRollOptions {
+    file: string | (() => string);
+    size?: number | string;
+    frequency?: number | string;
+    extension?: string;
+    symlink?: boolean;
+    limit?: { count?: number; removeOtherLogFiles?: boolean };
+    dateFormat?: string;
+    mkdir?: boolean;
+  }
+  export default function build(options: PinoRollOptions): Promise<DestinationStream & { end(): void; flushSync?(): void }>;
+}
