@@ -6,7 +6,12 @@ import { fitWidth, stringWidth } from './text.js';
 export function handoverBody(text: string): string {
   const t = text.replace(/\r\n?/g, '\n');
   const m = /^---\n[\s\S]*?\n---(?:\n|$)/.exec(t);
-  return (m ? t.slice(m[0].length) : t).replace(/^(?:[ \t]*\n)+/, '').replace(/(?:\n[ \t]*)+$/, '');
+  const lines = (m ? t.slice(m[0].length) : t).split('\n');
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start]!.trim() === '') start++;
+  while (end > start && lines[end - 1]!.trim() === '') end--;
+  return lines.slice(start, end).join('\n');
 }
 
 /** One line of input made safe to echo: control characters and tabs become spaces, runs of spaces one. */

@@ -259,5 +259,6 @@ describe('work replies: determinism, unicode, size', () => {
     for (const agentName of [undefined, 'planner', 'coder', 'reviewer']) expectCompact(workReply(big, { agentName }));
     const hugeDiff = `--- a/x\n+++ b/x\n@@ -1,0 +1,2000 @@\n${'+const a = 1;\n'.repeat(2000)}`;
     expectCompact(workReply(hugeDiff));
+    expect(workReply(`${'\n \t'.repeat(50_000)}x${'\n  '.repeat(50_000)}`)[0]).toBe('Read it: 1 word in 1 line, starting "x".');
   });
 });
