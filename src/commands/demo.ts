@@ -4,7 +4,8 @@ import { handoff, newTaskId } from './handoff.js';
 import { DEMO_TEAM, loadTeam } from './team.js';
 import { up, type UpResult } from './up.js';
 
-const BRIEF = `Plan a small command-line tool that counts the words in a file.
+/** The task the demo hands the planner; its agents (`--replies work`) answer with a plan, a diff, a review. */
+export const DEMO_BRIEF = `Plan a small command-line tool that counts the words in a file.
 Write the plan as three numbered steps.`;
 
 /**
@@ -18,7 +19,7 @@ export async function demo(ctx: Context, io: Output, opts: { size?: string; run:
   if (!opts.run) return r;
   const task = newTaskId();
   io.writeOut(`task ${task}: planner -> coder -> reviewer\n`);
-  let next: { message?: string; file?: string } = { message: BRIEF };
+  let next: { message?: string; file?: string } = { message: DEMO_BRIEF };
   let from: string | undefined;
   for (const agent of ['planner', 'coder', 'reviewer']) {
     const h = await handoff(ctx, agent, { ...next, from, task, wait: true, workflow: 'demo' }, io);

@@ -4,8 +4,10 @@ import { Editor } from './editor.js';
 import type { KeyEvent } from './input-parser.js';
 import type { ScreenView, TranscriptEntry } from './render.js';
 import { SPINNER_INTERVAL_MS } from './render.js';
+import type { ReplyMode } from './reply.js';
+import { frameReply, replyBody } from './reply.js';
 import type { Digest, ReadFile, Rule } from './rules.js';
-import { digest, findNonces, promptPreview, ruleReply } from './rules.js';
+import { digest, promptPreview } from './rules.js';
 import type { AgentStatus } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { newSession } from './session-store.js';
@@ -36,6 +38,9 @@ export interface AgentConfig {
   picker: boolean;
   rules: readonly Rule[];
   cwd: string;
+  replies: ReplyMode;
+  /** `JAGGERS_AGENT`, the work replies' hint at the agent's role. */
+  agentName: string | undefined;
 }
 
 interface Turn {
@@ -157,21 +162,16 @@ export class Agent {
     if (/^\/sleep(\s|$)/.test(command)) {
       return /^\/sleep\s+\d{1,9}$/.test(command) ? [`think time set to ${this.thinkMs} ms`] : ['usage: /sleep <ms>'];
     }
-    return ruleReply(prompt, this.config.rules, this.io.readFile);
+    return replyBody(prompt, this.config, this.io.readFile);
   }
 
-  /** Ends the current turn with `body` between the turn header and the received/nonce lines. */
+  /** Ends the current turn with `body`, framed as the reply mode says (receipt: turn header, hash and nonces). */
   private finish(body: readonly string[]): void {
     const turn = this.turn;
     if (!turn) return;
     turn.cancelTimer?.();
     this.turn = undefined;
-    const lines = [
-      `turn ${turn.k} of session ${this.session.id.slice(0, 8)}`,
-      ...body,
-      `received ${turn.digest.bytes} bytes sha256:${turn.digest.sha256}`,
-      ...findNonces(turn.prompt).map((n) => `nonce ${n}`),
-    ];
+    const lines = frameReply(this.config.replies, { k: turn.k, sessionId: this.session.id, prompt: turn.prompt, digest: turn.digest }, body);
     this.transcript.push({ kind: 'reply', lines }, { kind: 'worked', ms: this.io.now() - turn.startedAt }, { kind: 'gap' });
     const turns = [...this.session.turns, { prompt: promptPreview(turn.prompt), ...turn.digest, reply: lines.join('\n') }];
     const title = this.session.turns.length === 0 ? takeCodePoints(firstLine(turn.prompt), 40) : this.session.title;

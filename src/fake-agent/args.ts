@@ -1,4 +1,6 @@
 // Command-line parsing for the fake agent: argv in, a tagged result out (no I/O).
+import type { ReplyMode } from './reply.js';
+import { REPLY_MODES } from './reply.js';
 
 export const VERSION = '1.0.0';
 
@@ -16,6 +18,8 @@ export interface FakeAgentOptions {
   resume: string | undefined;
   /** `-p PROMPT`: answer one prompt without the TUI (headless), in the chosen session, and exit. */
   print: string | undefined;
+  /** What replies say: `receipt` (hash and nonce, for tests) or `work` (a plan, diff or review, for the demo). */
+  replies: ReplyMode;
 }
 
 export type ParsedArgs =
@@ -34,6 +38,8 @@ A scriptable stand-in for an agent CLI (jaggers demo agent).
   --paste-burst-ms N   an Enter within N ms after a paste becomes a newline (default 0: off)
   --picker             "/" and "@" open a completion picker that eats the first Enter
   --rules FILE         JSON array of {"match": "<regex>", "reply": "<text with $1..>"}
+  --replies MODE       receipt (default): turn, answer, hash and nonce lines; work: a plan,
+                       a diff or a review, made from the handover (the demo's agents)
   --session-id UUID    start a new session with this id (fails if it is in use)
   -r, --resume ID      resume a session by uuid, or "latest" (the newest of any session)
   -p, --print PROMPT   answer one prompt headless in the session and exit
@@ -55,6 +61,7 @@ export function defaultOptions(): FakeAgentOptions {
     sessionId: undefined,
     resume: undefined,
     print: undefined,
+    replies: 'receipt',
   };
 }
 
@@ -80,6 +87,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       listSessions = true;
     } else if (flag === '--picker') {
       options.picker = true;
+    } else if (flag === '--replies') {
+      const value = takeValue();
+      if (typeof value !== 'string') return { kind: 'error', message: value.error };
+      const mode = REPLY_MODES.find((m) => m === value);
+      if (mode === undefined) return { kind: 'error', message: `option '--replies' must be ${REPLY_MODES.join(' or ')}, got '${value}'` };
+      options.replies = mode;
     } else if (flag in NUMBER_FLAGS) {
       const value = takeValue();
       if (typeof value !== 'string') return { kind: 'error', message: value.error };

@@ -53,17 +53,18 @@ function main(argv: readonly string[]): number | 'running' {
     return 2;
   }
   const cwd = process.cwd();
+  const reply = { replies: options.replies, rules: rules.value, agentName: process.env.JAGGERS_AGENT || undefined };
   const opened = openSession(options, { home, cwd, now: new Date(), newId: randomUUID });
   if (!opened.ok) {
     process.stderr.write(`${opened.message}\n`);
     return 1;
   }
   if (options.print !== undefined) {
-    process.stdout.write(`${headlessTurn(opened.session, options.print, rules.value, home)}\n`);
+    process.stdout.write(`${headlessTurn(opened.session, options.print, reply, home)}\n`);
     return 0;
   }
   try {
-    runTui({ ...options, rules: rules.value, cwd }, opened.session, {
+    runTui({ ...options, ...reply, cwd }, opened.session, {
       home,
       pid: process.pid,
       traceFile: process.env.FAKE_AGENT_TRACE || undefined,

@@ -95,19 +95,34 @@ export function findNonces(prompt: string): string[] {
 
 /** The rule-chosen reply lines (without the turn header and the received/nonce lines). */
 export function ruleReply(prompt: string, rules: readonly Rule[], readFile: ReadFile): string[] {
+  const ruled = userRuleReply(prompt, rules);
+  if (ruled) return ruled;
+  const file = namedFile(prompt, readFile);
+  if (file) {
+    const d = digest(file.content);
+    const answer = firstBodyLine(file.content.toString('utf8')) ?? '(empty)';
+    return [`read ${file.path} (${d.bytes} bytes, sha256:${d.sha256})`, `answer: ${answer}`];
+  }
+  return [`You said: ${takeCodePoints(oneLine(prompt), 200)}`];
+}
+
+/** The reply of the first user rule that matches the prompt, if one does. */
+export function userRuleReply(prompt: string, rules: readonly Rule[]): string[] | undefined {
   for (const rule of rules) {
     rule.re.lastIndex = 0;
     const m = rule.re.exec(prompt);
     if (m) return expandReply(rule.reply, m).split(/\r?\n/);
   }
+  return undefined;
+}
+
+/** The first path in the prompt that is a readable file, and its content. */
+export function namedFile(prompt: string, readFile: ReadFile): { path: string; content: Buffer } | undefined {
   for (const candidate of pathCandidates(prompt)) {
     const content = readFile(candidate);
-    if (content === undefined) continue;
-    const d = digest(content);
-    const answer = firstBodyLine(content.toString('utf8')) ?? '(empty)';
-    return [`read ${candidate} (${d.bytes} bytes, sha256:${d.sha256})`, `answer: ${answer}`];
+    if (content !== undefined) return { path: candidate, content };
   }
-  return [`You said: ${takeCodePoints(oneLine(prompt), 200)}`];
+  return undefined;
 }
 
 /** The prompt as one line: line breaks become spaces. */

@@ -18,9 +18,9 @@ interface Result {
 let home: string;
 
 /** Runs the agent with `input` on stdin (then end of input); fails after 15 s. */
-function agent(args: string[], input = ''): Promise<Result> {
+function agent(args: string[], input = '', env: NodeJS.ProcessEnv = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, HOME: home }, cwd: home });
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, JAGGERS_AGENT: undefined, ...env, HOME: home }, cwd: home });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -81,5 +81,23 @@ describe('fake agent command line', () => {
     const r = await agent(['--rules', rules]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`fake-agent: --rules ${rules}: [0].match must be a string, got 1 (number)\n`);
+  });
+
+  it('-p answers in the reply mode of --replies, and records that reply as the turn', async () => {
+    fs.writeFileSync(path.join(home, 'h.md'), '---\nturn: 1\n---\nhello there\n');
+    const prompt = 'Read h.md and do what it asks. [jg:cc33]';
+    const receipt = await agent(['--session-id', ID, '-p', prompt]);
+    expect(receipt).toMatchObject({ code: 0, stderr: '' });
+    expect(receipt.stdout).toMatch(/^turn 1 of session 6f1c2a3b\nread h\.md \(\d+ bytes, sha256:[0-9a-f]{64}\)\nanswer: hello there\nreceived \d+ bytes sha256:[0-9a-f]{64}\nnonce \[jg:cc33\]\n$/);
+
+    // The same handover in work mode: JAGGERS_AGENT says what kind of work it is.
+    const work = await agent(['--replies', 'work', '--resume', ID, '-p', prompt], '', { JAGGERS_AGENT: 'planner' });
+    expect(work).toMatchObject({ code: 0, stderr: '' });
+    const plan = work.stdout.trimEnd().split('\n');
+    expect(plan[0]).toBe('Plan: hello there');
+    expect(plan.slice(1).map((l) => l.slice(0, 3))).toEqual(['1. ', '2. ', '3. ']);
+    const session = JSON.parse(fs.readFileSync(path.join(home, '.fake-agent', 'sessions', `${ID}.json`), 'utf8')) as { turns: { prompt: string; reply: string }[] };
+    expect(session.turns.map((t) => t.prompt)).toEqual([prompt, prompt]);
+    expect(session.turns[1]!.reply).toBe(work.stdout.trimEnd());
   });
 });

@@ -7,6 +7,9 @@ import { renderLines } from '../../src/fake-agent/render.js';
 import type { AgentStatus } from '../../src/fake-agent/runtime-files.js';
 import type { SessionRecord } from '../../src/fake-agent/session-store.js';
 import { newSession } from '../../src/fake-agent/session-store.js';
+import { workReply } from '../../src/fake-agent/work-reply.js';
+import { replyFromScreen } from '../../src/handover/reply.js';
+import { loadProfile } from '../../src/profiles/load.js';
 
 const ID = 'aaaaaaaa-0000-4000-8000-000000000001';
 const NEXT = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -53,7 +56,7 @@ class FakeIO implements AgentIO {
 
 function setup(config: Partial<AgentConfig> = {}, session = newSession(ID, '/w', new Date(0))) {
   const io = new FakeIO();
-  const agent = new Agent({ bootMs: 0, thinkMs: 1000, pasteBurstMs: 0, picker: false, rules: [], cwd: '/w', ...config }, io, session);
+  const agent = new Agent({ bootMs: 0, thinkMs: 1000, pasteBurstMs: 0, picker: false, rules: [], cwd: '/w', replies: 'receipt', agentName: undefined, ...config }, io, session);
   agent.start();
   const type = (...events: KeyEvent[]): void => events.forEach((e) => agent.handleKey(e));
   const submit = (text: string): void => type({ type: 'paste', text }, { type: 'enter' });
@@ -171,5 +174,40 @@ describe('fake agent: Agent', () => {
     io.advance(1000);
     expect(screen()).toContain(`read h.md (${io.files['h.md']?.length} bytes, sha256:${sha(io.files['h.md'] ?? '')})\n   answer: Write the tests.`);
     expect(screen()).toContain('nonce [jg:1234]');
+  });
+
+  it('--replies work: the work alone, drawn with the reply marker and read back off the screen as recorded', async () => {
+    const demo = (await loadProfile('demo', '/nonexistent/.jaggers')).profile;
+    const { io, agent, submit, screen } = setup({ replies: 'work', agentName: 'planner' });
+    const brief = 'Plan a small command-line tool that counts the words in a file.\nWrite the plan as three numbered steps.';
+    io.files['.jaggers/handover/turn_1_ab12cd.md'] = `---\ntask: t-1\nturn: 1\n---\n${brief}\n`;
+    submit('Read .jaggers/handover/turn_1_ab12cd.md and do what it asks. [jg:aa11]');
+    io.advance(1000);
+    expect(agent.status).toBe('idle');
+    const plan = workReply(brief, { agentName: 'planner' });
+    expect(plan[0]).toBe('Plan: a small command-line tool that counts the words in a file');
+    expect(screen()).toContain(` > Read .jaggers/handover/turn_1_ab12cd.md and do what it asks. [jg:aa11]\n ✦ ${plan[0]}\n   ${plan[1]}\n`);
+    expect(screen()).not.toMatch(/turn 1 of session|received \d+ bytes|nonce \[jg/);
+    expect(io.saved.at(-1)?.turns.at(-1)?.reply).toBe(plan.join('\n'));
+    expect(replyFromScreen(screen(), 'aa11', demo)).toBe(plan.join('\n'));
+
+    // The next turn gets the plan and answers with a diff; its context lines keep their leading space.
+    io.files['turn_2.md'] = `---\nturn: 2\n---\n${plan.join('\n')}\n`;
+    submit('Read turn_2.md and do what it asks. [jg:bb22]');
+    io.advance(1000);
+    const diff = workReply(plan.join('\n'));
+    expect(diff).toContain('   "type": "module",');
+    expect(io.saved.at(-1)?.turns.at(-1)?.reply).toBe(diff.join('\n'));
+    expect(replyFromScreen(screen(), 'bb22', demo)).toBe(diff.join('\n'));
+  });
+
+  it('--replies work: a typed prompt is the handover; special prompts answer as before', () => {
+    const { io, submit, screen } = setup({ replies: 'work' });
+    submit('hello there');
+    io.advance(1000);
+    expect(screen()).toContain(' ✦ Read it: 2 words in 1 line, starting "hello there".\n');
+    submit('/history');
+    io.advance(1000);
+    expect(screen()).toContain(' ✦ 1. hello there\n ✻ Worked for 1s');
   });
 });

@@ -16,9 +16,17 @@ describe('fake agent: parseArgs', () => {
       kind: 'run',
       options: {
         bootMs: 300, thinkMs: 20, pasteBurstMs: 150, picker: true, rulesFile: 'r.json',
-        sessionId: '6f1c2a3b-0000-4000-8000-000000000001', resume: undefined,
+        sessionId: '6f1c2a3b-0000-4000-8000-000000000001', resume: undefined, replies: 'receipt',
       },
     });
+  });
+
+  it('--replies picks the reply mode: receipt by default, or work', () => {
+    expect(defaultOptions().replies).toBe('receipt');
+    expect(parseArgs(['--replies', 'work'])).toMatchObject({ kind: 'run', options: { replies: 'work' } });
+    expect(parseArgs(['--replies=receipt'])).toMatchObject({ kind: 'run', options: { replies: 'receipt' } });
+    expect(parseArgs(['--replies', 'Work'])).toEqual({ kind: 'error', message: "option '--replies' must be receipt or work, got 'Work'" });
+    expect(parseArgs(['--replies'])).toEqual({ kind: 'error', message: "option '--replies' needs a value" });
   });
 
   it('takes -r and --resume', () => {
