@@ -1,7 +1,8 @@
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { deliveryMachine, type DeliveryResult } from '../../machines/delivery.machine.js';
+import { regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
-import { inputAreaLines, promptEvidence, sightPrompt, type PromptSighting } from './evidence.js';
+import { inputAreaLines, promptEvidence, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
 import type { PaneIO, PaneStatusSource } from './ports.js';
 import { sanitizeText } from './sanitize.js';
 
@@ -84,6 +85,12 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   const mark = opts.nonce ? `[jg:${opts.nonce}]` : inputTail(text);
   const inputLines = inputAreaLines(target.profile) || 6;
   const sight = (screen: string) => sightPrompt(screen, mark, inputLines);
+  // What follows a prompt that was taken: its reply (the CLI's marker) or a turn summary.
+  const answered = [
+    ...(target.profile.detect.replyMarker ? [regexOf(target.profile.detect.replyMarker)] : []),
+    ...target.profile.detect.rules.filter((r) => r.status === 'done' || r.status === 'busy').map((r) => regexOf(r.pattern)),
+  ];
+  const stray = (screen: string) => strayPrompt(screen, inputLines, opts.nonce ?? null, answered);
   /** The pane before the paste: later screens must show one more echo of the prompt than this. */
   let before: PromptSighting | null = null;
   /** The pasted text showed in the input box before the submit key. */
@@ -95,7 +102,18 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
         waitReady: fromPromise(() => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs)),
         paste: fromPromise(async () => {
           await io.leaveMode(target.paneId);
-          before = sight(await io.capture(target.paneId));
+          let screen = await io.capture(target.paneId);
+          const left = stray(screen);
+          if (left) {
+            // An earlier prompt was typed but never submitted (its sender died between paste and Enter):
+            // pasting now would join the two. Empty the box first, and make sure it is empty.
+            if (d.clearKeys.length) await io.sendKeys(target.paneId, d.clearKeys);
+            screen = await io.capture(target.paneId);
+            if (stray(screen)) {
+              throw new Error(`the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`);
+            }
+          }
+          before = sight(screen);
           await io.paste(target.paneId, text);
         }),
         inspect: fromPromise(async () => {

@@ -43,3 +43,21 @@ export function promptEvidence(before: PromptSighting, now: PromptSighting, past
   if (pastedVisible) return 'cleared';
   return 'unknown';
 }
+
+/**
+ * A jaggers prompt (its `[jg:<nonce>]` tag) other than `mine` typed into the input box and never
+ * submitted: the last tag on screen, inside the input area, with no reply or turn summary after it (an
+ * echo of a prompt that was taken has its reply below it; after a resume that can be near the bottom).
+ */
+export function strayPrompt(screen: string, inputLines: number, mine: string | null, after: readonly RegExp[]): string | null {
+  const lines = screen.split('\n');
+  const { above } = splitAtInputArea(screen, inputLines);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const tags = [...lines[i]!.matchAll(/\[jg:([0-9a-f]{4,16})\]/g)];
+    if (tags.length === 0) continue;
+    const last = tags.at(-1)!;
+    if (last[1] === mine || i < above.length) return null;
+    return lines.slice(i + 1).some((l) => after.some((re) => re.test(l))) ? null : last[0];
+  }
+  return null;
+}

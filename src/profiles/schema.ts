@@ -75,6 +75,11 @@ export const DeliverySchema = z.strictObject({
   /** Wait after the paste before the submit key: TUIs take an early Enter as part of the paste. */
   settleMs: z.number().int().nonnegative().default(200),
   submitKeys: z.array(z.string().min(1)).default(['Enter']),
+  /**
+   * Keys that empty a non-empty input box, sent before a paste when the box still holds another jaggers
+   * prompt (typed by a supervisor killed before its Enter); none: such a pane is refused instead.
+   */
+  clearKeys: z.array(z.string().min(1)).default(['C-c']),
   maxSubmitRetries: z.number().int().nonnegative().default(2),
   verifyTimeoutMs: z.number().int().positive().default(30_000),
   readyTimeoutMs: z.number().int().positive().default(60_000),

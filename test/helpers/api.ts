@@ -1,0 +1,110 @@
+// Talking to a test project's supervisor: the API client, raw HTTP for malformed requests, the event
+// stream collected, the fake agent's own record of what it received, and waiting for a pid to die.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { ApiClient } from '../../src/api/client.js';
+import { apiSocketPath } from '../../src/api/paths.js';
+import type { StreamEvent } from '../../src/api/types.js';
+import type { Rig } from './rig.js';
+
+export const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+export function api(rig: Rig): ApiClient {
+  return new ApiClient({ socketPath: apiSocketPath(path.join(rig.root, '.jaggers')) });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: () => { error?: { code: string; message: string } } & Record<string, unknown>;
+}
+
+/** One request with exactly this body and these headers (the client would always send valid JSON). */
+export function raw(
+  target: { socketPath: string } | { host: string; port: number },
+  method: string,
+  urlPath: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const h = { ...headers };
+    if (body !== undefined && !h['content-type']) h['content-type'] = 'application/json';
+    const req = http.request({ ...target, method, path: urlPath, headers: h }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Collects the event stream until `stop()`; `waitFor` resolves when an event satisfying `ok` arrived. */
+export function collectEvents(client: ApiClient, urlPath: string, lastEventId?: number) {
+  const events: StreamEvent[] = [];
+  const abort = new AbortController();
+  const waiters: { ok: (e: StreamEvent) => boolean; resolve: (e: StreamEvent) => void }[] = [];
+  const done = client.events(
+    urlPath,
+    (e) => {
+      events.push(e);
+      for (const w of waiters.splice(0)) {
+        if (w.ok(e)) w.resolve(e);
+        else waiters.push(w);
+      }
+    },
+    { signal: abort.signal, ...(lastEventId !== undefined ? { lastEventId } : {}) },
+  );
+  return {
+    events,
+    waitFor(ok: (e: StreamEvent) => boolean, what: string, timeoutMs = 20_000): Promise<StreamEvent> {
+      const seen = events.find(ok);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms; events: ${JSON.stringify(events.map((e) => [e.type, e.data.state ?? e.data.phase]))}`)), timeoutMs);
+        waiters.push({ ok, resolve: (e) => (clearTimeout(timer), resolve(e)) });
+      });
+    },
+    async stop() {
+      abort.abort();
+      await done.catch(() => {});
+    },
+  };
+}
+
+export interface FakeTurn {
+  prompt: string;
+  sha256: string;
+  bytes: number;
+  reply: string;
+}
+
+/** The fake agent's own record of a session: every prompt it received, hashed. */
+export async function fakeTurns(rig: Rig, agent: string): Promise<FakeTurn[]> {
+  const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as { terminals: Record<string, { agent: string; sessionId: string; task: string | null }> };
+  const term = Object.values(reg.terminals).find((t) => t.agent === agent && t.task === null);
+  if (!term) throw new Error(`no terminal for ${agent}`);
+  const s = JSON.parse(await readFile(path.join(rig.home, '.fake-agent', 'sessions', `${term.sessionId}.json`), 'utf8')) as { turns: FakeTurn[] };
+  return s.turns;
+}
+
+/** Until `pid` is gone (kill -9 takes a moment to be reaped), bounded. */
+export async function waitPidGone(pid: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,123 @@
+// The supervisor as the one owner of a session: killed with kill -9 (at random moments, also in the
+// middle of a turn) it comes back on the next command with fresh states, loses nothing recorded and
+// types nothing twice; two `up` at once give each agent one window; notifications reach the person.
+import { execa } from 'execa';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HealthView, TerminalView } from '../../src/api/types.js';
+import { packageRoot } from '../../src/package-root.js';
+import { Registry } from '../../src/sessions/registry.js';
+import { listPanes } from '../../src/tmux/commands.js';
+import { api, fakeTurns, waitPidGone } from '../helpers/api.js';
+import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+
+const jaggersBin = path.join(packageRoot, 'bin', 'jaggers.js');
+
+describe('the supervisor owns the session', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '400']);
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }] });
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('kill -9: the next `jaggers status` starts it again in window 0 and shows fresh states', async () => {
+    expect((await rig.run(['up'])).code).toBe(0);
+    const first = await api(rig).call<HealthView>('GET', '/v1/health');
+    // A turn so the states are not just the first ones.
+    expect((await rig.run(['handoff', 'alpha', '-m', 'before the crash'])).code).toBe(0);
+    process.kill(first.pid, 'SIGKILL');
+    await waitPidGone(first.pid);
+    const st = await rig.run(['status', '--json']);
+    expect(st.code, st.stderr).toBe(0);
+    const rows = JSON.parse(st.stdout) as (TerminalView & { from: string })[];
+    const second = await api(rig).call<HealthView>('GET', '/v1/health');
+    expect(second.pid).not.toBe(first.pid);
+    // Window 0 runs it, as after `up`.
+    const c = await rig.control();
+    const w0 = (await listPanes(c, rig.session)).find((p) => p.windowIndex === 0)!;
+    expect(w0.panePid).toBe(second.pid);
+    for (const r of rows) {
+      expect(r.from).toBe('supervisor');
+      // Read by the new supervisor: since its start, not a state a dead process left behind.
+      expect(Date.parse(r.since!)).toBeGreaterThanOrEqual(Date.parse(second.startedAt) - 1000);
+      expect(['idle', 'done']).toContain(r.state);
+    }
+    // And it works: a turn through it.
+    const h = await rig.run(['handoff', 'alpha', '-m', 'after the crash', '--json']);
+    expect(h.code, h.stderr).toBe(0);
+    expect((await fakeTurns(rig, 'alpha')).map((t) => /answer: (.*)/.exec(t.reply)?.[1])).toEqual(['before the crash', 'after the crash']);
+  });
+
+  it('kill -9 at random moments of handoffs: nothing typed twice, the registry intact, every later turn works', async () => {
+    expect((await rig.run(['up'])).code).toBe(0);
+    const sent: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+      const message = `round ${round}`;
+      sent.push(message);
+      const run = execa(process.execPath, [jaggersBin, 'handoff', 'alpha', '-m', message, '--json'], { cwd: rig.root, env: rig.env, reject: false });
+      // Somewhere between before the prompt is typed and after the reply (think time 400 ms).
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1200)));
+      process.kill(pid, 'SIGKILL');
+      const r = await run;
+      // Either it finished before the kill, or it says the supervisor went away: never a hang.
+      if (r.exitCode !== 0) expect(r.stderr).toMatch(/supervisor .*(closed the connection|no supervisor answers)/);
+      await waitPidGone(pid);
+    }
+    // The next command brings it back; the registry loads without repairs that lose anything.
+    const back = await rig.run(['handoff', 'alpha', '-m', 'after the storm', '--json']);
+    expect(back.code, back.stderr).toBe(0);
+    const registry = new Registry(path.join(rig.root, '.jaggers'));
+    const { data, warnings } = await registry.readWithWarnings();
+    expect(warnings.filter((w) => !/was \d+ events? behind/.test(w))).toEqual([]);
+    expect(Object.values(data.terminals).map((t) => t.agent).sort()).toEqual(['alpha', 'beta']);
+    // The agent's own record: each prompt at most once, in order, and the last one there.
+    const got = (await fakeTurns(rig, 'alpha')).map((t) => /answer: (.*)/.exec(t.reply)?.[1]);
+    expect(new Set(got).size).toBe(got.length);
+    expect(got.at(-1)).toBe('after the storm');
+    expect(got.slice(0, -1).every((m) => sent.includes(m!))).toBe(true);
+    expect(got.slice(0, -1)).toEqual(sent.filter((m) => got.includes(m)));
+  });
+
+  it('two `up` at once, as two processes: each agent gets exactly one window', async () => {
+    const runs = await Promise.all([0, 1].map(() => execa(process.execPath, [jaggersBin, 'up'], { cwd: rig.root, env: rig.env, reject: false })));
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    const c = await rig.control();
+    const panes = (await listPanes(c, rig.session)).filter((p) => p.agent);
+    expect(panes.map((p) => p.agent).sort()).toEqual(['alpha', 'beta']);
+    const data = await new Registry(path.join(rig.root, '.jaggers')).read();
+    expect(Object.values(data.terminals).map((t) => t.agent).sort()).toEqual(['alpha', 'beta']);
+    // One of the two made the windows; the other found them running.
+    const said = runs.map((r) => (/alpha\s+jg-\w+\s+@\d+\s+(started|running)/.exec(r.stdout) ?? [])[1]).sort();
+    expect(said).toEqual(['running', 'started']);
+  });
+
+  it('an agent waiting for a person: the notify command runs with the agent, state and question', async () => {
+    const out = path.join(rig.root, 'notified.txt');
+    const script = path.join(rig.root, 'notify.sh');
+    await writeFile(script, `#!/bin/sh\nprintf '%s|%s|%s\\n' "$JAGGERS_NOTIFY_AGENT" "$JAGGERS_NOTIFY_STATE" "$JAGGERS_NOTIFY_REASON" >> ${JSON.stringify(out)}\n`);
+    await chmod(script, 0o755);
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }], notify: [script] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const s = await rig.run(['send', 'alpha', '/menu']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toMatch(/: menu\n$/);
+    const { whenDirSays } = await import('../helpers/dir-watch.js');
+    const text = await whenDirSays(rig.root, () => readFile(out, 'utf8').catch(() => ''), (t) => t.includes('\n'), { what: 'the notify command' });
+    expect(text).toMatch(/^alpha\|waiting_input\|.*Allow execution/m);
+    // The window is marked in the status line while it waits.
+    const c = await rig.control();
+    const w = (await listPanes(c, rig.session)).find((p) => p.agent === 'alpha')!;
+    expect((await c.runOk(['display-message', '-p', '-t', w.windowId, '#{@jaggers_attention}']))[0]).toBe('waiting_input');
+    // A handoff to an agent that waits for a person fails at once, naming what it asks.
+    const h = await rig.run(['handoff', 'alpha', '-m', 'more work', '--timeout', '30']);
+    expect(h.code).toBe(1);
+    expect(h.stderr).toMatch(/handoff: alpha never became ready \(waiting_input: alpha is waiting for a person/);
+    const why = await rig.run(['why', 'alpha']);
+    expect(why.stdout).toMatch(/it asks: .*Allow execution/);
+  });
+});
