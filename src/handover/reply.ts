@@ -3,8 +3,49 @@ import path from 'node:path';
 import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
 import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
+import { claudeReply, claudeTranscriptFile } from './claude-transcript.js';
 
-/** The last reply in the CLI's own transcript of the pinned session, where the CLI keeps one. */
+export interface TranscriptReply {
+  text: string;
+  /** The turn has ended (claude: see claude-transcript.ts for the evidence); the text is then all of it. */
+  finished: boolean;
+}
+
+/**
+ * The reply to the prompt that carried `nonce`, from the CLI's own transcript of the pinned session:
+ * null when there is no transcript (yet) or no prompt with the nonce in it; while the turn runs, the
+ * text so far with `finished: false`.
+ */
+export async function readTranscriptReply(
+  kind: Profile['session']['transcript'],
+  home: string,
+  cwd: string,
+  sessionId: string,
+  nonce: string,
+): Promise<TranscriptReply | null> {
+  const tag = `[jg:${nonce}]`;
+  if (kind === 'fake-agent') {
+    const text = await readText(path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`));
+    if (text === null) return null;
+    try {
+      const s = JSON.parse(text) as { turns?: { prompt?: string; reply?: string }[] };
+      // The turn whose prompt carried our nonce, not merely the last one.
+      const turn = s.turns?.findLast((t) => t.prompt?.includes(tag));
+      if (turn === undefined) return null;
+      return typeof turn.reply === 'string' ? { text: turn.reply, finished: true } : { text: '', finished: false };
+    } catch {
+      return null;
+    }
+  }
+  if (kind === 'claude') {
+    const text = await readText(claudeTranscriptFile(home, cwd, sessionId));
+    const reply = text === null ? null : claudeReply(text, tag);
+    return reply && { text: reply.text, finished: reply.finished };
+  }
+  return null;
+}
+
+/** The reply in the CLI's own transcript, once its turn has finished; null before that. */
 export async function replyFromTranscript(
   kind: Profile['session']['transcript'],
   home: string,
@@ -12,31 +53,17 @@ export async function replyFromTranscript(
   sessionId: string,
   nonce: string,
 ): Promise<string | null> {
-  const tag = `[jg:${nonce}]`;
+  const r = await readTranscriptReply(kind, home, cwd, sessionId, nonce);
+  return r?.finished ? r.text : null;
+}
+
+/** A file's text; null when it cannot be read (not written yet, say). */
+async function readText(file: string): Promise<string | null> {
   try {
-    if (kind === 'fake-agent') {
-      const s = JSON.parse(await readFile(path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`), 'utf8')) as {
-        turns?: { prompt?: string; reply?: string }[];
-      };
-      // The turn whose prompt carried our nonce, not merely the last one.
-      return s.turns?.findLast((t) => t.prompt?.includes(tag))?.reply ?? null;
-    }
-    if (kind === 'claude') {
-      // claude names the folder after the cwd with every character but letters and digits as '-'.
-      const file = path.join(home, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
-      type Entry = { type?: string; message?: { content?: string | { type: string; text?: string }[] } };
-      const entries = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Entry);
-      const textOf = (e: Entry) =>
-        typeof e.message?.content === 'string' ? e.message.content : (e.message?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-      const asked = entries.findLastIndex((e) => e.type === 'user' && textOf(e).includes(tag));
-      if (asked < 0) return null;
-      const replies = entries.slice(asked + 1).filter((e) => e.type === 'assistant').map(textOf).filter(Boolean);
-      return replies.length ? replies.join('\n') : null;
-    }
+    return await readFile(file, 'utf8');
   } catch {
     return null;
   }
-  return null;
 }
 
 /**

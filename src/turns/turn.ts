@@ -9,7 +9,7 @@ import type { PaneIO } from '../delivery/ports.js';
 import type { PaneQueue } from '../delivery/queue.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
-import { replyFromScreen, replyFromTranscript } from '../handover/reply.js';
+import { readTranscriptReply, replyFromScreen } from '../handover/reply.js';
 import type { Log } from '../logger.js';
 import type { Profile } from '../profiles/schema.js';
 import type { Registry } from '../sessions/registry.js';
@@ -138,10 +138,7 @@ async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, deliv
     const kind = target.profile.session.transcript;
     const readTranscript =
       kind && sessionId
-        ? async () => {
-            const text = await replyFromTranscript(kind, home, prompt.cwd, sessionId, nonce);
-            return text === null ? null : { text, finished: true };
-          }
+        ? () => readTranscriptReply(kind, home, prompt.cwd, sessionId, nonce)
         : null;
     const end = await waitForTurnEnd(env.watch, env.io, {
       paneId: target.paneId,
