@@ -31,9 +31,11 @@ export class ApiClient {
   private options(method: string, path: string, headers: Record<string, string>): http.RequestOptions {
     const h: Record<string, string> = { ...headers };
     if (this.session) h['x-jaggers-session'] = this.session;
-    if ('socketPath' in this.endpoint) return { socketPath: this.endpoint.socketPath, method, path, headers: h };
+    // No connection pooling: a pooled connection to a supervisor that died fails with ECONNRESET on its
+    // next use, which cannot be told from a request the supervisor took and then died on.
+    if ('socketPath' in this.endpoint) return { socketPath: this.endpoint.socketPath, method, path, headers: h, agent: false };
     h.authorization = `Bearer ${this.endpoint.token}`;
-    return { host: this.endpoint.host, port: this.endpoint.port, method, path, headers: h };
+    return { host: this.endpoint.host, port: this.endpoint.port, method, path, headers: h, agent: false };
   }
 
   private failed(e: NodeJS.ErrnoException, sent: boolean): JaggersError {

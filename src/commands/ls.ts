@@ -33,7 +33,7 @@ export function agentRows(views: TerminalView[]): AgentRow[] {
 }
 
 export async function ls(ctx: Context): Promise<AgentRow[]> {
-  return agentRows(await withApi(ctx, (api) => api.call<TerminalView[]>('GET', '/v1/terminals')));
+  return agentRows(await withApi(ctx, (api) => api.call<TerminalView[]>('GET', '/v1/terminals'), { readOnly: true }));
 }
 
 export function renderAgents(rows: AgentRow[]): string {

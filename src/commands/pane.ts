@@ -8,7 +8,7 @@ export async function capture(ctx: Context, agent: string, opts: { ansi?: boolea
   if (opts.ansi) q.set('ansi', '1');
   if (opts.history) q.set('history', String(opts.history));
   const qs = q.size ? `?${q}` : '';
-  return withApi(ctx, (api) => api.call<ScreenView>('GET', `/v1/terminals/${encodeURIComponent(agent)}/screen${qs}`));
+  return withApi(ctx, (api) => api.call<ScreenView>('GET', `/v1/terminals/${encodeURIComponent(agent)}/screen${qs}`), { readOnly: true });
 }
 
 /** Type text and press Enter; resolves once the screen shows the agent took it (busy, an echo, or the text gone from the input box). */

@@ -13,11 +13,11 @@ export async function status(ctx: Context, agent?: string): Promise<AgentStatusR
   return withApi(ctx, async (api) => {
     const rows = agent ? [await api.call<TerminalView>('GET', agentPath(agent))] : await api.call<TerminalView[]>('GET', '/v1/terminals');
     return rows.map((r) => ({ ...r, from: 'supervisor' as const }));
-  });
+  }, { readOnly: true });
 }
 
 export async function why(ctx: Context, agent: string): Promise<TerminalDetail> {
-  return withApi(ctx, (api) => api.call<TerminalDetail>('GET', agentPath(agent)));
+  return withApi(ctx, (api) => api.call<TerminalDetail>('GET', agentPath(agent)), { readOnly: true });
 }
 
 export function renderStatus(rows: AgentStatusRow[]): string {

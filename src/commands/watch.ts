@@ -21,6 +21,6 @@ export async function watchStates(ctx: Context, draw: () => Promise<void>, signa
         last = e.id;
         redraw();
       }, { signal, ...(last !== undefined ? { lastEventId: last } : {}) });
-    });
+    }, { readOnly: true });
   }
 }

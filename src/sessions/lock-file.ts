@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JaggersError } from '../errors.js';
+import { processRuns } from '../proc-state.js';
 import { errCode, isNotFound } from './files.js';
 
 export interface LockOptions {
@@ -37,13 +38,9 @@ export function lockPathFor(file: string): string {
   return `${file}.lock`;
 }
 
+/** The process runs (a zombie, killed but not yet reaped, does not: its lock is free to take). */
 export function pidIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errCode(e) === 'EPERM';
-  }
+  return processRuns(pid);
 }
 
 function parseOwner(text: string): LockOwner | null {

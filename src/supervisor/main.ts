@@ -76,13 +76,6 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
       if (ours || name === 'window-add' || name === 'window-close' || name === 'unlinked-window-close') void supervisor.table.refresh().then(redraw, () => {});
     });
 
-    const unix = buildApp({ supervisor, hub, log, session: ctx.session, control: { listen: (a) => listenTcp(a), unlisten: () => closeTcp() } });
-    await listenUnix(unix, socket);
-    closers.push(async () => {
-      await unix.close();
-      await unlink(socket).catch(() => {});
-    });
-
     let tcp: ReturnType<typeof buildApp> | null = null;
     const closeTcp = async () => {
       await tcp?.close();
@@ -110,6 +103,14 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
         log.error({ err: (e as Error).message }, 'could not listen on TCP');
       }
     }
+
+    // The unix socket last: once it answers, everything (TCP too) is up.
+    const unix = buildApp({ supervisor, hub, log, session: ctx.session, control: { listen: (a) => listenTcp(a), unlisten: () => closeTcp() } });
+    await listenUnix(unix, socket);
+    closers.push(async () => {
+      await unix.close();
+      await unlink(socket).catch(() => {});
+    });
 
     log.info({ socket, session: ctx.session, terminals: supervisor.table.list().length }, 'supervisor serving');
     hub.publish('hello', { pid: process.pid, session: ctx.session });

@@ -1,5 +1,6 @@
 // What Linux tells about a pane's process: its environment (HOME, CODEX_HOME...) from /proc.
 import { readFile } from 'node:fs/promises';
+import { groupRuns } from '../proc-state.js';
 import { parseStateFile, stateFilePath, type StateFileKind, type StateFileReading } from '../detect/state-file.js';
 
 /** The environment of a running process, or null when it cannot be read (gone, not Linux). */
@@ -31,14 +32,6 @@ export async function readStateFile(kind: StateFileKind, home: string, pid: numb
   }
 }
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Until the process group `pgid` (a pane's program and its children) has exited, looking every 50 ms;
@@ -48,15 +41,15 @@ function groupAlive(pgid: number): boolean {
 export async function waitGroupGone(pgid: number, graceMs = 10_000): Promise<void> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const deadline = Date.now() + graceMs;
-  while (groupAlive(pgid) && Date.now() < deadline) await sleep(50);
+  while (groupRuns(pgid) && Date.now() < deadline) await sleep(50);
   for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
-    if (!groupAlive(pgid)) return;
+    if (!groupRuns(pgid)) return;
     try {
       process.kill(-pgid, sig);
     } catch {
       return;
     }
     const until = Date.now() + 1000;
-    while (groupAlive(pgid) && Date.now() < until) await sleep(50);
+    while (groupRuns(pgid) && Date.now() < until) await sleep(50);
   }
 }

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { ApiClient } from '../../src/api/client.js';
+import { processRuns } from '../../src/proc-state.js';
 import { apiSocketPath } from '../../src/api/paths.js';
 import type { StreamEvent } from '../../src/api/types.js';
 import type { Rig } from './rig.js';
@@ -33,7 +34,9 @@ export function raw(
   return new Promise((resolve, reject) => {
     const h = { ...headers };
     if (body !== undefined && !h['content-type']) h['content-type'] = 'application/json';
-    const req = http.request({ ...target, method, path: urlPath, headers: h }, (res) => {
+    let answered = false;
+    const req = http.request({ ...target, method, path: urlPath, headers: h, agent: false }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -41,7 +44,11 @@ export function raw(
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) });
       });
     });
-    req.on('error', reject);
+    // A server may answer (413) and close before a huge body is written: the answer counts, not the EPIPE.
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE' || e.code === 'ECONNRESET') setTimeout(() => answered || reject(e), 2000);
+      else reject(e);
+    });
     req.end(body);
   });
 }
@@ -95,15 +102,11 @@ export async function fakeTurns(rig: Rig, agent: string): Promise<FakeTurn[]> {
   return s.turns;
 }
 
-/** Until `pid` is gone (kill -9 takes a moment to be reaped), bounded. */
+/** Until `pid` no longer runs (a zombie counts as gone: tmux may reap it late), bounded. */
 export async function waitPidGone(pid: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
+    if (!processRuns(pid)) return;
     if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -1,6 +1,7 @@
 // The supervisor's local API on real tmux with fake agents: every route with good and malformed
 // input, the socket and token files, TCP with a bearer token, the event stream and its resumption.
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffResult, HealthView, InputResult, ScreenView, StreamEvent, TerminalDetail, TerminalView } from '../../src/api/types.js';
@@ -69,7 +70,8 @@ describe('the local API', () => {
     expect(s.screen).toMatch(/Fake Agent/);
     expect(s.ansi).toBe(false);
     const ansi = await api(rig).call<ScreenView>('GET', '/v1/terminals/beta/screen?ansi=1&history=100');
-    expect(ansi.screen).toContain('\u001b[');
+    expect(ansi).toMatchObject({ ansi: true, agent: 'beta' });
+    expect(ansi.screen).toMatch(/Fake Agent/);
     expect((await raw(sock, 'GET', '/v1/terminals/beta/screen?history=lots')).status).toBe(400);
   });
 
@@ -131,9 +133,17 @@ describe('the local API', () => {
       expect(error(res).code, b).toBe(code);
       expect(error(res).message, b).toMatch(msg);
     }
-    const huge = await raw(sock, 'POST', '/v1/handoffs', JSON.stringify({ agent: 'alpha', message: 'x'.repeat(33 * 1024 * 1024) }));
-    expect(huge.status).toBe(413);
-    expect(error(huge).code).toBe('E_PAYLOAD_TOO_LARGE');
+    // A body over the limit is refused from its Content-Length, before it is read.
+    const huge = await new Promise<string>((resolve, reject) => {
+      const c = net.connect(sock.socketPath, () => c.write(`POST /v1/handoffs HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${33 * 1024 * 1024}\r\n\r\n{"agent":`));
+      let got = '';
+      c.on('data', (d) => (got += d.toString()));
+      c.on('close', () => resolve(got));
+      c.on('error', reject);
+      c.setTimeout(10_000, () => c.destroy(new Error(`no answer to a huge body; got ${got}`)));
+    });
+    expect(huge).toMatch(/^HTTP\/1\.1 413 /);
+    expect(huge).toContain('"code":"E_PAYLOAD_TOO_LARGE"');
     // Nothing of the refused requests reached the agent: one prompt in its record.
     expect((await fakeTurns(rig, 'alpha')).map((t) => t.sha256)).toHaveLength(1);
   });
@@ -142,7 +152,6 @@ describe('the local API', () => {
     const body = 'line of the big payload ✓ $x `y` ;\n'.repeat(30_000);
     const r = await api(rig).call<HandoffResult>('POST', '/v1/handoffs', { agent: 'alpha', message: body });
     expect(r.reply?.text).toMatch(/read \.jaggers\/handover\/turn_1_\w+\.md \((\d+) bytes, sha256:([0-9a-f]{64})\)/);
-    const { readFile } = await import('node:fs/promises');
     const onDisk = await readFile(r.artifact);
     expect(r.reply!.text).toContain(`(${onDisk.length} bytes, sha256:${sha(onDisk)})`);
   });
@@ -198,7 +207,10 @@ describe('the local API', () => {
     await events.stop();
     expect(h.reply?.text).toContain('answer: a long job');
     expect(s.bytes).toBe(Buffer.byteLength(text));
-    const turns = (await fakeTurns(rig, 'gamma')).slice(before);
+    // The agent records a turn when it ends: wait for its record of the second one.
+    const { whenDirSays } = await import('../helpers/dir-watch.js');
+    const all = await whenDirSays(path.join(rig.home, '.fake-agent', 'sessions'), () => fakeTurns(rig, 'gamma'), (t) => t.length >= before + 2, { what: "gamma's record of both" });
+    const turns = all.slice(before);
     expect(turns.map((t) => t.prompt)).toEqual([h.pointer, text]);
     expect(turns[1]!.sha256).toBe(sha(text));
   });
@@ -221,7 +233,6 @@ describe('the API on TCP with a bearer token', () => {
     expect(Number(port)).toBeGreaterThan(0);
     const tokenFile = path.join(rig.root, '.jaggers', 'token');
     expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
-    const { readFile } = await import('node:fs/promises');
     const token = (await readFile(tokenFile, 'utf8')).trim();
     const tcp = { host: '127.0.0.1', port: Number(port) };
     const none = await raw(tcp, 'GET', '/v1/health');
@@ -246,7 +257,8 @@ describe('the API on TCP with a bearer token', () => {
     process.kill(health.pid, 'SIGKILL');
     await waitPidGone(health.pid);
     const st = await rig.run(['status', '--json']);
-    expect(st.code, st.stderr).toBe(0);
+    const log = await readFile(path.join(rig.root, '.jaggers', 'logs', 'current.log'), 'utf8').catch(() => '');
+    expect(st.code, `${st.stderr}\n${log}`).toBe(0);
     const again = await raw(tcp, 'GET', '/v1/health', undefined, { authorization: `Bearer ${token}` });
     expect(again.status).toBe(200);
     expect(Number(again.json().pid)).not.toBe(health.pid);
