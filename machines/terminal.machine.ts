@@ -1,7 +1,7 @@
 import { assign, setup } from 'xstate';
 import type { Classification } from '../src/detect/classify.js';
 
-export type TerminalStatus = 'starting' | 'idle' | 'busy' | 'settling' | 'waiting_input' | 'done' | 'error' | 'exited';
+export type TerminalStatus = 'starting' | 'booting' | 'idle' | 'busy' | 'settling' | 'waiting_input' | 'done' | 'error' | 'exited';
 
 export type TerminalEvent =
   /** A new reading of the pane: a classified screen, or the CLI's own state file. */
@@ -18,6 +18,8 @@ export type TerminalEvent =
 
 export interface TerminalContext {
   settleMs: number;
+  /** After a start, how long a quiet screen must stay quiet before the CLI counts as ready (0: at once). */
+  startSettleMs: number;
   doneNeedsEvidence: boolean;
   since: number;
   rule: string | null;
@@ -56,7 +58,7 @@ export const terminalMachine = setup({
   types: {
     context: {} as TerminalContext,
     events: {} as TerminalEvent,
-    input: {} as { settleMs: number; at: number; doneNeedsEvidence?: boolean },
+    input: {} as { settleMs: number; at: number; doneNeedsEvidence?: boolean; startSettleMs?: number },
   },
   actions: {
     note: assign(({ event }) => {
@@ -78,6 +80,8 @@ export const terminalMachine = setup({
     waiting: is('waiting_input'),
     error: is('error'),
     quiet: isQuiet,
+    bootsSlowly: ({ context, event }) => context.startSettleMs > 0 && isQuiet({ event }),
+    startingAgain: is('starting'),
     /** Quiet enough to start settling: any quiet screen, or only `done` evidence where the CLI needs it. */
     turnEnding: ({ context, event }) =>
       context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event }),
@@ -88,11 +92,13 @@ export const terminalMachine = setup({
   },
   delays: {
     settle: ({ context }) => context.settleMs,
+    startSettle: ({ context }) => context.startSettleMs,
   },
 }).createMachine({
   id: 'terminal',
   context: ({ input }) => ({
     settleMs: input.settleMs,
+    startSettleMs: input.startSettleMs ?? 0,
     doneNeedsEvidence: input.doneNeedsEvidence ?? false,
     since: input.at,
     rule: null,
@@ -120,7 +126,23 @@ export const terminalMachine = setup({
           toBusyOpening,
           toWaiting,
           toError,
+          { guard: 'bootsSlowly', target: 'booting', actions: 'note' },
           { guard: 'quiet', target: 'idle', actions: 'note' },
+        ],
+        INPUT_SENT: { actions: 'promptWentIn' },
+      },
+    },
+    booting: {
+      description: 'A quiet screen after a start, not trusted yet: some CLIs draw a ready-looking screen, then load more (gemini resuming).',
+      after: { startSettle: { target: 'idle' } },
+      on: {
+        SCREEN: [
+          toBusyOpening,
+          toWaiting,
+          toError,
+          // Another quiet screen: the CLI is still drawing; start the wait over.
+          { guard: 'quiet', target: 'booting', reenter: true, actions: 'note' },
+          { guard: 'startingAgain', target: 'starting', actions: 'note' },
         ],
         INPUT_SENT: { actions: 'promptWentIn' },
       },
@@ -204,7 +226,7 @@ export const terminalMachine = setup({
   },
 });
 
-/** What a person is told: `settling` is still `busy` to the outside. */
-export function publicStatus(state: TerminalStatus): Exclude<TerminalStatus, 'settling'> {
-  return state === 'settling' ? 'busy' : state;
+/** What a person is told: `settling` is still `busy` to the outside, and `booting` still `starting`. */
+export function publicStatus(state: TerminalStatus): Exclude<TerminalStatus, 'settling' | 'booting'> {
+  return state === 'settling' ? 'busy' : state === 'booting' ? 'starting' : state;
 }

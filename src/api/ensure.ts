@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { binDir, cliEntry } from '../package-root.js';
 import { withLock } from '../sessions/lock.js';
-import { runOneShot } from '../tmux/one-shot.js';
+import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux/one-shot.js';
 import { describeSocket } from '../tmux/server.js';
 import { isConnectFailure, type ApiClient } from './client.js';
 import { currentLogPath } from './paths.js';
@@ -86,21 +86,17 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
     path.join(ctx.jaggersDir, 'supervisor-start'),
     async () => {
       if (await answers(api)) return;
-      const win = await runOneShot(ctx.server, ['list-panes', '-t', `=${ctx.session}:0`, '-F', '#{pane_id}\t#{pane_dead}\t#{pane_start_command}']);
-      if (!win.ok) {
-        const has = await runOneShot(ctx.server, ['has-session', '-t', `=${ctx.session}`]);
-        if (!has.ok) throw await sessionMissing(ctx);
-        await runOneShot(ctx.server, ['new-window', '-d', '-t', `=${ctx.session}:0`, '-n', 'jaggers', ...envArgs(ctx), '--', ...supervisorCommand(ctx)]);
-      } else {
-        const [paneId, dead, start] = win.stdout.split('\n')[0]!.split('\t');
-        const booting = dead !== '1' && (start ?? '').includes(' supervise');
-        if (!(booting && (await waitForAnswer(api, socketDir, BOOT_GRACE_MS)))) {
-          const r = await runOneShot(ctx.server, ['respawn-pane', '-k', '-t', paneId!, '-c', ctx.projectRoot, ...envArgs(ctx), '--', ...supervisorCommand(ctx)]);
-          if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
-        }
+      const w0 = await windowZero(ctx.server, ctx.session);
+      if (!w0 && !(await hasSession(ctx.server, ctx.session))) throw await sessionMissing(ctx);
+      // Alive and started as the supervisor: it may be booting (or just reaped late); give it a moment.
+      const booting = w0 !== null && !w0.dead && w0.start.includes(' supervise');
+      if (!(booting && (await waitForAnswer(api, socketDir, BOOT_GRACE_MS)))) {
+        const launch = { cwd: ctx.projectRoot, env: supervisorEnv(ctx), command: supervisorCommand(ctx) };
+        const r = await runInWindowZero(ctx.server, ctx.session, w0?.paneId ?? null, launch);
+        if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
       }
       if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS)) return;
-      const screen = await runOneShot(ctx.server, ['capture-pane', '-p', '-t', `=${ctx.session}:0`]);
+      const screen = { stdout: await captureOneShot(ctx.server, `=${ctx.session}:0`) };
       const log = currentLogPath(ctx.jaggersDir);
       throw new JaggersError(
         'E_SUPERVISOR_START',
@@ -110,10 +106,6 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
     },
     { timeoutMs: START_TIMEOUT_MS + BOOT_GRACE_MS + 10_000 },
   );
-}
-
-function envArgs(ctx: Context): string[] {
-  return Object.entries(supervisorEnv(ctx)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
 }
 
 /** No session: say which command brings it back (`up` reopens the last team even without a jaggers.json). */

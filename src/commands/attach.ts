@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { runOneShot } from '../tmux/one-shot.js';
+import { taggedWindows } from '../tmux/one-shot.js';
 import { serverArgs } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';
 import { hintForUp } from './up-hint.js';
@@ -9,17 +9,16 @@ import { hintForUp } from './up-hint.js';
 /** The tmux argv that attaches a person's terminal to the session (at an agent's window when named). */
 export async function attachArgs(ctx: Context, agent: string | undefined, readOnly: boolean): Promise<string[]> {
   await checkTmux(ctx.server.bin, ctx.server.env);
-  const r = await runOneShot(ctx.server, ['list-windows', '-t', `=${ctx.session}`, '-F', '#{window_id}\t#{@jaggers_agent}\t#{@jaggers_task}']);
-  if (!r.ok) throw new JaggersError('E_SESSION_MISSING', `no jaggers session ${JSON.stringify(ctx.session)}: ${await hintForUp(ctx)}`);
+  const windows = await taggedWindows(ctx.server, ctx.session);
+  if (!windows) throw new JaggersError('E_SESSION_MISSING', `no jaggers session ${JSON.stringify(ctx.session)}: ${await hintForUp(ctx)}`);
   let target = '';
   if (agent) {
-    const windows = r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t'));
-    const w = windows.find(([, a, t]) => a === agent && !t) ?? windows.find(([, a]) => a === agent) ?? windows.find(([, a, t]) => `${a}+${t}` === agent);
+    const w = windows.find((x) => x.agent === agent && !x.task) ?? windows.find((x) => x.agent === agent) ?? windows.find((x) => `${x.agent}+${x.task}` === agent);
     if (!w) {
-      const known = windows.map(([, a]) => a).filter(Boolean).join(', ') || 'none';
+      const known = windows.map((x) => x.agent).filter(Boolean).join(', ') || 'none';
       throw new JaggersError('E_AGENT_UNKNOWN', `unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);
     }
-    target = w[0]!;
+    target = w.windowId;
   }
   const args = [...serverArgs(ctx.server), 'attach-session', '-t', target ? `=${ctx.session}:${target}` : `=${ctx.session}`];
   if (readOnly) args.push('-r');

@@ -3,7 +3,7 @@ import { supervisorLockPath } from '../api/paths.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { lockPathFor, pidIsAlive } from '../sessions/lock.js';
-import { runOneShot, serverRunning } from '../tmux/one-shot.js';
+import { killServer, serverRunning } from '../tmux/one-shot.js';
 import { describeSocket } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';
 
@@ -26,7 +26,7 @@ export async function down(ctx: Context): Promise<{ stopped: boolean; socket: st
   const socket = describeSocket(ctx.server);
   if (!(await serverRunning(ctx.server))) return { stopped: false, socket };
   const supervisor = await supervisorPid(ctx.jaggersDir);
-  const r = await runOneShot(ctx.server, ['kill-server']);
+  const r = await killServer(ctx.server);
   if (!r.ok) throw new JaggersError('E_TMUX_COMMAND', `tmux ${socket} kill-server failed: ${r.stderr}`);
   if (supervisor) {
     const deadline = Date.now() + 5000;

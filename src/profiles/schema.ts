@@ -34,6 +34,11 @@ export const DetectSchema = z.strictObject({
   rules: z.array(DetectRuleSchema).default([]),
   /** How long a quiet screen must stay unchanged before a turn counts as done. */
   settleMs: z.number().int().nonnegative().default(300),
+  /**
+   * After the CLI starts, how long its first quiet screen must stay so before it counts as ready: for a
+   * CLI that draws a ready-looking screen and then loads more (gemini, resuming a conversation).
+   */
+  startSettleMs: z.number().int().nonnegative().default(0),
   /** Where the CLI writes its own state to disk, used as stronger evidence than the screen. */
   stateFile: z.enum(['claude-sessions', 'fake-agent']).optional(),
   /**

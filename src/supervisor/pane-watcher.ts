@@ -22,7 +22,7 @@ export interface WatchedPane {
 
 export interface StatusChange {
   pane: WatchedPane;
-  status: Exclude<TerminalStatus, 'settling'>;
+  status: Exclude<TerminalStatus, 'settling' | 'booting'>;
   since: number;
   rule: string | null;
   lines: string[];
@@ -118,7 +118,8 @@ export class PaneWatcher {
 
   watch(pane: WatchedPane): void {
     if (this.entries.has(pane.paneId)) return;
-    const actor = createActor(terminalMachine, { input: { settleMs: pane.profile.detect.settleMs, doneNeedsEvidence: pane.profile.detect.doneNeedsEvidence, at: this.now() } });
+    const d = pane.profile.detect;
+    const actor = createActor(terminalMachine, { input: { settleMs: d.settleMs, startSettleMs: d.startSettleMs, doneNeedsEvidence: d.doneNeedsEvidence, at: this.now() } });
     const entry: Entry = {
       pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, stateFile: null, sessionId: null,
       lastScreen: null, lastScreenClass: null, lastFileStatus: null, held: false,

@@ -1,3 +1,4 @@
+import { setWindowOption } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import type { StatusChange } from './pane-watcher.js';
 
@@ -21,10 +22,7 @@ export async function publishStatus(c: ControlClient, change: StatusChange): Pro
     turns: change.turns,
   };
   const target = change.pane.windowId;
-  await Promise.all([
-    c.run(['set-option', '-w', '-t', target, '@jaggers_state', change.status]),
-    c.run(['set-option', '-w', '-t', target, '@jaggers_why', JSON.stringify(why)]),
-  ]);
+  await Promise.all([setWindowOption(c, target, '@jaggers_state', change.status), setWindowOption(c, target, '@jaggers_why', JSON.stringify(why))]);
 }
 
 export function parsePublished(text: string | null): PublishedStatus | null {

@@ -20,6 +20,8 @@ export function waitingFor(state: TerminalStatus, profile: Profile | null, agent
       return profile.detect.doneNeedsEvidence
         ? `the turn's end: its turn summary on screen (rule ${names(profile, 'done')}), or the turn engine's confirmation`
         : `a quiet screen (none of: ${names(profile, 'busy')}) for ${settle}, or the turn engine's confirmation`;
+    case 'booting':
+      return `its quiet screen to stay so for ${profile.detect.startSettleMs} ms (it may still be loading)`;
     case 'settling':
       return `the screen to stay quiet for ${settle} before the turn counts as done`;
     case 'waiting_input':

@@ -1,5 +1,5 @@
 import type { ControlClient } from '../tmux/control-client.js';
-import { newWindow, setWindowOptions } from '../tmux/commands.js';
+import { fixWindowSize, newWindow, respawnPane, setGlobalOption, setWindowOptions } from '../tmux/commands.js';
 import type { Launch, WindowAction } from './plan.js';
 
 export interface AppliedWindow {
@@ -16,12 +16,7 @@ export function windowTags(agent: string, profile: string, terminalId: string, t
   return { '@jaggers_terminal_id': terminalId, '@jaggers_agent': agent, '@jaggers_profile': profile, ...(task ? { '@jaggers_task': task } : {}) };
 }
 
-// A global `window-size manual` makes tmux 3.3a's server crash on the next new-window (seen here),
-// so the fixed size is set per window, right after it is made.
-export async function fixWindowSize(c: ControlClient, windowId: string, size: { width: number; height: number }): Promise<void> {
-  await c.runOk(['set-option', '-w', '-t', windowId, 'window-size', 'manual']);
-  await c.runOk(['resize-window', '-t', windowId, '-x', String(size.width), '-y', String(size.height)]);
-}
+export { fixWindowSize };
 
 export async function applyPlan(c: ControlClient, session: string, plan: WindowAction[], task: string | null): Promise<AppliedWindow[]> {
   const out: AppliedWindow[] = [];
@@ -38,8 +33,7 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
         break;
       }
       case 'respawn': {
-        const envArgs = Object.entries(a.launch.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-        await c.runOk(['respawn-pane', '-k', '-t', a.pane.paneId, '-c', a.launch.cwd, ...envArgs, '--', ...a.launch.command]);
+        await respawnPane(c, a.pane.paneId, a.launch);
         await setWindowOptions(c, a.pane.windowId, windowTags(a.agent, a.profile, a.terminalId, task));
         await fixWindowSize(c, a.pane.windowId, a.launch);
         out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: a.launch });
@@ -58,8 +52,9 @@ export async function configureServer(c: ControlClient, size: { width: number; h
     ['default-size', `${size.width}x${size.height}`],
     ['history-limit', '10000'],
     ['status-right', '#{?#{@jaggers_state},#{@jaggers_agent}: #{@jaggers_state},} | jaggers'],
-    ['window-status-format', '#I:#W#{?#{@jaggers_state},(#{@jaggers_state}),}'],
-    ['window-status-current-format', '#I:#W#{?#{@jaggers_state},(#{@jaggers_state}),}*'],
+    // A window whose agent waits for a person (or whose turn failed) is marked: `!` and reversed.
+    ['window-status-format', '#{?#{@jaggers_attention},#[reverse]!,}#I:#W#{?#{@jaggers_state},(#{@jaggers_state}),}#[default]'],
+    ['window-status-current-format', '#{?#{@jaggers_attention},#[reverse]!,}#I:#W#{?#{@jaggers_state},(#{@jaggers_state}),}*#[default]'],
   ];
-  await Promise.all(opts.map(([k, v]) => c.runOk(['set-option', '-g', k, v])));
+  await Promise.all(opts.map(([k, v]) => setGlobalOption(c, k, v)));
 }

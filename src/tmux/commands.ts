@@ -175,3 +175,14 @@ export async function respawnPane(c: ControlClient, paneId: string, w: { cwd: st
   const envArgs = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   await c.runOk(['respawn-pane', '-k', '-t', paneId, '-c', w.cwd, ...envArgs, '--', ...w.command]);
 }
+
+// A global `window-size manual` makes tmux 3.3a's server crash on the next new-window (seen here),
+// so the fixed size is set per window, right after it is made.
+export async function fixWindowSize(c: ControlClient, windowId: string, size: { width: number; height: number }): Promise<void> {
+  await c.runOk(['set-option', '-w', '-t', windowId, 'window-size', 'manual']);
+  await c.runOk(['resize-window', '-t', windowId, '-x', String(size.width), '-y', String(size.height)]);
+}
+
+export async function setGlobalOption(c: ControlClient, option: string, value: string): Promise<void> {
+  await c.runOk(['set-option', '-g', option, value]);
+}

@@ -17,3 +17,46 @@ export async function serverRunning(server: TmuxServer): Promise<boolean> {
 export async function hasSession(server: TmuxServer, session: string): Promise<boolean> {
   return (await runOneShot(server, ['has-session', '-t', `=${session}`])).ok;
 }
+
+/** Window 0's pane (the supervisor's): its id, whether it is dead, and the command it was started with; null without one. */
+export async function windowZero(server: TmuxServer, session: string): Promise<{ paneId: string; dead: boolean; start: string } | null> {
+  const r = await runOneShot(server, ['list-panes', '-t', `=${session}:0`, '-F', '#{pane_id}\t#{pane_dead}\t#{pane_start_command}']);
+  if (!r.ok) return null;
+  const [paneId, dead, start] = r.stdout.split('\n')[0]!.split('\t');
+  return paneId ? { paneId, dead: dead === '1', start: start ?? '' } : null;
+}
+
+/** Start `command` in window 0 (a new window 0, or in place of what runs in its pane). */
+export async function runInWindowZero(
+  server: TmuxServer,
+  session: string,
+  paneId: string | null,
+  w: { cwd: string; env: Record<string, string>; command: readonly string[] },
+): Promise<{ ok: boolean; stderr: string }> {
+  const env = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const args = paneId
+    ? ['respawn-pane', '-k', '-t', paneId, '-c', w.cwd, ...env, '--', ...w.command]
+    : ['new-window', '-d', '-t', `=${session}:0`, '-n', 'jaggers', '-c', w.cwd, ...env, '--', ...w.command];
+  return runOneShot(server, args);
+}
+
+export async function captureOneShot(server: TmuxServer, target: string): Promise<string> {
+  return (await runOneShot(server, ['capture-pane', '-p', '-t', target])).stdout;
+}
+
+/** The session's windows with their agent and task tags; null when there is no such session. */
+export async function taggedWindows(server: TmuxServer, session: string): Promise<{ windowId: string; agent: string; task: string }[] | null> {
+  const r = await runOneShot(server, ['list-windows', '-t', `=${session}`, '-F', '#{window_id}\t#{@jaggers_agent}\t#{@jaggers_task}']);
+  if (!r.ok) return null;
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [windowId, agent, task] = l.split('\t');
+      return { windowId: windowId!, agent: agent ?? '', task: task ?? '' };
+    });
+}
+
+export async function killServer(server: TmuxServer): Promise<{ ok: boolean; stderr: string }> {
+  return runOneShot(server, ['kill-server']);
+}

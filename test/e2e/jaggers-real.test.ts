@@ -146,6 +146,22 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         );
       }, STEP_MS);
 
+      it('turns that finish in under a second end on their evidence: five in a row, each reply captured', async () => {
+        for (let i = 1; i <= 5; i++) {
+          const started = Date.now();
+          const res = await handoff(cli, ['--message', `answer at once, number ${i}`]);
+          await expectReply(cli, res, `answer: answer at once, number ${i}`);
+          expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(/^(transcript|screen)$/);
+          // The stub answered at once: what is left is the CLI's own time and jaggers' (not a timeout).
+          expect(Date.now() - started, `${cli} turn ${i} took`).toBeLessThan(30_000);
+        }
+        if (cli === 'codex') {
+          // codex sums a turn under a second up as `Worked for <1s`: the profile's turn-summary rule reads it.
+          const why = await t.jgJson<{ state: string; rule: string }>(['why', cli, '--json']);
+          expect(why.state).toBe('done');
+        }
+      }, 3 * STEP_MS);
+
       it('a tool call that needs approval: jaggers reports waiting_input, then done once approved', async () => {
         const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);
         expect(res.delivery.kind).toBe('delivered');

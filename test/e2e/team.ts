@@ -39,8 +39,9 @@ export const MULTI_LINE_REPLY = 'First paragraph of the answer.\n\nSecond paragr
 
 /**
  * The default script, slowed down, except that a handover file asking for something that
- * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer, and one
- * asking for `three paragraphs` gets `MULTI_LINE_REPLY`.
+ * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer, one
+ * asking for `three paragraphs` gets `MULTI_LINE_REPLY`, and one saying `at once` gets its answer
+ * unslowed (a turn under a second).
  */
 export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
   return (req) => {
@@ -50,6 +51,8 @@ export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
     const asked = file === undefined ? '' : readFileSync(file, 'utf8');
     if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
     if (asked.includes('three paragraphs')) return slowly({ kind: 'text', text: MULTI_LINE_REPLY });
+    // `at once`: the whole reply in one piece, so the turn ends in well under a second.
+    if (asked.includes('at once')) return defaultScript(req, cwd);
     return slowly(defaultScript(req, cwd));
   };
 }

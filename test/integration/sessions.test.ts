@@ -134,4 +134,31 @@ describe('headless turns in the pinned session', () => {
     await rig.run(['up']);
     expect(await ask(rig, 'claude', 'back in the pane')).toContain(`turn 3 of session ${pin!.sessionId!.slice(0, 8)}`);
   });
+
+  it('a headless first turn while the pane is up: the TUI is stopped, then resumed in the conversation the turn made', async () => {
+    await writeFakeProfile(rig.root, 'fresh', ['--think-ms', '150'], {
+      session: { pin: 'pre-generated', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'], headlessArgs: ['--resume', '{sessionId}', '-p', '{prompt}'], headlessFirstArgs: ['--session-id', '{sessionId}', '-p', '{prompt}'], transcript: 'fake-agent' },
+    });
+    await writeProject(rig.root, { agents: [{ name: 'claude', profile: 'fake' }, { name: 'solo', profile: 'fresh' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const [pin] = (await registryWhere(rig, (p) => p.some((x) => x.agent === 'solo' && x.sessionId !== null))).filter((p) => p.agent === 'solo');
+    const pidBefore = (await listPanes(await rig.control(), rig.session)).find((p) => p.agent === 'solo')!.panePid;
+    const h = await rig.run(['handoff', 'solo', '--headless', '--message', 'first, headless', '--json']);
+    expect(h.code, h.stderr).toBe(0);
+    const r = JSON.parse(h.stdout);
+    expect(r.delivery.kind).toBe('headless');
+    expect(r.reply.text).toContain(`turn 1 of session ${pin!.sessionId!.slice(0, 8)}`);
+    // The pane runs a new process: the resumed TUI, with the resume arguments for the same session.
+    const pane = (await listPanes(await rig.control(), rig.session)).find((p) => p.agent === 'solo')!;
+    expect(pane.panePid).not.toBe(pidBefore);
+    const argv = (await readFile(`/proc/${pane.panePid}/cmdline`, 'utf8')).split('\0');
+    expect(argv).toEqual(expect.arrayContaining(['--resume', pin!.sessionId!]));
+    await rig.waitForScreen('solo', /Type your message/);
+    // The next turn in the pane is the conversation's second: the TUI loaded the headless one.
+    expect(await ask(rig, 'solo', 'then in the pane')).toContain(`turn 2 of session ${pin!.sessionId!.slice(0, 8)}`);
+    const again = await rig.run(['handoff', 'solo', '--headless', '--message', 'headless again', '--json']);
+    expect(JSON.parse(again.stdout).reply.text).toContain(`turn 3 of session ${pin!.sessionId!.slice(0, 8)}`);
+    const pins = await registryWhere(rig, () => true);
+    expect(pins.find((p) => p.agent === 'solo')).toMatchObject({ sessionId: pin!.sessionId, previous: [] });
+  });
 });

@@ -18,9 +18,9 @@ const summary = (line: string, at: number) => ({
   source: 'screen' as const,
 });
 
-function start(settleMs = 300, doneNeedsEvidence = false) {
+function start(settleMs = 300, doneNeedsEvidence = false, startSettleMs = 0) {
   const clock = new SimulatedClock();
-  const actor = createActor(terminalMachine, { input: { settleMs, at: 0, doneNeedsEvidence }, clock });
+  const actor = createActor(terminalMachine, { input: { settleMs, at: 0, doneNeedsEvidence, startSettleMs }, clock });
   const seen: string[] = [];
   actor.subscribe((s: SnapshotFrom<typeof terminalMachine>) => {
     if (seen.at(-1) !== s.value) seen.push(s.value as string);
@@ -30,6 +30,41 @@ function start(settleMs = 300, doneNeedsEvidence = false) {
 }
 
 describe('terminal machine', () => {
+  it('with a start settle time, a first quiet screen is trusted only once it stayed quiet (gemini resuming)', () => {
+    const { actor, clock, seen } = start(300, false, 700);
+    actor.send(screen('idle', 'input-box', 1)); // the ready-looking screen before the conversation loads
+    clock.increment(100);
+    expect(actor.getSnapshot().value).toBe('booting');
+    actor.send(screen('starting', 'resuming', 2)); // `Resuming session...`
+    expect(actor.getSnapshot().value).toBe('starting');
+    actor.send(screen('idle', 'input-box', 3));
+    clock.increment(600);
+    actor.send(screen('idle', 'input-box', 4)); // still drawing: the wait starts over
+    clock.increment(699);
+    expect(actor.getSnapshot().value).toBe('booting');
+    clock.increment(1);
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(seen).toEqual(['starting', 'booting', 'starting', 'booting', 'idle']);
+    // A prompt may still arrive while booting (a person typed): busy evidence wins.
+    const b = start(300, false, 700);
+    b.actor.send(screen('idle', 'input-box', 1));
+    b.actor.send(screen('busy', 'spinner', 2));
+    expect(b.actor.getSnapshot().value).toBe('busy');
+  });
+
+  it('the turn engine confirms an open turn done, whatever the screen said; without an open turn it changes nothing', () => {
+    const { actor } = start(300, true);
+    actor.send(screen('idle'));
+    actor.send({ type: 'TURN_CONFIRMED', at: 1, by: 'screen' });
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send({ type: 'INPUT_SENT', at: 2 });
+    actor.send(screen('busy', 'spinner', 3));
+    // codex: no summary rule matched (`Worked for <1s` once was missed), the engine saw the end.
+    actor.send({ type: 'TURN_CONFIRMED', at: 4, by: 'screen' });
+    expect(actor.getSnapshot().value).toBe('done');
+    expect(actor.getSnapshot().context).toMatchObject({ turns: 1, turnOpen: false, rule: 'turn-confirmed (screen)', source: 'turn' });
+  });
+
   it('boots, goes busy on a prompt, settles, and is done', () => {
     const { actor, clock, seen } = start();
     actor.send(screen('starting'));
