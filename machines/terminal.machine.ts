@@ -113,6 +113,8 @@ export const terminalMachine = setup({
   initial: 'starting',
   on: {
     PANE_EXITED: { target: '.exited', actions: 'note' },
+    // The pane runs its program anew (up restarting a dead pane, or after a headless turn): it boots again.
+    PANE_RESTARTED: { target: '.starting', actions: 'note' },
     // Stronger than any reading: only an open turn can be confirmed (an exited pane ignores it).
     TURN_CONFIRMED: { guard: 'turnOpen', target: '.done', actions: ['note', 'closeTurn'] },
     // A reading no state acts on still tells whether a turn summary is on screen.
@@ -221,7 +223,7 @@ export const terminalMachine = setup({
     },
     exited: {
       description: 'The CLI or its pane died.',
-      on: { PANE_RESTARTED: { target: 'starting', actions: 'note' }, TURN_CONFIRMED: {} },
+      on: { TURN_CONFIRMED: {} },
     },
   },
 });
