@@ -29,7 +29,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { classify } from '../dist/src/detect/classify.js';
-import { PaneWatcher } from '../dist/src/detect/pane-watcher.js';
+import { PaneWatcher } from '../dist/src/supervisor/pane-watcher.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
 import { capturePane, sendKeys, sendLiteral } from '../dist/src/tmux/commands.js';
 import { openCommandControl, openControl } from '../dist/src/tmux/connect.js';

@@ -27,9 +27,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handoff } from '../dist/src/commands/handoff.js';
 import { resolveContext } from '../dist/src/context.js';
-import { deliver } from '../dist/src/delivery/deliver.js';
+import { deliverNow } from '../dist/src/delivery/deliver.js';
+import { paneIO } from '../dist/src/tmux/pane-io.js';
 import { sanitizeText } from '../dist/src/delivery/sanitize.js';
-import { PaneWatcher } from '../dist/src/detect/pane-watcher.js';
+import { PaneWatcher } from '../dist/src/supervisor/pane-watcher.js';
 import { nextTurn, parseArtifact, writeArtifact } from '../dist/src/handover/artifact.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
 import { Registry } from '../dist/src/sessions/registry.js';
@@ -211,7 +212,6 @@ async function main() {
   // in handoff(): a watcher that stays in `done` misses a turn finished between two captures (see (d)).
   const c = await openControl(ctx.server, ctx.session);
   clients.push(c);
-  const lockDir = path.join(ctx.jaggersDir, 'locks');
   const panes = {};
   for (const p of (await listPanes(c, ctx.session)).filter((x) => x.agent)) {
     const { profile } = await loadProfile(p.profile, ctx.jaggersDir);
@@ -231,7 +231,7 @@ async function main() {
     try {
       await watcher.start();
       watcher.watch(panes[agent]);
-      const d = await deliver(c, watcher, target(agent), text, { lockDir });
+      const d = await deliverNow(paneIO(c), watcher, target(agent), text);
       const delivered = performance.now();
       if (d.kind !== 'delivered') return { d, delivered, failed: `deliver: ${d.kind}` };
       try {
@@ -277,7 +277,7 @@ async function main() {
     watcher.watch(panes.zero);
     const before = (await sessionTurns('zero')).length;
     for (let i = 0; i < longLived.n; i++) {
-      const d = await deliver(c, watcher, target('zero'), `ping long-lived ${i}`, { lockDir, verifyTimeoutMs: 2000 });
+      const d = await deliverNow(paneIO(c), watcher, target('zero'), `ping long-lived ${i}`, { verifyTimeoutMs: 2000 });
       longLived.kinds[d.kind] = (longLived.kinds[d.kind] ?? 0) + 1;
     }
     watcher.stop();

@@ -21,6 +21,8 @@ export interface Context {
   env: NodeJS.ProcessEnv;
   /** The folder the command was run from: relative paths the user gives are relative to it. */
   cwd: string;
+  /** Say something the user should know that is not an error (a registry repaired after a crash), on stderr. */
+  warn(message: string): void;
   /**
    * jaggers.json, validated; null when there is none. Read on first use only: commands that ask the
    * supervisor never load the validation code (the fast path of `status`, `ls`...).
@@ -66,7 +68,7 @@ function sessionField(text: string | null): string | undefined {
   }
 }
 
-export async function resolveContext(opts: GlobalOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<Context> {
+export async function resolveContext(opts: GlobalOptions, env: NodeJS.ProcessEnv, cwd: string, warn: (message: string) => void = () => {}): Promise<Context> {
   const projectRoot = opts.project ?? env.JAGGERS_PROJECT ?? findProjectRoot(cwd);
   const root = path.resolve(cwd, projectRoot);
   const file = path.join(root, PROJECT_FILE);
@@ -85,6 +87,7 @@ export async function resolveContext(opts: GlobalOptions, env: NodeJS.ProcessEnv
     session: opts.session ?? env.JAGGERS_SESSION_NAME ?? sessionField(text) ?? sessionNameFor(root),
     env,
     cwd: path.resolve(cwd),
+    warn,
     project: () =>
       (loaded ??= (async () => {
         if (text === null) return null;

@@ -36,7 +36,13 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .exitOverride()
     .enablePositionalOptions()
     .showHelpAfterError();
-  const ctx = async (): Promise<Context> => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd);
+  // Each warning once per command, on stderr (the registry says so when it repaired itself after a crash).
+  const warned = new Set<string>();
+  const warn = (m: string) => {
+    if (!warned.has(m)) e.io.writeErr(`jaggers: warning: ${m}\n`);
+    warned.add(m);
+  };
+  const ctx = async (): Promise<Context> => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd, warn);
 
   // --verbose: follow the supervisor's log while the command runs.
   let stopLog: (() => Promise<void>) | null = null;

@@ -11,6 +11,7 @@ import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux
 import { describeSocket } from '../tmux/server.js';
 import { isConnectFailure, type ApiClient } from './client.js';
 import { currentLogPath } from './paths.js';
+import type { HealthView } from './types.js';
 
 /** How long a supervisor may take from start to answering. */
 export const START_TIMEOUT_MS = 20_000;
@@ -95,7 +96,12 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
         const r = await runInWindowZero(ctx.server, ctx.session, w0?.paneId ?? null, launch);
         if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
       }
-      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS)) return;
+      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS)) {
+        // Repairs it made on start (a registry rebuilt after a crash) are told once, here.
+        const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
+        for (const w of h?.warnings ?? []) ctx.warn(w);
+        return;
+      }
       const screen = { stdout: await captureOneShot(ctx.server, `=${ctx.session}:0`) };
       const log = currentLogPath(ctx.jaggersDir);
       throw new JaggersError(

@@ -17,6 +17,8 @@ export interface HealthView {
   tcp: string | null;
   terminals: number;
   log: string;
+  /** What the registry said when it repaired itself (a snapshot rebuilt after a crash), since this start. */
+  warnings: string[];
 }
 
 /** A screen reading: the status the profile's rules give it, the rule and the lines it matched. */

@@ -18,7 +18,7 @@ export async function headlessLocally(
   ctx: Context,
   o: { agent: string; message: string; task: string; from?: string; timeout?: number; workflow?: string },
 ): Promise<HandoffResult> {
-  const registry = new Registry(ctx.jaggersDir);
+  const registry = new Registry(ctx.jaggersDir, { onWarning: ctx.warn });
   const data = await registry.read();
   const terminal = findTerminal(data, { agent: o.agent, task: o.task }) ?? findTerminal(data, { agent: o.agent, task: null });
   if (!terminal) {

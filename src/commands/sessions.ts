@@ -19,7 +19,7 @@ export interface PinRow {
 }
 
 export async function sessions(ctx: Context, task?: string): Promise<PinRow[]> {
-  const data = await new Registry(ctx.jaggersDir).read();
+  const data = await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read();
   return Object.values(data.terminals)
     .filter((t) => task === undefined || t.task === task)
     .sort((a, b) => (a.task ?? '').localeCompare(b.task ?? '') || a.agent.localeCompare(b.agent))
@@ -36,7 +36,7 @@ export function renderPins(rows: PinRow[]): string {
 
 /** Reopen a task's agents, each in its own pinned conversation, with the same terminal ids. */
 export async function resume(ctx: Context, task: string): Promise<UpResult> {
-  const data = await new Registry(ctx.jaggersDir).read();
+  const data = await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read();
   const record = data.tasks[task];
   const terminals = Object.values(data.terminals).filter((t) => t.task === task);
   if (!record && terminals.length === 0) {
@@ -58,7 +58,7 @@ export async function resume(ctx: Context, task: string): Promise<UpResult> {
 export async function execPinned(ctx: Context, cli: string, args: string[], o: { agent?: string; task?: string }): Promise<number> {
   const agent = o.agent ?? ctx.env.JAGGERS_AGENT ?? cli;
   const task = o.task ?? ctx.env.JAGGERS_TASK_ID ?? null;
-  const data = await new Registry(ctx.jaggersDir).read();
+  const data = await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read();
   const rewrite = rewriteResumeArgs(cli, args, pinnedSession(data, { agent, task }), { agent, task });
   const r = await execa(cli, rewrite.args, { stdio: 'inherit', reject: false, env: ctx.env, extendEnv: false });
   if ((r as { code?: string }).code === 'ENOENT') throw new JaggersError('E_COMMAND_NOT_FOUND', `exec: ${cli} not found on PATH`);

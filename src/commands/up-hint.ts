@@ -5,7 +5,7 @@ import { Registry } from '../sessions/registry.js';
 
 /** The default team's agents the registry knows (newest terminal per agent), for `up` without a jaggers.json. */
 export async function registryTeam(ctx: Context): Promise<AgentSpec[]> {
-  const data = await new Registry(ctx.jaggersDir).read();
+  const data = await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read();
   const byAgent = new Map<string, { profile: string; cwd: string; created: string }>();
   for (const t of Object.values(data.terminals)) {
     if (t.task !== null) continue;

@@ -109,7 +109,7 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
 }
 
 async function openWindows(ctx: Context, team: TeamMember[], size: { width: number; height: number }, task: string | null): Promise<AppliedWindow[]> {
-  const registry = new Registry(ctx.jaggersDir);
+  const registry = new Registry(ctx.jaggersDir, { onWarning: ctx.warn });
   let data = await registry.read();
   const client = await openControl(ctx.server, ctx.session, {
     windowName: 'jaggers',

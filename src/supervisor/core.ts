@@ -73,10 +73,17 @@ export class Supervisor {
   private readonly cache: RegistryCache;
   private readonly notifier: Notifier;
   private readonly started = Date.now();
+  /** What the registry said when it repaired itself (after a crash): shown by the command that started this supervisor. */
+  readonly warnings: string[] = [];
   tcp: string | null = null;
 
   constructor(private readonly d: SupervisorDeps) {
-    this.registry = new Registry(d.ctx.jaggersDir, { onWarning: (w) => d.log.warn({}, w) });
+    this.registry = new Registry(d.ctx.jaggersDir, {
+      onWarning: (w) => {
+        d.log.warn({}, w);
+        if (this.warnings.length < 20) this.warnings.push(w);
+      },
+    });
     this.cache = new RegistryCache(this.registry);
     this.watcher = new PaneWatcher(d.events, { commands: d.commands });
     this.table = new TerminalTable(d.commands, d.ctx.session, d.ctx.jaggersDir, this.watcher, d.log);
@@ -158,6 +165,7 @@ export class Supervisor {
       tcp: this.tcp,
       terminals: this.table.list().length,
       log: this.d.logFile,
+      warnings: [...this.warnings],
     };
   }
 

@@ -1,0 +1,120 @@
+// What a newcomer hits, each on real tmux with fake agents: a CLI that is not installed, an agent that
+// dies at start, an invalid jaggers.json, `up` after `down` without one, the JSON of read commands,
+// a registry rebuilt after a crash, and the supervisor's log shown live.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HealthView, ScreenView, TerminalDetail } from '../../src/api/types.js';
+import type { DoctorReport } from '../../src/commands/doctor.js';
+import { api, waitPidGone } from '../helpers/api.js';
+import { writeFakeProfile, writeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+
+describe('a newcomer on real tmux', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '100']);
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('a CLI that is not installed: up starts the others and names it; doctor fails on it', async () => {
+    await writeProfile(rig.root, 'ghostcli', { command: 'no-such-cli-xyz', detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '>' }] } });
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'ghost', profile: 'ghostcli' }] });
+    const up = await rig.run(['up']);
+    expect(up.code).toBe(1);
+    expect(up.stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+started\s+idle/);
+    expect(up.stdout).toMatch(/ghost\s+not started: command "no-such-cli-xyz" not found on its PATH \(.*\)/);
+    const doctor = await rig.run(['doctor']);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/^FAIL agent ghost: command "no-such-cli-xyz" not found on its PATH/m);
+    expect(doctor.stdout).toMatch(/^ok {3}agent alpha: jaggers-fake-agent is \/.*bin\/jaggers-fake-agent/m);
+    const report = JSON.parse((await rig.run(['doctor', '--json'])).stdout) as DoctorReport;
+    expect(report.agents.find((a) => a.agent === 'ghost')).toMatchObject({ command: 'no-such-cli-xyz', found: null });
+    expect(report.supervisor?.pid).toBeGreaterThan(1);
+  });
+
+  it('an agent whose pane dies at start: up reports it with the last lines the pane showed', async () => {
+    // Like a CLI that fails on its config: it prints, then exits (tmux 3.3a loses the output of a process
+    // that exits within a millisecond or two of starting; a real CLI takes far longer to get there).
+    await writeProfile(rig.root, 'broken', { command: 'sh', args: ['-c', 'echo "broken-cli: cannot find its config"; sleep 0.1; exit 3'], detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] } });
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'crashy', profile: 'broken' }] });
+    const up = await rig.run(['up']);
+    expect(up.code).toBe(1);
+    expect(up.stdout).toMatch(/crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start; last lines:\n\s+\| broken-cli: cannot find its config/);
+    const why = await rig.run(['why', 'crashy']);
+    expect(why.stdout).toMatch(/crashy is exited/);
+    expect(why.stdout).toMatch(/waiting for: `jaggers up` to restart it/);
+  });
+
+  it('an invalid jaggers.json: ls and status still answer; doctor fails on it with the line and column', async () => {
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const file = await writeProject(rig.root, '{\n  "agents": [\n    { "name": "alpha", "profile": "fake" },\n  ]\n}\n');
+    expect((await rig.run(['ls'])).code).toBe(0);
+    const st = await rig.run(['status', '--json']);
+    expect(st.code, st.stderr).toBe(0);
+    expect(JSON.parse(st.stdout)[0]).toMatchObject({ agent: 'alpha', state: 'idle' });
+    const doctor = await rig.run(['doctor']);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`FAIL project file: ${file}: not valid JSON: line 4, column 3: value expected`);
+    const up = await rig.run(['up']);
+    expect(up.stderr).toContain(`${file}: not valid JSON: line 4, column 3`);
+  });
+
+  it('after down, status leads to `jaggers up`, which reopens the team without a jaggers.json', async () => {
+    expect((await rig.run(['up', '--agents', 'fake'])).code).toBe(0);
+    expect((await rig.run(['handoff', 'fake', '-m', 'remember me'])).code).toBe(0);
+    const pins = JSON.parse((await rig.run(['sessions', '--json'])).stdout) as { agent: string; sessionId: string }[];
+    expect((await rig.run(['down'])).code).toBe(0);
+    const st = await rig.run(['status']);
+    expect(st.code).toBe(1);
+    expect(st.stderr).toMatch(/no jaggers session "jgtest" on tmux -L \S+: run `jaggers up` to reopen fake in their pinned conversations/);
+    const up = await rig.run(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toMatch(new RegExp(`fake\\s+jg-\\w+\\s+@\\d+\\s+started\\s+idle\\s+session ${pins[0]!.sessionId}`));
+    const h = await rig.run(['handoff', 'fake', '-m', 'back again']);
+    expect(h.stdout).toMatch(/turn 2 of session/);
+  });
+
+  it('why and capture print JSON; capture takes scrollback', async () => {
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const why = JSON.parse((await rig.run(['why', 'alpha', '--json'])).stdout) as TerminalDetail;
+    expect(why).toMatchObject({ agent: 'alpha', state: 'idle', now: { status: 'idle' } });
+    expect(why.waitingFor).toMatch(/a prompt/);
+    const cap = JSON.parse((await rig.run(['capture', 'alpha', '--json', '--history', '50'])).stdout) as ScreenView;
+    expect(cap).toMatchObject({ agent: 'alpha', ansi: false });
+    expect(cap.screen).toMatch(/Type your message/);
+  });
+
+  it('a registry rebuilt after a crash is told once on stderr by the command that brought the supervisor back', async () => {
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const snapshot = path.join(rig.root, '.jaggers', 'sessions.json');
+    await writeFile(snapshot, '{"version": 1, "terminals": {"cut short by a cra');
+    const st = await rig.run(['status']);
+    expect(st.code, st.stderr).toBe(0);
+    const warnings = st.stderr.split('\n').filter((l) => l.startsWith('jaggers: warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/sessions\.json.*not valid JSON.*moved it to .*sessions\.json\.corrupt-.*rebuilt it from .*events\.jsonl/);
+    expect((await rig.run(['status'])).stderr).toBe('');
+    expect(JSON.parse(await readFile(snapshot, 'utf8')).terminals).toBeTruthy();
+  });
+
+  it('--verbose shows the supervisor log live; jaggers logs prints it', async () => {
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const h = await rig.run(['--verbose', 'handoff', 'alpha', '-m', 'be verbose', '--task', 'loud']);
+    expect(h.code, h.stderr).toBe(0);
+    expect(h.stderr).toMatch(/^\d\d:\d\d:\d\d\.\d{3} info {2}prompt delivered task=loud terminal=jg-\w+ agent=alpha turn=1 session=[0-9a-f-]{36} submits=1/m);
+    expect(h.stderr).toMatch(/turn finished task=loud .* by=transcript/);
+    const logs = await rig.run(['logs', '--json']);
+    const lines = logs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; level: number; task?: string; time: string });
+    expect(lines.find((l) => l.msg === 'turn finished')).toMatchObject({ level: 30, task: 'loud', time: expect.stringMatching(/^\d{4}-/) });
+    expect(lines.some((l) => l.msg === 'supervisor serving')).toBe(true);
+  });
+});
