@@ -93,8 +93,9 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
         const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
         let lastLines: string[] | null = null;
         if (v?.state === 'exited') {
-          const s = await api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen`).catch(() => null);
-          lastLines = (s?.screen ?? '').trimEnd().split('\n').filter((l) => l.trim() !== '').slice(-5);
+          const s = await api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
+          // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its history.
+          lastLines = (s?.screen ?? '').trimEnd().split('\n').filter((l) => l.trim() !== '').slice(-6);
         }
         states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines });
       }),

@@ -35,13 +35,11 @@ describe('a newcomer on real tmux', () => {
   });
 
   it('an agent whose pane dies at start: up reports it with the last lines the pane showed', async () => {
-    // Like a CLI that fails on its config: it prints, then exits (tmux 3.3a loses the output of a process
-    // that exits within a millisecond or two of starting; a real CLI takes far longer to get there).
-    await writeProfile(rig.root, 'broken', { command: 'sh', args: ['-c', 'echo "broken-cli: cannot find its config"; sleep 0.1; exit 3'], detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] } });
+    await writeProfile(rig.root, 'broken', { command: 'sh', args: ['-c', 'echo "broken-cli: cannot find its config"; exit 3'], detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] } });
     await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'crashy', profile: 'broken' }] });
     const up = await rig.run(['up']);
     expect(up.code).toBe(1);
-    expect(up.stdout).toMatch(/crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start; last lines:\n\s+\| broken-cli: cannot find its config/);
+    expect(up.stdout).toMatch(/crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start; last lines:\n\s+\| broken-cli: cannot find its config\n\s+\| Pane is dead \(status 3/);
     const why = await rig.run(['why', 'crashy']);
     expect(why.stdout).toMatch(/crashy is exited/);
     expect(why.stdout).toMatch(/waiting for: `jaggers up` to restart it/);
