@@ -3,7 +3,7 @@ import pty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listPanes } from '../../src/tmux/commands.js';
 import { packageRoot } from '../../src/package-root.js';
-import { catProfile, writeProfile, writeProject } from '../helpers/profiles.js';
+import { catProfile, writeFakeProfile, writeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 
 /** A person's terminal: `jaggers attach` in a real pseudo-terminal of another size than the agents'. */
@@ -78,5 +78,30 @@ describe('jaggers attach from a real terminal', () => {
     expect(screen).not.toContain('ignored-text');
     t.term.write('\x02d');
     expect(await t.exited).toBe(0);
+  });
+});
+
+describe('a person attached is told when an agent waits for them', () => {
+  let rig: Rig;
+  const killers: (() => void)[] = [];
+  beforeEach(async () => {
+    rig = await Rig.create();
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '100']);
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+  });
+  afterEach(async () => {
+    for (const k of killers.splice(0)) k();
+    await rig.cleanup();
+  });
+
+  it('a message on their status line names the agent and its question; the window is marked', async () => {
+    const t = openTerminal(rig, ['attach', 'beta']);
+    killers.push(() => t.term.kill('SIGKILL'));
+    await t.waitFor(/Type your message/);
+    expect((await rig.run(['send', 'alpha', '/menu'])).code).toBe(0);
+    await t.waitFor(/jaggers: alpha waits for you: .*Allow execution/);
+    // The window list in their status line marks alpha's window: `!` before its name.
+    await t.waitFor(/!1:alpha\(waiting_input\)/);
   });
 });
