@@ -23,3 +23,16 @@ export function coalesced(fn: () => Promise<void>): () => Promise<void> {
   };
   return run;
 }
+
+/** `fn` run once on the next turn of the event loop, however many times it was asked for before then. */
+export function onceSoon(fn: () => void): () => void {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      fn();
+    });
+  };
+}

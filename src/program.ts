@@ -46,7 +46,8 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 
   // --verbose: follow the supervisor's log while the command runs.
   let stopLog: (() => Promise<void>) | null = null;
-  program.hook('preAction', async () => {
+  program.hook('preAction', async (_program, action) => {
+    if (action.name() === 'supervise' || action.name() === 'logs') return;
     if (!program.opts<GlobalOptions>().verbose && e.env.JAGGERS_LOG?.toLowerCase() !== 'debug') return;
     const c = await ctx();
     const { followLog, prettyLogLine } = await import('./commands/logs.js');

@@ -4,18 +4,7 @@ import type { TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { renderTable } from './render.js';
 
-export interface AgentRow {
-  agent: string;
-  terminalId: string | null;
-  task: string | null;
-  profile: string | null;
-  window: string;
-  windowIndex: number;
-  pane: string;
-  pid: number | null;
-  state: string;
-  sessionId: string | null;
-}
+export type AgentRow = Pick<TerminalView, 'agent' | 'terminalId' | 'task' | 'profile' | 'window' | 'windowIndex' | 'pane' | 'pid' | 'state' | 'sessionId'>;
 
 export function agentRows(views: TerminalView[]): AgentRow[] {
   return views.map((v) => ({

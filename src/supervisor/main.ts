@@ -5,6 +5,7 @@
 import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { apiSocketPath, serveConfigPath, supervisorLockPath } from '../api/paths.js';
+import { onceSoon } from '../coalesced.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
@@ -59,15 +60,9 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     const supervisor = new Supervisor({ ctx, events, commands, log, hub, version: await version(), socket, logFile });
     await supervisor.start();
     const errors: string[] = [];
-    let drawQueued = false;
-    const redraw = () => {
-      if (drawQueued) return;
-      drawQueued = true;
-      setImmediate(() => {
-        drawQueued = false;
-        void supervisor.terminals(undefined, { fresh: false }).then((rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)), () => {});
-      });
-    };
+    const redraw = onceSoon(() => {
+      void supervisor.terminals(undefined, { fresh: false }).then((rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)), () => {});
+    });
     supervisor.watcher.onChange(redraw);
     // Windows made or closed by `up` (another client) and their tags: refresh the table from tmux.
     await subscribe(events, 'jaggers-agents', '@*', '#{@jaggers_agent}#{@jaggers_profile}');
