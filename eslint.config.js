@@ -4,7 +4,9 @@ import tseslint from 'typescript-eslint';
 /** `no-restricted-imports` for one folder: what it must not import (type-only imports are allowed). */
 const layer = (files, patterns) => ({
   files,
-  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: patterns.map(([group, message]) => ({ group, message, allowTypeImports: true })) }] },
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', { patterns: patterns.map(([group, message]) => ({ group, message, allowTypeImports: true })) }],
+  },
 });
 
 // The layers of DESIGN.md, checked: data flows tmux -> supervisor (watcher, detectors) -> turns ->
@@ -17,7 +19,25 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', performance: 'readonly', setImmediate: 'readonly', AbortController: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', structuredClone: 'readonly', fetch: 'readonly', queueMicrotask: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        performance: 'readonly',
+        setImmediate: 'readonly',
+        AbortController: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        structuredClone: 'readonly',
+        fetch: 'readonly',
+        queueMicrotask: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -25,22 +45,103 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
-  layer(['src/detect/**'], [
-    [['node:fs', 'node:fs/*', 'node:child_process', 'node:net', 'node:http', 'execa', 'xstate'], 'detection is pure: it reads screens handed to it, never files, processes or tmux'],
-    [['../tmux/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*'], 'detection is pure: the supervisor feeds it'],
-  ]),
-  layer(['src/tmux/**'], [[['../detect/*', '../delivery/*', '../supervisor/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../handover/*', '../profiles/*'], 'src/tmux/ only speaks tmux; it knows nothing above it']]),
-  layer(['src/delivery/**'], [
-    [['../tmux/*'], 'delivery works through the PaneIO interface (src/delivery/ports.ts), not tmux itself'],
-    [['../supervisor/*', '../turns/*', '../commands/*', '../api/*'], 'delivery sits below the supervisor and the turn engine; it depends on the narrow PaneStatusSource, not the watcher'],
-  ]),
-  layer(['src/turns/**'], [[['../tmux/*', '../supervisor/*', '../commands/*', '../api/client*', '../api/connect*', '../api/ensure*'], 'the turn engine gets pane I/O and the live status handed in; the supervisor runs it'],]),
-  layer(['src/handover/**', 'src/sessions/**', 'src/profiles/**', 'src/project/**'], [[['../tmux/*', '../supervisor/*', '../commands/*', '../turns/*', '../delivery/deliver*'], 'data on disk: no tmux, no live state']]),
-  layer(['src/commands/**'], [
-    [['../supervisor/*', '../detect/*', '../delivery/deliver*', '../turns/turn*', '../turns/wait-end*'], 'commands are clients of the supervisor (src/api/); only it watches panes and runs turns'],
-  ]),
-  layer(['src/cli.ts', 'src/program.ts', 'src/context.ts', 'src/errors.ts', 'src/output.ts', 'src/api/client.ts', 'src/api/connect.ts', 'src/api/paths.ts', 'src/commands/status.ts', 'src/commands/ls.ts', 'src/commands/pane.ts', 'src/commands/watch.ts', 'src/commands/render.ts', 'src/commands/handoff.ts', 'src/commands/progress.ts'], [
-    [HEAVY, 'the fast path of client commands (status, ls, why, send, capture, handoff) loads no heavy library: import it inside the function that needs it'],
-    [['./supervisor/*', '../supervisor/*', './tmux/con*', '../tmux/con*', './tmux/transport*', '../tmux/transport*', './tmux/version*', '../tmux/version*', './tmux/commands*', '../tmux/commands*', './sessions/*', '../sessions/*', './profiles/*', '../profiles/*', './project/project-file*', '../project/project-file*', './validate*', '../validate*'], 'the fast path loads only what a client needs: import the rest inside the function that needs it'],
-  ]),
+  layer(
+    ['src/detect/**'],
+    [
+      [
+        ['node:fs', 'node:fs/*', 'node:child_process', 'node:net', 'node:http', 'execa', 'xstate'],
+        'detection is pure: it reads screens handed to it, never files, processes or tmux',
+      ],
+      [
+        ['../tmux/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*'],
+        'detection is pure: the supervisor feeds it',
+      ],
+    ],
+  ),
+  layer(
+    ['src/tmux/**'],
+    [
+      [
+        ['../detect/*', '../delivery/*', '../supervisor/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../handover/*', '../profiles/*'],
+        'src/tmux/ only speaks tmux; it knows nothing above it',
+      ],
+    ],
+  ),
+  layer(
+    ['src/delivery/**'],
+    [
+      [['../tmux/*'], 'delivery works through the PaneIO interface (src/delivery/ports.ts), not tmux itself'],
+      [
+        ['../supervisor/*', '../turns/*', '../commands/*', '../api/*'],
+        'delivery sits below the supervisor and the turn engine; it depends on the narrow PaneStatusSource, not the watcher',
+      ],
+    ],
+  ),
+  layer(
+    ['src/turns/**'],
+    [
+      [
+        ['../tmux/*', '../supervisor/*', '../commands/*', '../api/client*', '../api/connect*', '../api/ensure*'],
+        'the turn engine gets pane I/O and the live status handed in; the supervisor runs it',
+      ],
+    ],
+  ),
+  layer(
+    ['src/handover/**', 'src/sessions/**', 'src/profiles/**', 'src/project/**'],
+    [[['../tmux/*', '../supervisor/*', '../commands/*', '../turns/*', '../delivery/deliver*'], 'data on disk: no tmux, no live state']],
+  ),
+  layer(
+    ['src/commands/**'],
+    [
+      [
+        ['../supervisor/*', '../detect/*', '../delivery/deliver*', '../turns/turn*', '../turns/wait-end*'],
+        'commands are clients of the supervisor (src/api/); only it watches panes and runs turns',
+      ],
+    ],
+  ),
+  layer(
+    [
+      'src/cli.ts',
+      'src/program.ts',
+      'src/context.ts',
+      'src/errors.ts',
+      'src/output.ts',
+      'src/api/client.ts',
+      'src/api/connect.ts',
+      'src/api/paths.ts',
+      'src/commands/status.ts',
+      'src/commands/ls.ts',
+      'src/commands/pane.ts',
+      'src/commands/watch.ts',
+      'src/commands/render.ts',
+      'src/commands/handoff.ts',
+      'src/commands/progress.ts',
+    ],
+    [
+      [HEAVY, 'the fast path of client commands (status, ls, why, send, capture, handoff) loads no heavy library: import it inside the function that needs it'],
+      [
+        [
+          './supervisor/*',
+          '../supervisor/*',
+          './tmux/con*',
+          '../tmux/con*',
+          './tmux/transport*',
+          '../tmux/transport*',
+          './tmux/version*',
+          '../tmux/version*',
+          './tmux/commands*',
+          '../tmux/commands*',
+          './sessions/*',
+          '../sessions/*',
+          './profiles/*',
+          '../profiles/*',
+          './project/project-file*',
+          '../project/project-file*',
+          './validate*',
+          '../validate*',
+        ],
+        'the fast path loads only what a client needs: import the rest inside the function that needs it',
+      ],
+    ],
+  ),
 );

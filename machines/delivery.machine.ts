@@ -144,7 +144,10 @@ export const deliveryMachine = setup({
           invoke: {
             src: 'submit',
             onDone: [{ guard: 'unverifiable', target: '#delivery.delivered', actions: { type: 'delivered', params: 'unverified' } }, { target: 'watching' }],
-            onError: { target: '#delivery.paneGone', actions: assign({ result: ({ event }) => ({ kind: 'pane-gone' as const, error: errorText(event.error) }) }) },
+            onError: {
+              target: '#delivery.paneGone',
+              actions: assign({ result: ({ event }) => ({ kind: 'pane-gone' as const, error: errorText(event.error) }) }),
+            },
           },
         },
         watching: {

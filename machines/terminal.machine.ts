@@ -35,8 +35,10 @@ export interface TerminalContext {
   doneAtInput: string | null;
 }
 
-const is = (status: Classification['status']) => ({ event }: { event: TerminalEvent }) =>
-  event.type === 'SCREEN' && event.classification.status === status;
+const is =
+  (status: Classification['status']) =>
+  ({ event }: { event: TerminalEvent }) =>
+    event.type === 'SCREEN' && event.classification.status === status;
 const isQuiet = ({ event }: { event: TerminalEvent }) =>
   event.type === 'SCREEN' && (event.classification.status === 'idle' || event.classification.status === 'done');
 
@@ -66,7 +68,8 @@ export const terminalMachine = setup({
         return { since: event.at, rule: event.classification.rule, lines: event.classification.lines, source: event.source, lastDone: doneOf(event) };
       }
       if (event.type === 'PANE_EXITED') return { since: event.at, rule: 'pane-exited', lines: [], source: 'tmux' as const, exitStatus: event.exitStatus };
-      if (event.type === 'PANE_RESTARTED') return { since: event.at, rule: 'pane-restarted', lines: [], source: 'tmux' as const, exitStatus: null, turnOpen: false };
+      if (event.type === 'PANE_RESTARTED')
+        return { since: event.at, rule: 'pane-restarted', lines: [], source: 'tmux' as const, exitStatus: null, turnOpen: false };
       if (event.type === 'TURN_CONFIRMED') return { since: event.at, rule: `turn-confirmed (${event.by})`, lines: [], source: 'turn' as const };
       return {};
     }),
@@ -83,8 +86,7 @@ export const terminalMachine = setup({
     bootsSlowly: ({ context, event }) => context.startSettleMs > 0 && isQuiet({ event }),
     startingAgain: is('starting'),
     /** Quiet enough to start settling: any quiet screen, or only `done` evidence where the CLI needs it. */
-    turnEnding: ({ context, event }) =>
-      context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event }),
+    turnEnding: ({ context, event }) => (context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event })),
     doneEvidence: is('done'),
     turnOpen: ({ context }) => context.turnOpen,
     /** A turn summary that was not on screen when the prompt went in: a turn too fast for its busy screen. */
@@ -166,12 +168,7 @@ export const terminalMachine = setup({
     busy: {
       description: 'The agent is working on a turn (spinner, "esc to interrupt").',
       on: {
-        SCREEN: [
-          { guard: 'busy', actions: 'note' },
-          toWaiting,
-          toError,
-          { guard: 'turnEnding', target: 'settling', actions: 'note' },
-        ],
+        SCREEN: [{ guard: 'busy', actions: 'note' }, toWaiting, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
       },
     },
     settling: {
@@ -190,11 +187,7 @@ export const terminalMachine = setup({
     waiting_input: {
       description: 'A permission or choice menu waits for a person (or for jaggers) to answer.',
       on: {
-        SCREEN: [
-          toBusy,
-          toError,
-          { guard: 'turnEnding', target: 'settling', actions: 'note' },
-        ],
+        SCREEN: [toBusy, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
         INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
@@ -214,11 +207,7 @@ export const terminalMachine = setup({
     error: {
       description: 'The CLI shows an error it cannot continue from by itself.',
       on: {
-        SCREEN: [
-          toBusyOpening,
-          toWaiting,
-          { guard: 'quiet', target: 'idle', actions: 'note' },
-        ],
+        SCREEN: [toBusyOpening, toWaiting, { guard: 'quiet', target: 'idle', actions: 'note' }],
       },
     },
     exited: {

@@ -59,7 +59,9 @@ try {
   if (up.status !== 0) throw new Error(`up failed: ${up.stderr}`);
   console.log(`jaggers up with ${AGENTS} agents: ${((performance.now() - t0) / 1000).toFixed(1)} s (until every agent was ready)`);
   const status = JSON.parse(jaggers('status', '--json').stdout);
-  console.log(`states: ${JSON.stringify(Object.fromEntries([...new Set(status.map((r) => r.state))].map((s) => [s, status.filter((r) => r.state === s).length])))}`);
+  console.log(
+    `states: ${JSON.stringify(Object.fromEntries([...new Set(status.map((r) => r.state))].map((s) => [s, status.filter((r) => r.state === s).length])))}`,
+  );
 
   // 1. Whole-process times, interleaved.
   const runs = { node: [], status: [], ls: [] };
@@ -81,7 +83,9 @@ try {
   console.log(`\n1. whole process, ${RUNS} runs each, interleaved (${AGENTS} agents)`);
   for (const [k, v] of Object.entries(runs)) {
     const diff = k === 'node' ? '' : `   p50 - node p50: +${ms(pct(v, 50) - pct(runs.node, 50))}`;
-    console.log(`  ${(k === 'node' ? "node -e ''" : `jaggers ${k} --json`).padEnd(22)} p50 ${ms(pct(v, 50)).padStart(9)}  p95 ${ms(pct(v, 95)).padStart(9)}${diff}`);
+    console.log(
+      `  ${(k === 'node' ? "node -e ''" : `jaggers ${k} --json`).padEnd(22)} p50 ${ms(pct(v, 50)).padStart(9)}  p95 ${ms(pct(v, 95)).padStart(9)}${diff}`,
+    );
   }
 
   // 2. Round trips on a warm (keep-alive) socket, beside a bare node HTTP server on a unix socket.
@@ -93,10 +97,12 @@ try {
   const get = (socketPath, p) =>
     new Promise((resolve, reject) => {
       const t = performance.now();
-      http.get({ socketPath, path: p, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(performance.now() - t));
-      }).on('error', reject);
+      http
+        .get({ socketPath, path: p, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(performance.now() - t));
+        })
+        .on('error', reject);
     });
   console.log(`\n2. one request on a warm keep-alive connection, 1000 in a row each`);
   for (const [label, s, p] of [
@@ -115,7 +121,15 @@ try {
   floor.close();
 
   // 3. The supervisor at idle, beside a do-nothing node process and a 500 ms poller of the same panes.
-  const health = JSON.parse(await new Promise((resolve) => http.get({ socketPath: sock, path: '/v1/health' }, (r) => { let b = ''; r.on('data', (c) => (b += c)); r.on('end', () => resolve(b)); })));
+  const health = JSON.parse(
+    await new Promise((resolve) =>
+      http.get({ socketPath: sock, path: '/v1/health' }, (r) => {
+        let b = '';
+        r.on('data', (c) => (b += c));
+        r.on('end', () => resolve(b));
+      }),
+    ),
+  );
   const idleNode = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
   const pollerCode = `
     const { execFileSync } = require('node:child_process');

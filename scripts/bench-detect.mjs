@@ -315,7 +315,12 @@ async function runN(ctx, n, turns) {
   const home = path.join(ctx.home, `n${n}`);
   await mkdir(opts.freshHome ? home : path.join(home, '.fake-agent', 'state'), { recursive: true });
   const client = await openControl(server, session, {
-    windowName: 'hold', command: ['sleep', '1000000'], cwd: work, width: 200, height: 50, env: {},
+    windowName: 'hold',
+    command: ['sleep', '1000000'],
+    cwd: work,
+    width: 200,
+    height: 50,
+    env: {},
   });
   ctx.clients.push(client);
   const serverPid = Number((await client.runOk(['display-message', '-p', '#{pid}']))[0]);
@@ -381,9 +386,26 @@ async function runN(ctx, n, turns) {
   const panes = [];
   for (let i = 0; i < n; i++) {
     const [line] = await client.runOk([
-      'new-window', '-d', '-P', '-F', '#{window_id} #{pane_id} #{pane_pid}', '-t', `=${session}:`, '-n', `a${i}`, '-c', work,
-      '-e', `HOME=${home}`, '-e', `FAKE_AGENT_TRACE=${trace}`,
-      '--', process.execPath, fakeAgent, '--think-ms', String(opts.thinkMs),
+      'new-window',
+      '-d',
+      '-P',
+      '-F',
+      '#{window_id} #{pane_id} #{pane_pid}',
+      '-t',
+      `=${session}:`,
+      '-n',
+      `a${i}`,
+      '-c',
+      work,
+      '-e',
+      `HOME=${home}`,
+      '-e',
+      `FAKE_AGENT_TRACE=${trace}`,
+      '--',
+      process.execPath,
+      fakeAgent,
+      '--think-ms',
+      String(opts.thinkMs),
     ]);
     const [windowId, paneId, pid] = line.split(' ');
     // Per window: a global `window-size manual` crashes tmux 3.3a on the next new-window.
@@ -396,7 +418,14 @@ async function runN(ctx, n, turns) {
     if (process.env.BENCH_DEBUG && entry) {
       const send = entry.actor.send.bind(entry.actor);
       entry.actor.send = (ev) => {
-        readings.push({ pane: paneId, at: now(), type: ev.type, status: ev.classification?.status, source: ev.source, before: entry.actor.getSnapshot().value });
+        readings.push({
+          pane: paneId,
+          at: now(),
+          type: ev.type,
+          status: ev.classification?.status,
+          source: ev.source,
+          before: entry.actor.getSnapshot().value,
+        });
         send(ev);
       };
     }
@@ -558,7 +587,9 @@ async function runN(ctx, n, turns) {
     restarts.push(settleRestarts.filter((x) => x.pane === m.d.pane && x.at >= m.d.at && x.at <= doneAt).length);
   }
   if (process.env.BENCH_DEBUG) {
-    console.log(`debug: fs.watch calls: ${fsWatchCalls.ok} ok, ${fsWatchCalls.failed.length} failed ${JSON.stringify(fsWatchCalls.failed.slice(0, 2))}; their handles reported ${fsEvents.length} events so far`);
+    console.log(
+      `debug: fs.watch calls: ${fsWatchCalls.ok} ok, ${fsWatchCalls.failed.length} failed ${JSON.stringify(fsWatchCalls.failed.slice(0, 2))}; their handles reported ${fsEvents.length} events so far`,
+    );
     for (const tr of jBusy.missedTraces.slice(0, 3)) {
       const pane = paneOfPid.get(tr.pid);
       console.log(`missed: jaggers never reported busy for ${JSON.stringify(tr)} (${pane})`);
@@ -571,14 +602,24 @@ async function runN(ctx, n, turns) {
     }
   }
   // BENCH_DEBUG=1: anything this slow is worth seeing in full.
-  for (const [name, m] of process.env.BENCH_DEBUG ? [['busy', jBusy], ['quiet', jQuiet]] : []) {
+  for (const [name, m] of process.env.BENCH_DEBUG
+    ? [
+        ['busy', jBusy],
+        ['quiet', jQuiet],
+      ]
+    : []) {
     for (const x of m.latencies.filter((y) => y.latency > 1000)) {
       console.log(`outlier: jaggers ${name} ${x.latency.toFixed(1)} ms for ${JSON.stringify(x.trace)} matched ${JSON.stringify(x.d)}`);
       for (const e of readings.filter((y) => y.pane === x.d.pane && y.at >= x.trace.t - 300 && y.at <= x.d.at)) {
         console.log(`  ${(e.at - x.trace.t).toFixed(1)} ms: ${e.type} ${e.status ?? ''} (${e.source ?? ''}) in ${e.before}`);
       }
       const mine = fsEvents.filter((y) => y.name.startsWith(`${x.trace.pid}.json`));
-      console.log(`  fs.watch events: ${fsEvents.length} in all, ${mine.length} for ${x.trace.pid}.json*, at ${mine.slice(-12).map((y) => (y.at - x.trace.t).toFixed(0)).join(' ')}`);
+      console.log(
+        `  fs.watch events: ${fsEvents.length} in all, ${mine.length} for ${x.trace.pid}.json*, at ${mine
+          .slice(-12)
+          .map((y) => (y.at - x.trace.t).toFixed(0))
+          .join(' ')}`,
+      );
       for (const e of fsEvents.filter((y) => y.name.startsWith(`${x.trace.pid}.json`) && y.at >= x.trace.t - 300 && y.at <= x.d.at)) {
         console.log(`  ${(e.at - x.trace.t).toFixed(1)} ms: fs.watch ${e.ev} ${e.name}`);
       }
@@ -627,7 +668,11 @@ async function runN(ctx, n, turns) {
     statusChanges,
     floorChunks: floorOut.chunks,
     flagFixes,
-    falseQuiet: { jaggers: falseQuiet(machine, ['settling']), poller: falseQuiet(pollerOut.events, ['done', 'idle']), floor: falseQuiet(floorOut.events, ['idle']) },
+    falseQuiet: {
+      jaggers: falseQuiet(machine, ['settling']),
+      poller: falseQuiet(pollerOut.events, ['done', 'idle']),
+      floor: falseQuiet(floorOut.events, ['idle']),
+    },
     phaseCpu,
     outputBytes: opts.alone ? undefined : floorOut.bytes - floorBytesBefore,
     settleExtra: summary(settleExtra),
@@ -694,7 +739,9 @@ async function ensureOutputFlags(client, expected) {
   const want = expected.filter(([pid]) => pid !== undefined);
   for (let attempt = 0; attempt < 100; attempt++) {
     const lines = await client.runOk(['list-clients', '-F', '#{client_pid} #{client_name} #{client_flags}']);
-    const listed = new Map(lines.map((l) => l.split(' ')).map(([pid, name, flags]) => [Number(pid), { name, noOutput: /(^|,)no-output(,|$)/.test(flags ?? '') }]));
+    const listed = new Map(
+      lines.map((l) => l.split(' ')).map(([pid, name, flags]) => [Number(pid), { name, noOutput: /(^|,)no-output(,|$)/.test(flags ?? '') }]),
+    );
     if (want.some(([pid]) => !listed.has(pid))) {
       await sleep(20); // not attached yet
       continue;
@@ -714,7 +761,9 @@ async function ensureOutputFlags(client, expected) {
 
 async function killServer(server) {
   await execa(server.bin, ['-L', server.socket.name, '-f', '/dev/null', 'kill-server'], {
-    env: server.env, extendEnv: false, reject: false,
+    env: server.env,
+    extendEnv: false,
+    reject: false,
   });
 }
 
@@ -724,10 +773,14 @@ async function killServer(server) {
 function printResult(r, settleMs, opts) {
   const out = [];
   out.push('');
-  out.push(`== N=${r.n} agents: ${r.turns} turns each, think ${opts.thinkMs} ms, ${r.traced} traced state changes in ${r.phaseSeconds.toFixed(1)} s` +
-    (r.timeouts ? `, ${r.timeouts} turns timed out` : ''));
+  out.push(
+    `== N=${r.n} agents: ${r.turns} turns each, think ${opts.thinkMs} ms, ${r.traced} traced state changes in ${r.phaseSeconds.toFixed(1)} s` +
+      (r.timeouts ? `, ${r.timeouts} turns timed out` : ''),
+  );
   out.push('latency in ms from the agent drawing the new screen (its trace line) to the state being known:');
-  out.push(`${'change'.padEnd(11)}${'method'.padEnd(46)}${'n'.padStart(5)}${'p50'.padStart(8)}${'p95'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}${'min'.padStart(8)}${'missed'.padStart(8)}`);
+  out.push(
+    `${'change'.padEnd(11)}${'method'.padEnd(46)}${'n'.padStart(5)}${'p50'.padStart(8)}${'p95'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}${'min'.padStart(8)}${'missed'.padStart(8)}`,
+  );
   const label = {
     'busy/jaggers': 'jaggers PaneWatcher (onChange)',
     'busy/floor': 'floor (%output on bare client)',
@@ -745,33 +798,56 @@ function printResult(r, settleMs, opts) {
   };
   for (const [key, s] of Object.entries(r.series)) {
     const change = key.split('/')[0].replace('gap-', 'gap ');
-    out.push(`${change.padEnd(11)}${label[key].padEnd(46)}${String(s.n).padStart(5)}${f1(s.p50).padStart(8)}${f1(s.p95).padStart(8)}${f1(s.p99).padStart(8)}${f1(s.max).padStart(8)}${f1(s.min).padStart(8)}${(s.missed === undefined ? '' : String(s.missed)).padStart(8)}`);
+    out.push(
+      `${change.padEnd(11)}${label[key].padEnd(46)}${String(s.n).padStart(5)}${f1(s.p50).padStart(8)}${f1(s.p95).padStart(8)}${f1(s.p99).padStart(8)}${f1(s.max).padStart(8)}${f1(s.min).padStart(8)}${(s.missed === undefined ? '' : String(s.missed)).padStart(8)}`,
+    );
   }
-  for (const [name, b] of [['busy', r.breakdownBusy], ['quiet', r.breakdownQuiet]]) {
-    out.push(`where jaggers' ${name} time goes (p50 / p95 / p99 ms): floor arrival -> same byte on the watcher's connection ${f1(b.ownMinusFloor.p50)} / ${f1(b.ownMinusFloor.p95)} / ${f1(b.ownMinusFloor.p99)}; ` +
-      `-> the reading that decided (capture reply or state-file event) ${f1(b.captureAfterOwn.p50)} / ${f1(b.captureAfterOwn.p95)} / ${f1(b.captureAfterOwn.p99)}; -> listeners told ${f1(b.notifyAfterCapture.p50)} / ${f1(b.notifyAfterCapture.p95)} / ${f1(b.notifyAfterCapture.p99)}`);
+  for (const [name, b] of [
+    ['busy', r.breakdownBusy],
+    ['quiet', r.breakdownQuiet],
+  ]) {
+    out.push(
+      `where jaggers' ${name} time goes (p50 / p95 / p99 ms): floor arrival -> same byte on the watcher's connection ${f1(b.ownMinusFloor.p50)} / ${f1(b.ownMinusFloor.p95)} / ${f1(b.ownMinusFloor.p99)}; ` +
+        `-> the reading that decided (capture reply or state-file event) ${f1(b.captureAfterOwn.p50)} / ${f1(b.captureAfterOwn.p95)} / ${f1(b.captureAfterOwn.p99)}; -> listeners told ${f1(b.notifyAfterCapture.p50)} / ${f1(b.notifyAfterCapture.p95)} / ${f1(b.notifyAfterCapture.p99)}`,
+    );
   }
-  out.push(`work: ${r.captures} capture-pane by the watcher (${(r.captures / r.phaseSeconds).toFixed(0)}/s, ${(r.captures / Math.max(1, r.statusChanges)).toFixed(1)} per status change), ${r.commands} commands on its connection, ${r.floorChunks} %output chunks, ${r.polls} poller captures`);
-  out.push(`quiet readings while the agent was still busy (torn frames): jaggers ${r.falseQuiet.jaggers} entries into settling (the ${settleMs} ms settle hides them), poller ${r.falseQuiet.poller}, floor ${r.falseQuiet.floor}`);
-  out.push(`done came later than settling start + ${settleMs} ms by p50 ${f1(r.settleExtra.p50)} / p95 ${f1(r.settleExtra.p95)} / p99 ${f1(r.settleExtra.p99)} ms;` +
-    ` settle timer restarted by a new quiet reading p50 ${r.settleRestarts.p50} / p95 ${r.settleRestarts.p95} / max ${r.settleRestarts.max} times per turn`);
+  out.push(
+    `work: ${r.captures} capture-pane by the watcher (${(r.captures / r.phaseSeconds).toFixed(0)}/s, ${(r.captures / Math.max(1, r.statusChanges)).toFixed(1)} per status change), ${r.commands} commands on its connection, ${r.floorChunks} %output chunks, ${r.polls} poller captures`,
+  );
+  out.push(
+    `quiet readings while the agent was still busy (torn frames): jaggers ${r.falseQuiet.jaggers} entries into settling (the ${settleMs} ms settle hides them), poller ${r.falseQuiet.poller}, floor ${r.falseQuiet.floor}`,
+  );
+  out.push(
+    `done came later than settling start + ${settleMs} ms by p50 ${f1(r.settleExtra.p50)} / p95 ${f1(r.settleExtra.p95)} / p99 ${f1(r.settleExtra.p99)} ms;` +
+      ` settle timer restarted by a new quiet reading p50 ${r.settleRestarts.p50} / p95 ${r.settleRestarts.p95} / max ${r.settleRestarts.max} times per turn`,
+  );
   const rt = r.captureRoundTrip;
   const qd = r.captureQueueDepth;
-  out.push(`watcher's capture-pane round trips (ms) p50 ${f1(rt.p50)} p95 ${f1(rt.p95)} p99 ${f1(rt.p99)} max ${f1(rt.max)}; commands already waiting on the connection when one was sent: p50 ${qd.p50} p95 ${qd.p95} max ${qd.max}`);
+  out.push(
+    `watcher's capture-pane round trips (ms) p50 ${f1(rt.p50)} p95 ${f1(rt.p95)} p99 ${f1(rt.p99)} max ${f1(rt.max)}; commands already waiting on the connection when one was sent: p50 ${qd.p50} p95 ${qd.p95} max ${qd.max}`,
+  );
   const pc = r.phaseCpu;
-  out.push(`CPU during the phase (% of one core; the machine has ${os.cpus().length}): this process ${pc.processPct.toFixed(0)}%, tmux server ${pc.tmuxServerPct.toFixed(0)}%, fake agents ${pc.agentsPct.toFixed(0)}%; load average ${pc.loadavg.toFixed(1)}; some task waiting for a CPU ${pc.cpuStallPct.toFixed(0)}% of the time (/proc/pressure/cpu); agents printed ${r.outputBytes === undefined ? '?' : (r.outputBytes / 1e6 / r.phaseSeconds).toFixed(2)} MB/s`);
+  out.push(
+    `CPU during the phase (% of one core; the machine has ${os.cpus().length}): this process ${pc.processPct.toFixed(0)}%, tmux server ${pc.tmuxServerPct.toFixed(0)}%, fake agents ${pc.agentsPct.toFixed(0)}%; load average ${pc.loadavg.toFixed(1)}; some task waiting for a CPU ${pc.cpuStallPct.toFixed(0)}% of the time (/proc/pressure/cpu); agents printed ${r.outputBytes === undefined ? '?' : (r.outputBytes / 1e6 / r.phaseSeconds).toFixed(2)} MB/s`,
+  );
   if (r.flagFixes.length) {
     out.push(`REPAIRED before the phase: ${r.flagFixes.join('; ')} (a refresh-client sent before tmux attached its client lands on another client)`);
   }
   const fk = r.forks;
-  out.push(`forks: ${fk.spawnedByThisProcess} processes started by this process during the phase (ChildProcess#spawn and *Sync hooked)` +
-    ` for ${r.statusChanges} status changes = ${(fk.spawnedByThisProcess / Math.max(1, r.statusChanges)).toFixed(3)} per status change` +
-    (fk.spawnedFiles.length ? ` [${fk.spawnedFiles.join(', ')}]` : ''));
-  out.push(`       children of this process before [${fk.childrenBefore.join(' ')}] after [${fk.childrenAfter.join(' ')}] (control clients ${fk.controlClientPids.join(', ')});` +
-    ` tmux server children ${fk.serverChildrenBefore} -> ${fk.serverChildrenAfter}; system-wide forks in /proc/stat during the phase: ${fk.systemWide} (every user of the machine)`);
+  out.push(
+    `forks: ${fk.spawnedByThisProcess} processes started by this process during the phase (ChildProcess#spawn and *Sync hooked)` +
+      ` for ${r.statusChanges} status changes = ${(fk.spawnedByThisProcess / Math.max(1, r.statusChanges)).toFixed(3)} per status change` +
+      (fk.spawnedFiles.length ? ` [${fk.spawnedFiles.join(', ')}]` : ''),
+  );
+  out.push(
+    `       children of this process before [${fk.childrenBefore.join(' ')}] after [${fk.childrenAfter.join(' ')}] (control clients ${fk.controlClientPids.join(', ')});` +
+      ` tmux server children ${fk.serverChildrenBefore} -> ${fk.serverChildrenAfter}; system-wide forks in /proc/stat during the phase: ${fk.systemWide} (every user of the machine)`,
+  );
   for (const c of r.idleCpu ?? []) {
-    out.push(`idle CPU with ${r.n} idle agents, ${c.label}, ${c.seconds.toFixed(1)} s: this process ${c.processPct.toFixed(2)}% of one core, tmux server ${c.tmuxServerPct.toFixed(2)}%` +
-      ` (${c.captures} watcher captures, ${c.outputChunks} %output chunks in the window)`);
+    out.push(
+      `idle CPU with ${r.n} idle agents, ${c.label}, ${c.seconds.toFixed(1)} s: this process ${c.processPct.toFixed(2)}% of one core, tmux server ${c.tmuxServerPct.toFixed(2)}%` +
+        ` (${c.captures} watcher captures, ${c.outputChunks} %output chunks in the window)`,
+    );
   }
   console.log(out.join('\n'));
 }
@@ -779,21 +855,59 @@ function printResult(r, settleMs, opts) {
 // ---------------------------------------------------------------------------------------------
 
 function parseOptions(argv) {
-  const o = { ns: [1, 10, 50], turns: [40, 12, 6], thinkMs: 1000, idleS: 10, pollMs: 500, json: null, alone: false, oneConnection: false, freshHome: false, screenOnly: false };
+  const o = {
+    ns: [1, 10, 50],
+    turns: [40, 12, 6],
+    thinkMs: 1000,
+    idleS: 10,
+    pollMs: 500,
+    json: null,
+    alone: false,
+    oneConnection: false,
+    freshHome: false,
+    screenOnly: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
-      case '--ns': o.ns = v.split(',').map(Number); i++; break;
-      case '--turns': o.turns = v.split(',').map(Number); i++; break;
-      case '--think-ms': o.thinkMs = Number(v); i++; break;
-      case '--idle-s': o.idleS = Number(v); i++; break;
-      case '--poll-ms': o.pollMs = Number(v); i++; break;
-      case '--json': o.json = v; i++; break;
-      case '--alone': o.alone = true; break;
-      case '--one-connection': o.oneConnection = true; break;
-      case '--screen-only': o.screenOnly = true; break;
-      case '--fresh-home': o.freshHome = true; break;
-      default: throw new Error(`unknown argument ${argv[i]}`);
+      case '--ns':
+        o.ns = v.split(',').map(Number);
+        i++;
+        break;
+      case '--turns':
+        o.turns = v.split(',').map(Number);
+        i++;
+        break;
+      case '--think-ms':
+        o.thinkMs = Number(v);
+        i++;
+        break;
+      case '--idle-s':
+        o.idleS = Number(v);
+        i++;
+        break;
+      case '--poll-ms':
+        o.pollMs = Number(v);
+        i++;
+        break;
+      case '--json':
+        o.json = v;
+        i++;
+        break;
+      case '--alone':
+        o.alone = true;
+        break;
+      case '--one-connection':
+        o.oneConnection = true;
+        break;
+      case '--screen-only':
+        o.screenOnly = true;
+        break;
+      case '--fresh-home':
+        o.freshHome = true;
+        break;
+      default:
+        throw new Error(`unknown argument ${argv[i]}`);
     }
   }
   return o;
@@ -876,15 +990,30 @@ async function main() {
     // --screen-only: detect from the screen alone, as for CLIs that write no state file.
     if (opts.screenOnly) ctx.profile = { ...ctx.profile, detect: { ...ctx.profile.detect, stateFile: undefined } };
     const settleMs = ctx.profile.detect.settleMs;
-    console.log(`bench-detect: ${tmuxVersion}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; jaggers ${build}`);
-    console.log(`demo profile${opts.screenOnly ? ' WITHOUT its state file (--screen-only)' : ' (screen + state file)'}: settleMs ${settleMs}; fake agent --think-ms ${opts.thinkMs}; prompts typed with send-keys -l, Enter 150 ms later; each agent on its own loop with random 100-600 ms gaps`);
-    console.log(opts.freshHome
-      ? 'agents start with a fresh HOME without ~/.fake-agent/state (--fresh-home)'
-      : 'agents start with ~/.fake-agent/state already present (as after an earlier run of the CLI)');
-    console.log(opts.alone ? 'no floor and no poller (--alone)' : 'floor and poller run in worker threads (own event loop, own control connection; the poller\'s with -f no-output)');
-    console.log(opts.oneConnection
-      ? 'the watcher hears %output and sends capture-pane (and the prompts) on ONE control connection (--one-connection)'
-      : 'the watcher hears %output on one control connection and sends capture-pane (and the prompts) on a second one with -f no-output, as the supervisor does');
+    console.log(
+      `bench-detect: ${tmuxVersion}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}; jaggers ${build}`,
+    );
+    console.log(
+      `demo profile${opts.screenOnly ? ' WITHOUT its state file (--screen-only)' : ' (screen + state file)'}: settleMs ${settleMs}; fake agent --think-ms ${opts.thinkMs}; prompts typed with send-keys -l, Enter 150 ms later; each agent on its own loop with random 100-600 ms gaps`,
+    );
+    console.log(
+      opts.freshHome
+        ? 'agents start with a fresh HOME without ~/.fake-agent/state (--fresh-home)'
+        : 'agents start with ~/.fake-agent/state already present (as after an earlier run of the CLI)',
+    );
+    console.log(
+      opts.alone
+        ? 'no floor and no poller (--alone)'
+        : "floor and poller run in worker threads (own event loop, own control connection; the poller's with -f no-output)",
+    );
+    console.log(
+      opts.oneConnection
+        ? 'the watcher hears %output and sends capture-pane (and the prompts) on ONE control connection (--one-connection)'
+        : 'the watcher hears %output on one control connection and sends capture-pane (and the prompts) on a second one with -f no-output, as the supervisor does',
+    );
     const results = [];
     for (const [i, n] of opts.ns.entries()) {
       const r = await runN(ctx, n, opts.turns[i] ?? opts.turns[opts.turns.length - 1]);
@@ -893,7 +1022,12 @@ async function main() {
       printResult(r, settleMs, opts);
       results.push(r);
     }
-    console.log(`\nload average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `\nload average at the end ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
     if (opts.json) {
       const { writeFile } = await import('node:fs/promises');
       await writeFile(opts.json, JSON.stringify({ tmuxVersion, build, node: process.version, cores: os.cpus().length, settleMs, opts, results }, null, 1));

@@ -43,7 +43,11 @@ const PAYLOAD_RUNS = Number(process.argv[3] ?? 5);
 const WARMUP = 3;
 /** A handoff or delivery that takes longer than this is counted as failed (and the run goes on). */
 const TIMEOUT_S = 30;
-const SIZES = [['1 KB', 1024], ['100 KB', 100 * 1024], ['1 MB', 1024 * 1024]];
+const SIZES = [
+  ['1 KB', 1024],
+  ['100 KB', 100 * 1024],
+  ['1 MB', 1024 * 1024],
+];
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const now = () => performance.timeOrigin + performance.now();
@@ -120,7 +124,10 @@ async function newTrace(agent) {
   } catch {
     return [];
   }
-  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const from = traceSeen.get(agent) ?? 0;
   traceSeen.set(agent, lines.length);
   return lines.slice(from);
@@ -207,7 +214,6 @@ async function main() {
   const scan1 = await handoverDirSize();
   const nextTurnAfterOverhead = await timeMany(10, () => nextTurn(ctx.jaggersDir, 'bench-zero'));
 
-
   // A long-lived control connection for direct deliveries. Each prompt gets a fresh PaneWatcher, as
   // in handoff(): a watcher that stays in `done` misses a turn finished between two captures (see (d)).
   const c = await openControl(ctx.server, ctx.session);
@@ -220,7 +226,10 @@ async function main() {
   const target = (agent) => ({ paneId: panes[agent].paneId, agent, profile: panes[agent].profile });
   const doneTurns = (watcher, paneId, n, timeoutMs = TIMEOUT_S * 1000) =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => (off(), reject(new Error(`${paneId}: ${watcher.status(paneId)} with ${watcher.turns(paneId)} turns, wanted done with ${n}`))), timeoutMs);
+      const timer = setTimeout(
+        () => (off(), reject(new Error(`${paneId}: ${watcher.status(paneId)} with ${watcher.turns(paneId)} turns, wanted done with ${n}`))),
+        timeoutMs,
+      );
       const check = () => watcher.turns(paneId) >= n && watcher.status(paneId) === 'done' && (clearTimeout(timer), off(), resolve());
       const off = watcher.onChange(check);
       check();
@@ -263,8 +272,16 @@ async function main() {
     const idle = busy && trace.find((l) => l.state === 'idle' && l.t >= busy.t);
     if (i >= WARMUP) {
       runs.warm.push({
-        totalMs: end - start, deliverMs: d.ms, deliveryMs: d.ms, replyMs: null, submits: d.submits, replyFrom: null, replyOk: true,
-        busyMs: idle ? idle.t - busy.t : null, toBusyMs: busy ? busy.t - start : null, afterIdleMs: idle ? end - idle.t : null,
+        totalMs: end - start,
+        deliverMs: d.ms,
+        deliveryMs: d.ms,
+        replyMs: null,
+        submits: d.submits,
+        replyFrom: null,
+        replyOk: true,
+        busyMs: idle ? idle.t - busy.t : null,
+        toBusyMs: busy ? busy.t - start : null,
+        afterIdleMs: idle ? end - idle.t : null,
       });
     }
   }
@@ -309,8 +326,12 @@ async function main() {
       }
       const turns = await sessionTurns('paste');
       const turn = turns.at(-1);
-      const whole = d.kind === 'delivered' && sanitizeText(text) === text && turns.length === before + 1 &&
-        turn.bytes === Buffer.byteLength(text) && turn.sha256 === sha(text);
+      const whole =
+        d.kind === 'delivered' &&
+        sanitizeText(text) === text &&
+        turns.length === before + 1 &&
+        turn.bytes === Buffer.byteLength(text) &&
+        turn.sha256 === sha(text);
       if (whole) p.pasteWhole++;
       p.paste.push({ ms: d.ms, wall: delivered - t, kind: d.kind });
       p.submits.push(d.submits);
@@ -333,7 +354,20 @@ async function main() {
       scratchRegistry.update(async () => ({ events: [{ type: 'task-created', taskId: `t-${i}`, workflow: 'bench' }], result: null })),
     ),
     'writeArtifact, 30 bytes (fsync file + folder)': await timeMany(20, (i) =>
-      writeArtifact(scratch, { task: 'x', workflow: 'bench', turn: i + 1, sourceAgent: null, sourceSession: null, targetAgent: 'a', targetSession: null, created: new Date().toISOString() }, 'hi'),
+      writeArtifact(
+        scratch,
+        {
+          task: 'x',
+          workflow: 'bench',
+          turn: i + 1,
+          sourceAgent: null,
+          sourceSession: null,
+          targetAgent: 'a',
+          targetSession: null,
+          created: new Date().toISOString(),
+        },
+        'hi',
+      ),
     ),
     [`nextTurn after the overhead runs (${scan1.files} files, ${scan1.mb.toFixed(2)} MB)`]: nextTurnAfterOverhead,
     [`nextTurn after the payload runs (${scan2.files} files, ${scan2.mb.toFixed(1)} MB)`]: nextTurnAfterPayloads,
@@ -344,12 +378,32 @@ async function main() {
 
 function report({ tmuxVersion, runs, pay, steps, longLived, warmupFailures }) {
   const out = [];
-  out.push(`bench-handoff: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, ` +
-    `at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; ${tmuxVersion}; node ${process.version}`);
+  out.push(
+    `bench-handoff: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, ` +
+      `at end ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}; ${tmuxVersion}; node ${process.version}`,
+  );
   out.push(`fake agent --think-ms 0; shipped demo settle times: delivery.settleMs ${SHIPPED.delivery}, detect.settleMs ${SHIPPED.detect}`);
   out.push('');
   out.push(`Overhead per handoff (${HANDOFFS} sequential handoffs per configuration after ${WARMUP} warm-up, small message), ms:`);
-  out.push(row(['configuration', 'settle waits inside totalMs', 'total p50', 'total p95', 'deliverMs p50', 'deliverMs p95', 'replyMs p50', 'replyMs p95', 'agent busy p50', 'overhead p50', 'overhead p95', `failed (> ${TIMEOUT_S} s)`]));
+  out.push(
+    row([
+      'configuration',
+      'settle waits inside totalMs',
+      'total p50',
+      'total p95',
+      'deliverMs p50',
+      'deliverMs p95',
+      'replyMs p50',
+      'replyMs p95',
+      'agent busy p50',
+      'overhead p50',
+      'overhead p95',
+      `failed (> ${TIMEOUT_S} s)`,
+    ]),
+  );
   out.push(row(Array(12).fill('---')));
   const label = { shipped: '(a) handoff, shipped settle', zero: '(b) handoff, settle 0', warm: '(c) deliver() + wait for done on a warm connection, settle 0' };
   const waits = { shipped: `${SHIPPED.delivery} + ${SHIPPED.detect} = ${SHIPPED.delivery + SHIPPED.detect}`, zero: 'none', warm: 'none' };
@@ -359,39 +413,178 @@ function report({ tmuxVersion, runs, pay, steps, longLived, warmupFailures }) {
     const failed = runs[k].filter((r) => r.failed);
     failures.push(...failed.map((r) => `${label[k]}: ${r.failed}`));
     const over = rs.map((r) => (r.busyMs === null ? null : r.totalMs - r.busyMs));
-    out.push(row([label[k], waits[k], ms(pct(rs.map((r) => r.totalMs), 0.5)), ms(pct(rs.map((r) => r.totalMs), 0.95)),
-      ms(pct(rs.map((r) => r.deliverMs), 0.5)), ms(pct(rs.map((r) => r.deliverMs), 0.95)),
-      ms(pct(rs.map((r) => r.replyMs), 0.5)), ms(pct(rs.map((r) => r.replyMs), 0.95)),
-      pct(rs.map((r) => r.busyMs), 0.5).toFixed(1), ms(pct(over, 0.5)), ms(pct(over, 0.95)), String(failed.length)]));
+    out.push(
+      row([
+        label[k],
+        waits[k],
+        ms(
+          pct(
+            rs.map((r) => r.totalMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            rs.map((r) => r.totalMs),
+            0.95,
+          ),
+        ),
+        ms(
+          pct(
+            rs.map((r) => r.deliverMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            rs.map((r) => r.deliverMs),
+            0.95,
+          ),
+        ),
+        ms(
+          pct(
+            rs.map((r) => r.replyMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            rs.map((r) => r.replyMs),
+            0.95,
+          ),
+        ),
+        pct(
+          rs.map((r) => r.busyMs),
+          0.5,
+        ).toFixed(1),
+        ms(pct(over, 0.5)),
+        ms(pct(over, 0.95)),
+        String(failed.length),
+      ]),
+    );
   }
   out.push('');
-  out.push('Where a handoff\'s time goes (p50, ms; agent clock vs this process\'s clock, both wall time):');
-  out.push(row(['configuration', 'call -> agent busy', 'agent busy', 'agent idle -> handoff returns', 'delivery.ms (deliverNow)', 'first 10 total p50', 'last 10 total p50', 'submits > 1', 'reply from', 'wrong reply']));
+  out.push("Where a handoff's time goes (p50, ms; agent clock vs this process's clock, both wall time):");
+  out.push(
+    row([
+      'configuration',
+      'call -> agent busy',
+      'agent busy',
+      'agent idle -> handoff returns',
+      'delivery.ms (deliverNow)',
+      'first 10 total p50',
+      'last 10 total p50',
+      'submits > 1',
+      'reply from',
+      'wrong reply',
+    ]),
+  );
   out.push(row(Array(10).fill('---')));
   for (const k of ['shipped', 'zero', 'warm']) {
     const rs = runs[k].filter((r) => !r.failed);
     const counts = {};
     for (const r of rs) if (r.replyFrom) counts[r.replyFrom] = (counts[r.replyFrom] ?? 0) + 1;
-    const from = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ') || '(no reply)';
-    out.push(row([label[k], ms(pct(rs.map((r) => r.toBusyMs), 0.5)), pct(rs.map((r) => r.busyMs), 0.5).toFixed(1), ms(pct(rs.map((r) => r.afterIdleMs), 0.5)),
-      ms(pct(rs.map((r) => r.deliveryMs), 0.5)), ms(pct(rs.slice(0, 10).map((r) => r.totalMs), 0.5)), ms(pct(rs.slice(-10).map((r) => r.totalMs), 0.5)),
-      String(rs.filter((r) => r.submits > 1).length), from, k === 'warm' ? '—' : String(rs.filter((r) => !r.replyOk).length)]));
+    const from =
+      Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '(no reply)';
+    out.push(
+      row([
+        label[k],
+        ms(
+          pct(
+            rs.map((r) => r.toBusyMs),
+            0.5,
+          ),
+        ),
+        pct(
+          rs.map((r) => r.busyMs),
+          0.5,
+        ).toFixed(1),
+        ms(
+          pct(
+            rs.map((r) => r.afterIdleMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            rs.map((r) => r.deliveryMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            rs.slice(0, 10).map((r) => r.totalMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            rs.slice(-10).map((r) => r.totalMs),
+            0.5,
+          ),
+        ),
+        String(rs.filter((r) => r.submits > 1).length),
+        from,
+        k === 'warm' ? '—' : String(rs.filter((r) => !r.replyOk).length),
+      ]),
+    );
   }
   out.push('');
-  out.push(`(d) one PaneWatcher kept across ${longLived.n} prompts to the 0 ms agent (verifyTimeoutMs 2000): deliver() results ${JSON.stringify(longLived.kinds)}; ` +
-    `the agent received ${longLived.received} of them (a "timeout" here is a finished turn the watcher did not see)`);
+  out.push(
+    `(d) one PaneWatcher kept across ${longLived.n} prompts to the 0 ms agent (verifyTimeoutMs 2000): deliver() results ${JSON.stringify(longLived.kinds)}; ` +
+      `the agent received ${longLived.received} of them (a "timeout" here is a finished turn the watcher did not see)`,
+  );
   out.push('');
   out.push(`Payload delivery, medians of ${PAYLOAD_RUNS} runs (shipped settle times), ms:`);
-  out.push(row(['size', 'handoff --file totalMs', 'handoff --file deliverMs', 'file arrived whole', 'deliver() paste: to verified submission', 'paste arrived whole', 'paste submits']));
+  out.push(
+    row([
+      'size',
+      'handoff --file totalMs',
+      'handoff --file deliverMs',
+      'file arrived whole',
+      'deliver() paste: to verified submission',
+      'paste arrived whole',
+      'paste submits',
+    ]),
+  );
   // "whole" counts runs that finished and whose content the agent hashed identically, out of all runs.
   out.push(row(Array(7).fill('---')));
   for (const [name] of SIZES) {
     const p = pay[name];
     const ok = (xs) => xs.filter((r) => !r.failed);
     const failedNote = (xs) => (xs.length - ok(xs).length ? ` (${xs.length - ok(xs).length} failed)` : '');
-    failures.push(...p.file.filter((r) => r.failed).map((r) => `handoff --file ${name}: ${r.failed}`), ...p.paste.filter((r) => r.failed).map((r) => `paste ${name}: ${r.failed}`));
-    out.push(row([name, ms(pct(ok(p.file).map((r) => r.totalMs), 0.5)), ms(pct(ok(p.file).map((r) => r.deliverMs), 0.5)), `${p.fileWhole}/${p.file.length}${failedNote(p.file)}`,
-      ms(pct(ok(p.paste).map((r) => r.ms), 0.5)), `${p.pasteWhole}/${p.paste.length}${failedNote(p.paste)}`, [...new Set(p.submits)].join(', ')]));
+    failures.push(
+      ...p.file.filter((r) => r.failed).map((r) => `handoff --file ${name}: ${r.failed}`),
+      ...p.paste.filter((r) => r.failed).map((r) => `paste ${name}: ${r.failed}`),
+    );
+    out.push(
+      row([
+        name,
+        ms(
+          pct(
+            ok(p.file).map((r) => r.totalMs),
+            0.5,
+          ),
+        ),
+        ms(
+          pct(
+            ok(p.file).map((r) => r.deliverMs),
+            0.5,
+          ),
+        ),
+        `${p.fileWhole}/${p.file.length}${failedNote(p.file)}`,
+        ms(
+          pct(
+            ok(p.paste).map((r) => r.ms),
+            0.5,
+          ),
+        ),
+        `${p.pasteWhole}/${p.paste.length}${failedNote(p.paste)}`,
+        [...new Set(p.submits)].join(', '),
+      ]),
+    );
   }
   out.push('');
   out.push('Single steps of a handoff, medians of 20 (10 for nextTurn), ms:');

@@ -16,7 +16,8 @@ const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 const TASK = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function checkTask(task: string | undefined, flag: string): void {
-  if (task !== undefined && !TASK.test(task)) throw new JaggersError('E_USAGE', `${flag} must be 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(task)}`);
+  if (task !== undefined && !TASK.test(task))
+    throw new JaggersError('E_USAGE', `${flag} must be 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(task)}`);
 }
 
 function seconds(v: string): number {
@@ -203,7 +204,9 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 
   program
     .command('send <agent> <text...>')
-    .description("type text into an agent's pane and press Enter, after any turn in progress there; verified (busy, an echo, or the text leaving the input box)")
+    .description(
+      "type text into an agent's pane and press Enter, after any turn in progress there; verified (busy, an echo, or the text leaving the input box)",
+    )
     .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers send claude "explain src/cli.ts"', 'jaggers send claude /clear']))
     .action(async (agent: string, text: string[], o: { json?: boolean }) => {
@@ -225,16 +228,30 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--json', 'print JSON: artifact paths, timings, states')
     .addHelpText(
       'after',
-      examples(['jaggers handoff coder --message "implement the plan in PLAN.md"', 'jaggers handoff reviewer --file review.md --from coder --json', 'jaggers handoff coder -m "start" --no-wait']),
+      examples([
+        'jaggers handoff coder --message "implement the plan in PLAN.md"',
+        'jaggers handoff reviewer --file review.md --from coder --json',
+        'jaggers handoff coder -m "start" --no-wait',
+      ]),
     )
-    .action(async (agent: string, o: { message?: string; file?: string; from?: string; task?: string; timeout?: number; wait: boolean; json?: boolean; headless?: boolean }) => {
-      checkTask(o.task, '--task');
-      const { handoff } = await import('./commands/handoff.js');
-      const r = await handoff(await ctx(), agent, { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait, headless: o.headless }, e.io);
-      if (o.json) return e.io.writeOut(json(r));
-      if (!r.reply) return e.io.writeOut(`delivered turn ${r.turn} of task ${r.task} to ${r.agent}: ${r.artifact}\n`);
-      e.io.writeOut(r.reply.text.replace(/\n*$/, '\n'));
-    });
+    .action(
+      async (
+        agent: string,
+        o: { message?: string; file?: string; from?: string; task?: string; timeout?: number; wait: boolean; json?: boolean; headless?: boolean },
+      ) => {
+        checkTask(o.task, '--task');
+        const { handoff } = await import('./commands/handoff.js');
+        const r = await handoff(
+          await ctx(),
+          agent,
+          { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait, headless: o.headless },
+          e.io,
+        );
+        if (o.json) return e.io.writeOut(json(r));
+        if (!r.reply) return e.io.writeOut(`delivered turn ${r.turn} of task ${r.task} to ${r.agent}: ${r.artifact}\n`);
+        e.io.writeOut(r.reply.text.replace(/\n*$/, '\n'));
+      },
+    );
 
   program
     .command('capture <agent>')
@@ -261,7 +278,7 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 
   program
     .command('doctor')
-    .description("check tmux, the socket, jaggers.json, every profile and its command, and the supervisor")
+    .description('check tmux, the socket, jaggers.json, every profile and its command, and the supervisor')
     .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers doctor']))
     .action(async (o: { json?: boolean }) => {
@@ -276,7 +293,14 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .description('serve the API on TCP as well (bearer token in .jaggers/token), kept across supervisor restarts')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:7420')
     .option('--stop', 'stop serving on TCP')
-    .addHelpText('after', examples(['jaggers serve --listen 127.0.0.1:7420', 'curl -H "Authorization: Bearer $(cat .jaggers/token)" http://127.0.0.1:7420/v1/health', 'jaggers serve --stop']))
+    .addHelpText(
+      'after',
+      examples([
+        'jaggers serve --listen 127.0.0.1:7420',
+        'curl -H "Authorization: Bearer $(cat .jaggers/token)" http://127.0.0.1:7420/v1/health',
+        'jaggers serve --stop',
+      ]),
+    )
     .action(async (o: { listen: string; stop?: boolean }) => {
       const { serve } = await import('./commands/serve.js');
       const r = await serve(await ctx(), o);

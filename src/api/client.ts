@@ -139,7 +139,12 @@ export class SseParser {
     if (line === '') {
       if (this.data.length > 0) {
         const data = JSON.parse(this.data.join('\n')) as Record<string, unknown>;
-        this.onEvent({ id: Number(this.id), type: (this.type ?? 'message') as StreamEvent['type'], at: String(data.at ?? ''), data: (data.data ?? data) as Record<string, unknown> });
+        this.onEvent({
+          id: Number(this.id),
+          type: (this.type ?? 'message') as StreamEvent['type'],
+          at: String(data.at ?? ''),
+          data: (data.data ?? data) as Record<string, unknown>,
+        });
       }
       this.id = null;
       this.type = null;

@@ -13,9 +13,14 @@ export async function attachArgs(ctx: Context, agent: string | undefined, readOn
   if (!windows) throw new JaggersError('E_SESSION_MISSING', `no jaggers session ${JSON.stringify(ctx.session)}: ${await hintForUp(ctx)}`);
   let target = '';
   if (agent) {
-    const w = windows.find((x) => x.agent === agent && !x.task) ?? windows.find((x) => x.agent === agent) ?? windows.find((x) => `${x.agent}+${x.task}` === agent);
+    const w =
+      windows.find((x) => x.agent === agent && !x.task) ?? windows.find((x) => x.agent === agent) ?? windows.find((x) => `${x.agent}+${x.task}` === agent);
     if (!w) {
-      const known = windows.map((x) => x.agent).filter(Boolean).join(', ') || 'none';
+      const known =
+        windows
+          .map((x) => x.agent)
+          .filter(Boolean)
+          .join(', ') || 'none';
       throw new JaggersError('E_AGENT_UNKNOWN', `unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);
     }
     target = w.windowId;

@@ -50,14 +50,22 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
   for (const p of profiles) {
     if (p.error) continue;
     const { profile } = await loadProfile(p.name, ctx.jaggersDir);
-    Object.assign(p, { command: profile.command, found: findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot) });
+    Object.assign(p, {
+      command: profile.command,
+      found: findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot),
+    });
   }
   const agents = await Promise.all(
     team.map(async (a) => {
       try {
         const { profile } = await loadProfile(a.profile, ctx.jaggersDir);
         const where = `${binDir}${path.delimiter}${a.env.PATH ?? profile.env.PATH ?? basePath}`;
-        return { agent: a.name, profile: a.profile, command: profile.command, found: findCommand(profile.command, where, path.resolve(ctx.projectRoot, a.cwd ?? '.')) };
+        return {
+          agent: a.name,
+          profile: a.profile,
+          command: profile.command,
+          found: findCommand(profile.command, where, path.resolve(ctx.projectRoot, a.cwd ?? '.')),
+        };
       } catch (e) {
         return { agent: a.name, profile: a.profile, command: null, found: null, error: (e as Error).message };
       }
@@ -93,7 +101,10 @@ export function renderDoctor(r: DoctorReport): string {
       `ok   socket: ${r.socket} (session ${r.session}, server ${r.serverRunning ? 'running' : 'not running'})`,
       r.projectError ? `FAIL project file: ${r.projectError}` : `ok   project file: ${r.projectFile ?? 'none (jaggers init writes one)'}`,
       ...r.profiles.map((p) => `${mark(!p.error)} profile ${p.name}: ${p.error ?? `${p.file} (command ${p.command}: ${p.found ?? 'not found on PATH'})`}`),
-      ...r.agents.map((a) => `${mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`),
+      ...r.agents.map(
+        (a) =>
+          `${mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`,
+      ),
       r.supervisor
         ? `ok   supervisor: pid ${r.supervisor.pid}, up ${Math.round(r.supervisor.uptimeMs / 1000)} s, API ${r.supervisor.socket}, log ${r.supervisor.log}`
         : `ok   supervisor: not running${r.serverRunning ? ' (the next command starts it)' : ''}`,

@@ -22,10 +22,14 @@ export async function headlessLocally(
   const data = await registry.read();
   const terminal = findTerminal(data, { agent: o.agent, task: o.task }) ?? findTerminal(data, { agent: o.agent, task: null });
   if (!terminal) {
-    throw new JaggersError('E_AGENT_UNKNOWN', `handoff --headless: no terminal for agent ${JSON.stringify(o.agent)} in ${ctx.jaggersDir}/sessions.json: run \`jaggers up\` once so its session is pinned`);
+    throw new JaggersError(
+      'E_AGENT_UNKNOWN',
+      `handoff --headless: no terminal for agent ${JSON.stringify(o.agent)} in ${ctx.jaggersDir}/sessions.json: run \`jaggers up\` once so its session is pinned`,
+    );
   }
   const { profile } = await loadProfile(terminal.profile, ctx.jaggersDir);
-  const spec = (await ctx.project())?.agents.find((a) => a.name === o.agent) ?? (await registryTeam(ctx)).find((a) => a.name === o.agent) ?? { name: o.agent, profile: terminal.profile, args: [], env: {} };
+  const spec = (await ctx.project())?.agents.find((a) => a.name === o.agent) ??
+    (await registryTeam(ctx)).find((a) => a.name === o.agent) ?? { name: o.agent, profile: terminal.profile, args: [], env: {} };
   const from = o.from ? (findTerminal(data, { agent: o.from, task: o.task }) ?? findTerminal(data, { agent: o.from, task: null })) : null;
   const socket = 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
   const target = { paneId: terminal.terminalId, agent: o.agent, terminalId: terminal.terminalId, profile, pid: null };
@@ -40,13 +44,27 @@ export async function headlessLocally(
       pane: null,
       launch: async () => {
         const launch = planLaunch(
-          { projectRoot: ctx.projectRoot, session: ctx.session, socket, binDir, basePath: ctx.env.PATH ?? '/usr/bin:/bin', size: DEFAULT_SIZE, task: terminal.task, newSessionId: () => terminal.sessionId ?? '' },
+          {
+            projectRoot: ctx.projectRoot,
+            session: ctx.session,
+            socket,
+            binDir,
+            basePath: ctx.env.PATH ?? '/usr/bin:/bin',
+            size: DEFAULT_SIZE,
+            task: terminal.task,
+            newSessionId: () => terminal.sessionId ?? '',
+          },
           spec,
           profile,
           terminal.terminalId,
           null,
         );
-        const env: Record<string, string> = { ...(ctx.env as Record<string, string>), ...launch.env, JAGGERS_TASK_ID: o.task, HOME: launch.env.HOME ?? ctx.env.HOME ?? os.homedir() };
+        const env: Record<string, string> = {
+          ...(ctx.env as Record<string, string>),
+          ...launch.env,
+          JAGGERS_TASK_ID: o.task,
+          HOME: launch.env.HOME ?? ctx.env.HOME ?? os.homedir(),
+        };
         delete env.TMUX;
         delete env.TMUX_PANE;
         return { env, args: spec.args, cwd: launch.cwd };

@@ -29,6 +29,13 @@ export function renderAgents(rows: AgentRow[]): string {
   if (rows.length === 0) return 'no agents\n';
   return renderTable(
     ['AGENT', 'TERMINAL', 'PROFILE', 'WINDOW', 'PID', 'STATE'],
-    rows.map((r) => [r.task ? `${r.agent}+${r.task}` : r.agent, r.terminalId ?? '-', r.profile ?? '-', `${r.windowIndex} (${r.window})`, String(r.pid ?? '-'), r.state]),
+    rows.map((r) => [
+      r.task ? `${r.agent}+${r.task}` : r.agent,
+      r.terminalId ?? '-',
+      r.profile ?? '-',
+      `${r.windowIndex} (${r.window})`,
+      String(r.pid ?? '-'),
+      r.state,
+    ]),
   );
 }

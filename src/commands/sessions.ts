@@ -23,7 +23,15 @@ export async function sessions(ctx: Context, task?: string): Promise<PinRow[]> {
   return Object.values(data.terminals)
     .filter((t) => task === undefined || t.task === task)
     .sort((a, b) => (a.task ?? '').localeCompare(b.task ?? '') || a.agent.localeCompare(b.agent))
-    .map((t) => ({ task: t.task, agent: t.agent, terminalId: t.terminalId, profile: t.profile, sessionId: t.sessionId, previous: t.sessionHistory, window: t.window }));
+    .map((t) => ({
+      task: t.task,
+      agent: t.agent,
+      terminalId: t.terminalId,
+      profile: t.profile,
+      sessionId: t.sessionId,
+      previous: t.sessionHistory,
+      window: t.window,
+    }));
 }
 
 export function renderPins(rows: PinRow[]): string {

@@ -10,10 +10,14 @@ export type AgentStatusRow = TerminalView & { from: 'supervisor' };
 const agentPath = (agent: string) => `/v1/terminals/${encodeURIComponent(agent)}`;
 
 export async function status(ctx: Context, agent?: string): Promise<AgentStatusRow[]> {
-  return withApi(ctx, async (api) => {
-    const rows = agent ? [await api.call<TerminalView>('GET', agentPath(agent))] : await api.call<TerminalView[]>('GET', '/v1/terminals');
-    return rows.map((r) => ({ ...r, from: 'supervisor' as const }));
-  }, { readOnly: true });
+  return withApi(
+    ctx,
+    async (api) => {
+      const rows = agent ? [await api.call<TerminalView>('GET', agentPath(agent))] : await api.call<TerminalView[]>('GET', '/v1/terminals');
+      return rows.map((r) => ({ ...r, from: 'supervisor' as const }));
+    },
+    { readOnly: true },
+  );
 }
 
 export async function why(ctx: Context, agent: string): Promise<TerminalDetail> {
@@ -37,6 +41,9 @@ export function renderWhy(r: TerminalDetail): string {
   if (r.question) lines.push(`it asks: ${r.question.text}`, ...r.question.choices.map((c, i) => `  ${i + 1}. ${c}`));
   if (r.problem) lines.push(`problem: ${r.problem}`);
   lines.push(`waiting for: ${r.waitingFor ?? '-'}`);
-  lines.push(`on screen now it reads as ${r.now.status}${r.now.rule ? ` (rule ${r.now.rule})` : ''}; its last lines:`, ...r.now.screenLines.map((l) => `  | ${l}`));
+  lines.push(
+    `on screen now it reads as ${r.now.status}${r.now.rule ? ` (rule ${r.now.rule})` : ''}; its last lines:`,
+    ...r.now.screenLines.map((l) => `  | ${l}`),
+  );
   return lines.join('\n') + '\n';
 }

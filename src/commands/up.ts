@@ -85,21 +85,25 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
     await withApi(ctx, async (api) => {
       // A fresh read of tmux: the supervisor sees the windows just made or restarted.
       await api.call('GET', '/v1/terminals');
-    await Promise.all(
-      started.map(async (w) => {
-        const member = runnable.find((m) => m.spec.name === w.agent);
-        if (!member || member.profile.detect.rules.length === 0) return;
-        const q = `state=idle,done,busy,waiting_input,error,exited&timeout=${UP_WAIT_MS / 1000}`;
-        const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
-        let lastLines: string[] | null = null;
-        if (v?.state === 'exited') {
-          const s = await api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
-          // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its history.
-          lastLines = (s?.screen ?? '').trimEnd().split('\n').filter((l) => l.trim() !== '').slice(-6);
-        }
-        states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines });
-      }),
-    );
+      await Promise.all(
+        started.map(async (w) => {
+          const member = runnable.find((m) => m.spec.name === w.agent);
+          if (!member || member.profile.detect.rules.length === 0) return;
+          const q = `state=idle,done,busy,waiting_input,error,exited&timeout=${UP_WAIT_MS / 1000}`;
+          const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
+          let lastLines: string[] | null = null;
+          if (v?.state === 'exited') {
+            const s = await api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
+            // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its history.
+            lastLines = (s?.screen ?? '')
+              .trimEnd()
+              .split('\n')
+              .filter((l) => l.trim() !== '')
+              .slice(-6);
+          }
+          states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines });
+        }),
+      );
     });
   return {
     session: ctx.session,
@@ -154,7 +158,8 @@ async function openWindows(ctx: Context, team: TeamMember[], size: { width: numb
       if (task) {
         if (!d.tasks[task]) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
         for (const w of windows) {
-          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId) events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
+          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId)
+            events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
         }
       }
       return { events, result: null };

@@ -8,12 +8,20 @@ export async function watchStates(ctx: Context, draw: () => Promise<void>, signa
   const redraw = onceSoon(() => void draw().catch(() => {}));
   let last: number | undefined;
   while (!signal?.aborted) {
-    await withApi(ctx, (api) => {
-      redraw();
-      return api.events('/v1/events?types=state,hello', (e) => {
-        last = e.id;
+    await withApi(
+      ctx,
+      (api) => {
         redraw();
-      }, { signal, ...(last !== undefined ? { lastEventId: last } : {}) });
-    }, { readOnly: true });
+        return api.events(
+          '/v1/events?types=state,hello',
+          (e) => {
+            last = e.id;
+            redraw();
+          },
+          { signal, ...(last !== undefined ? { lastEventId: last } : {}) },
+        );
+      },
+      { readOnly: true },
+    );
   }
 }

@@ -110,7 +110,9 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
             if (d.clearKeys.length) await io.sendKeys(target.paneId, d.clearKeys);
             screen = await io.capture(target.paneId);
             if (stray(screen)) {
-              throw new Error(`the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`);
+              throw new Error(
+                `the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`,
+              );
             }
           }
           before = sight(screen);

@@ -9,7 +9,7 @@ export function inputAreaLines(profile: Profile): number {
 export function splitAtInputArea(screen: string, n: number): { above: string[]; input: string[] } {
   const lines = screen.split('\n').map((l) => l.trimEnd());
   let cut = lines.length;
-  for (let seen = 0; cut > 0 && seen < n; ) {
+  for (let seen = 0; cut > 0 && seen < n;) {
     cut--;
     if (lines[cut]!.trim() !== '') seen++;
   }

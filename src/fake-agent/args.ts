@@ -23,11 +23,7 @@ export interface FakeAgentOptions {
 }
 
 export type ParsedArgs =
-  | { kind: 'run'; options: FakeAgentOptions }
-  | { kind: 'version' }
-  | { kind: 'help' }
-  | { kind: 'list-sessions' }
-  | { kind: 'error'; message: string };
+  { kind: 'run'; options: FakeAgentOptions } | { kind: 'version' } | { kind: 'help' } | { kind: 'list-sessions' } | { kind: 'error'; message: string };
 
 export const USAGE = `usage: jaggers-fake-agent [options]
 

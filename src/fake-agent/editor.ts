@@ -9,11 +9,7 @@ export interface EditorOptions {
 }
 
 /** What a key asks of the agent beyond editing the buffer. */
-export type EditorCommand =
-  | { type: 'none' }
-  | { type: 'submit'; text: string }
-  | { type: 'exit' }
-  | { type: 'esc' };
+export type EditorCommand = { type: 'none' } | { type: 'submit'; text: string } | { type: 'exit' } | { type: 'esc' };
 
 const NONE: EditorCommand = { type: 'none' };
 

@@ -18,6 +18,11 @@ export function headlessTurn(session: SessionRecord, prompt: string, config: Rep
   const turn = { k: session.turns.length + 1, sessionId: session.id, prompt, digest: d };
   const lines = frameReply(config.replies, turn, replyBody(prompt, config, readFile));
   const turns = [...session.turns, { prompt: promptPreview(prompt), ...d, reply: lines.join('\n') }];
-  writeSession(home, { ...session, turns, updated: new Date().toISOString(), title: session.turns.length ? session.title : promptPreview(prompt).slice(0, 40) });
+  writeSession(home, {
+    ...session,
+    turns,
+    updated: new Date().toISOString(),
+    title: session.turns.length ? session.title : promptPreview(prompt).slice(0, 40),
+  });
   return lines.join('\n');
 }

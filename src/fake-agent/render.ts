@@ -4,11 +4,7 @@ import { VERSION } from './args.js';
 import type { AgentStatus } from './runtime-files.js';
 import { fitWidth, lastLine, padWidth, sanitize, wrapWidth } from './text.js';
 
-export type TranscriptEntry =
-  | { kind: 'prompt'; text: string }
-  | { kind: 'reply'; lines: readonly string[] }
-  | { kind: 'worked'; ms: number }
-  | { kind: 'gap' };
+export type TranscriptEntry = { kind: 'prompt'; text: string } | { kind: 'reply'; lines: readonly string[] } | { kind: 'worked'; ms: number } | { kind: 'gap' };
 
 export interface ScreenView {
   status: AgentStatus;
@@ -35,12 +31,7 @@ export const BOOT_TEXT = ' Starting fake agent...';
 export const INPUT_PLACEHOLDER = '>   Type your message or @path/to/file';
 export const FOOTER = ' ? for shortcuts';
 export const PICKER_TEXT = ' ↑/↓ to navigate · Enter to select';
-export const MENU_LINES = [
-  ' Allow execution of [Shell]: touch approved.txt?',
-  ' ● 1. Allow once',
-  '   2. Deny',
-  ' Waiting for user confirmation...',
-];
+export const MENU_LINES = [' Allow execution of [Shell]: touch approved.txt?', ' ● 1. Allow once', '   2. Deny', ' Waiting for user confirmation...'];
 
 export function renderScreen(view: ScreenView, size: ScreenSize, now: number): string {
   return CLEAR + renderLines(view, size, now).join('\r\n');

@@ -73,13 +73,19 @@ export function firstBodyLine(content: string): string | undefined {
     const close = lines.findIndex((l, i) => i > 0 && l.trim() === '---');
     start = close === -1 ? lines.length : close + 1;
   }
-  return lines.slice(start).find((l) => l.trim() !== '')?.trimEnd();
+  return lines
+    .slice(start)
+    .find((l) => l.trim() !== '')
+    ?.trimEnd();
 }
 
 /** Candidate paths in a prompt: each token as written, then without quotes, `@` and trailing punctuation. */
 export function pathCandidates(prompt: string): string[] {
   const out: string[] = [];
-  const tokens = prompt.slice(0, 64 * 1024).split(/\s+/).slice(0, MAX_PATH_TOKENS);
+  const tokens = prompt
+    .slice(0, 64 * 1024)
+    .split(/\s+/)
+    .slice(0, MAX_PATH_TOKENS);
   for (const token of tokens) {
     if (token === '' || token.length > 1024) continue;
     const stripped = token.replace(/^[@('"`[]+/, '').replace(/[.,;:!?)'"`\]]+$/, '');

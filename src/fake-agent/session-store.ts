@@ -146,7 +146,5 @@ export function relativeTime(ms: number): string {
 
 /** `1. <title> (<relative time>) [<uuid>]`, one line per session, like `gemini --list-sessions`. */
 export function formatSessionList(sessions: readonly SessionRecord[], now: number): string {
-  return sessions
-    .map((s, i) => `${i + 1}. ${s.title} (${relativeTime(now - Date.parse(s.updated))}) [${s.id}]\n`)
-    .join('');
+  return sessions.map((s, i) => `${i + 1}. ${s.title} (${relativeTime(now - Date.parse(s.updated))}) [${s.id}]\n`).join('');
 }

@@ -42,14 +42,24 @@ export function planReply(body: string): string[] {
   const text = `${subject}\n${body}`;
   if (!/\b(?:tool|script|command|cli|program|utility|app|filter)\b/i.test(text)) {
     const pin = `Pin down "${clip(subject, 50)}": what goes in, what should come out, one example.`;
-    return numbered(subject, n, pin, 'Make the smallest change that does it, in one place.', EXTRA_TASK_STEPS, 'Check it: one test for the normal case and one for bad input.');
+    return numbered(
+      subject,
+      n,
+      pin,
+      'Make the smallest change that does it, in one place.',
+      EXTRA_TASK_STEPS,
+      'Check it: one test for the normal case and one for bad input.',
+    );
   }
   const source = sourceOf(text);
   const unit = unitOf(subject) ?? unitOf(body);
   const action = actionOf(subject);
   const counting = unit !== undefined && /\bcount/i.test(text);
 
-  const read = source === 'stdin' ? `Read ${SOURCE_PHRASE.stdin}; print a usage line when it is a terminal.` : `Read ${SOURCE_PHRASE[source]}; print a usage line and exit 1 when it is missing.`;
+  const read =
+    source === 'stdin'
+      ? `Read ${SOURCE_PHRASE.stdin}; print a usage line when it is a terminal.`
+      : `Read ${SOURCE_PHRASE[source]}; print a usage line and exit 1 when it is missing.`;
   const what = action ? capitalize(clip(actionPhrase(action), 50)) : `Do the core work of "${clip(subject, 40)}"`;
   const work = `${what}: ${counting && unit ? HOW[unit] : 'keep it in one pure function, text in and result out'}.`;
   const missing = source === 'url' ? 'an unreachable URL' : source === 'stdin' ? 'no input' : 'a missing file';

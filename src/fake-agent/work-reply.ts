@@ -17,7 +17,8 @@ export function roleOfName(name: string | undefined): WorkRole | undefined {
   return undefined;
 }
 
-const PLAN_ASK = /^(?:please\s+)?(?:(?:plan|outline|design|sketch|propose)\b(?!:)|break\s+(?:it\s+|this\s+)?down\b|(?:write|draft|make|give|create|produce)\s+(?:me\s+)?(?:an?\s+|the\s+)?(?:short\s+|small\s+|simple\s+)?(?:plan|outline|design)\b)/i;
+const PLAN_ASK =
+  /^(?:please\s+)?(?:(?:plan|outline|design|sketch|propose)\b(?!:)|break\s+(?:it\s+|this\s+)?down\b|(?:write|draft|make|give|create|produce)\s+(?:me\s+)?(?:an?\s+|the\s+)?(?:short\s+|small\s+|simple\s+)?(?:plan|outline|design)\b)/i;
 const CODE_ASK = /^(?:please\s+)?(?:implement|code|build|write|create|make|add|fix|program)\b/i;
 const REVIEW_ASK = /^(?:please\s+)?(?:review|audit|check|critique|assess|look\s+over)\b/i;
 
@@ -54,7 +55,10 @@ export function genericReply(body: string): string[] {
   const words = body.split(/\s+/).filter(Boolean).length;
   const lines = body.split('\n').length;
   const start = clip(clean(sentences(body)[0] ?? ''), 60);
-  return [`Read it: ${words} word${words === 1 ? '' : 's'} in ${lines} line${lines === 1 ? '' : 's'}, starting "${start}".`, `It does not ask for a plan, code or a review. ${OFFER}`];
+  return [
+    `Read it: ${words} word${words === 1 ? '' : 's'} in ${lines} line${lines === 1 ? '' : 's'}, starting "${start}".`,
+    `It does not ask for a plan, code or a review. ${OFFER}`,
+  ];
 }
 
 export interface WorkReplyOptions {

@@ -123,16 +123,24 @@ export function codeFindings(code: ParsedCode): Finding[] {
   const inFile = (file: string, re: RegExp): boolean => lines.some((l) => l.file === file && re.test(l.text));
 
   const todo = first(/\b(?:TODO|FIXME|XXX)\b/);
-  if (todo) found.push({ severity: 'must', text: `${at(todo)} leaves a TODO ("${clip(clean(todo.text.replace(/^.*?\b(?:TODO|FIXME|XXX)\b:?\s*/, '')), 40)}"): finish it before merging.` });
+  if (todo)
+    found.push({
+      severity: 'must',
+      text: `${at(todo)} leaves a TODO ("${clip(clean(todo.text.replace(/^.*?\b(?:TODO|FIXME|XXX)\b:?\s*/, '')), 40)}"): finish it before merging.`,
+    });
   const stdin = first(/readFileSync\(\s*0\b/);
   const read = first(/\b(?:readFileSync|readFile|open)\(/);
   if (stdin) found.push({ severity: 'nit', text: `${at(stdin)} reading stdin blocks when run on a terminal; print the usage when process.stdin.isTTY.` });
   else if (read && !inFile(read.file, /\btry\b|\.catch\(/)) {
     const call = /\b(readFileSync|readFile|open)\(/.exec(read.text)![1];
-    found.push({ severity: 'should', text: `${at(read)} ${call}() throws a raw stack trace for a missing or unreadable file; catch it and print one line naming the path.` });
+    found.push({
+      severity: 'should',
+      text: `${at(read)} ${call}() throws a raw stack trace for a missing or unreadable file; catch it and print one line naming the path.`,
+    });
   }
   const fetched = first(/\bfetch\(/);
-  if (fetched && !inFile(fetched.file, /\.ok\b|\.status\b/)) found.push({ severity: 'should', text: `${at(fetched)} fetch() resolves on a 404 too; check res.ok and exit 1 with the status.` });
+  if (fetched && !inFile(fetched.file, /\.ok\b|\.status\b/))
+    found.push({ severity: 'should', text: `${at(fetched)} fetch() resolves on a 404 too; check res.ok and exit 1 with the status.` });
   const emptyCatch = first(/catch\s*(?:\([^)]*\))?\s*\{\s*\}/);
   if (emptyCatch) found.push({ severity: 'should', text: `${at(emptyCatch)} swallows the error; log it or let it through.` });
   for (const f of files) {
@@ -156,9 +164,11 @@ export function codeFindings(code: ParsedCode): Finding[] {
   const fallbacks: Finding[] = [];
   const firstLine = lines.find((l) => l.text.trim() !== '');
   const lastLine = lines.findLast((l) => l.text.trim() !== '');
-  if (firstLine && !lines.some((l) => /^\s*(?:\/\/|#(?!!)|\/\*|\*)/.test(l.text))) fallbacks.push({ severity: 'nit', text: `${at(firstLine)} starts ${lines.length} lines without one comment saying why; add one.` });
+  if (firstLine && !lines.some((l) => /^\s*(?:\/\/|#(?!!)|\/\*|\*)/.test(l.text)))
+    fallbacks.push({ severity: 'nit', text: `${at(firstLine)} starts ${lines.length} lines without one comment saying why; add one.` });
   if (lastLine) fallbacks.push({ severity: 'nit', text: `${at(lastLine)} looks right; pin it with a test so it stays that way.` });
-  for (const f of files.filter((x) => x.removed > 0 && x.added === 0)) fallbacks.push({ severity: 'should', text: `${f.file} only loses ${f.removed} lines; check nothing still uses them.` });
+  for (const f of files.filter((x) => x.removed > 0 && x.added === 0))
+    fallbacks.push({ severity: 'should', text: `${f.file} only loses ${f.removed} lines; check nothing still uses them.` });
   fallbacks.push({ severity: 'nit', text: 'the change has no description of how it was tested; add one.' });
   fallbacks.push({ severity: 'nit', text: 'nothing else stands out.' });
   return pick(found, fallbacks);
@@ -172,8 +182,10 @@ export function textFindings(body: string): Finding[] {
   const subject = steps.length > 0 ? steps : all.filter((l) => l.text.trim() !== '');
   const lastAt = subject.at(-1)?.line ?? 1;
   const firstAt = subject[0]?.line ?? 1;
-  if (!subject.some((s) => /\btests?\b|\bcheck/i.test(s.text))) found.push({ severity: 'should', text: `line ${lastAt}: nothing says how the result is tested; add a step for it.` });
-  if (!subject.some((s) => /\b(?:missing|error|invalid|fail|empty|usage)\b/i.test(s.text))) found.push({ severity: 'should', text: `line ${firstAt}: nothing covers bad input (a missing file, empty text).` });
+  if (!subject.some((s) => /\btests?\b|\bcheck/i.test(s.text)))
+    found.push({ severity: 'should', text: `line ${lastAt}: nothing says how the result is tested; add a step for it.` });
+  if (!subject.some((s) => /\b(?:missing|error|invalid|fail|empty|usage)\b/i.test(s.text)))
+    found.push({ severity: 'should', text: `line ${firstAt}: nothing covers bad input (a missing file, empty text).` });
   const question = all.find((l) => l.text.includes('?'));
   if (question) found.push({ severity: 'nit', text: `line ${question.line} asks "${clip(clean(question.text), 40)}" and nothing answers it.` });
   const wordy = steps.find((s) => s.text.split(/\s+/).length > 20);
@@ -189,7 +201,11 @@ const ORDER: Record<Severity, number> = { must: 0, should: 1, nit: 2 };
 
 /** The strongest four findings; fallbacks fill up to two. */
 function pick(found: Finding[], fallbacks: Finding[]): Finding[] {
-  const sorted = found.map((f, i) => ({ f, i })).sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.i - b.i).map((x) => x.f).slice(0, 4);
+  const sorted = found
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.i - b.i)
+    .map((x) => x.f)
+    .slice(0, 4);
   for (const f of fallbacks) if (sorted.length < 2 && !sorted.some((s) => s.text === f.text)) sorted.push(f);
   return sorted;
 }

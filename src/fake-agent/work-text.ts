@@ -16,7 +16,10 @@ export function handoverBody(text: string): string {
 
 /** One line of input made safe to echo: control characters and tabs become spaces, runs of spaces one. */
 export function clean(s: string): string {
-  return s.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ').replace(/ {2,}/g, ' ').trim();
+  return s
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 }
 
 /** `s` cut to `cells` terminal cells, with `…` when something was cut. */
@@ -94,7 +97,10 @@ export function baseForm(verb: string): string {
 
 /** The action without a trailing `in a file` / `from standard input`: the input is said elsewhere. */
 export function actionPhrase(action: Action): string {
-  const rest = action.rest.replace(/\s+(?:in|from|of|inside|within|on)\s+(?:an?|the|each|every|one|any)?\s*(?:given\s+)?(?:files?|inputs?|text|stdin|standard input|urls?|pages?)\b.*$/iu, '');
+  const rest = action.rest.replace(
+    /\s+(?:in|from|of|inside|within|on)\s+(?:an?|the|each|every|one|any)?\s*(?:given\s+)?(?:files?|inputs?|text|stdin|standard input|urls?|pages?)\b.*$/iu,
+    '',
+  );
   return `${action.verb} ${rest}`.trim();
 }
 
@@ -129,10 +135,11 @@ export function stepCountOf(text: string): number {
 }
 
 const FILLER = new Set(
-  ('a an the this that these those which who to for of in on at by with and or but from into as is are be ' +
+  (
+    'a an the this that these those which who to for of in on at by with and or but from into as is are be ' +
     'small simple tiny little quick basic new command-line command line cli tool tools script program app ' +
-    'utility plan steps step numbered write please each every all some its their my your our one')
-    .split(' '),
+    'utility plan steps step numbered write please each every all some its their my your our one'
+  ).split(' '),
 );
 
 /** A file name for the tool: verb and object (`count-words`), else the subject's first two words. */

@@ -81,8 +81,7 @@ function blocksOf(content: string | unknown[] | undefined): z.infer<typeof block
 
 function toEntry(raw: z.infer<typeof entrySchema>, line: number): ClaudeEntry {
   const blocks = blocksOf(raw.message?.content);
-  const ids = (type: string, key: 'id' | 'tool_use_id') =>
-    blocks.filter((b) => b.type === type && b[key] !== undefined).map((b) => b[key]!);
+  const ids = (type: string, key: 'id' | 'tool_use_id') => blocks.filter((b) => b.type === type && b[key] !== undefined).map((b) => b[key]!);
   return {
     line,
     type: raw.type,

@@ -60,7 +60,10 @@ function byTime(a: ClaudeEntry, b: ClaudeEntry): number {
 
 /** The entry carrying `tag` in a prompt; the newest if it was given twice. */
 function findPrompt(entries: readonly ClaudeEntry[], tag: string): ClaudeEntry | undefined {
-  return entries.filter((e) => promptText(e)?.includes(tag)).sort(byTime).at(-1);
+  return entries
+    .filter((e) => promptText(e)?.includes(tag))
+    .sort(byTime)
+    .at(-1);
 }
 
 /** The reply to the prompt that carried `tag` (e.g. `[jg:1a2b]`); null if no prompt carries it (yet). */

@@ -138,7 +138,7 @@ export function screenShowsTurnEnd(screen: string, nonce: string, profile: Profi
 
 /** In words, for messages: `the prompt's echo: yes; an end-of-turn mark after it: no`. */
 export function describeScreenEnd(e: ScreenEnd | null): string {
-  if (!e) return 'the screen was not read for the turn\'s end';
+  if (!e) return "the screen was not read for the turn's end";
   if (!e.echo) return "the prompt's echo is not on screen";
   return `the prompt's echo is on screen; after it ${e.busyAfter ? 'something busy or asking' : 'nothing busy'} and ${e.mark ? 'an end-of-turn mark' : 'no end-of-turn mark yet'}`;
 }

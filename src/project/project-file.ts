@@ -17,7 +17,10 @@ export const SIZE = /^(\d{2,4})x(\d{1,4})$/;
 
 export const ProjectSchema = z
   .strictObject({
-    session: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _').optional(),
+    session: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, - or _')
+      .optional(),
     size: z.string().regex(SIZE, 'must look like 200x50').optional(),
     agents: z.array(AgentSchema).min(1, 'must name at least one agent'),
     /**
@@ -50,7 +53,10 @@ export function parseSize(s: string, source: string): { width: number; height: n
 
 /** `--agents claude,gemini`: each name is both the agent and its profile. */
 export function adHocAgents(list: string): AgentSpec[] {
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new JaggersError('E_USAGE', `--agents: no agent names in ${JSON.stringify(list)}`);
   return names.map((name) => {
     if (!AGENT_NAME.test(name)) {

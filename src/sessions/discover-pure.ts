@@ -9,9 +9,7 @@ export interface RolloutHead {
 }
 
 export type DiscoveryResult =
-  | { kind: 'found'; id: string; file: string }
-  | { kind: 'none'; id: null; reason: string }
-  | { kind: 'ambiguous'; id: null; ids: string[]; reason: string };
+  { kind: 'found'; id: string; file: string } | { kind: 'none'; id: null; reason: string } | { kind: 'ambiguous'; id: null; ids: string[]; reason: string };
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 const DAY_MS = 24 * 60 * 60 * 1000;

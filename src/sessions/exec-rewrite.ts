@@ -30,8 +30,28 @@ const CONTINUE_FLAGS: Record<FlagCli, readonly string[]> = {
 
 /** codex options that take a value, so the value is not mistaken for a subcommand or session id. */
 const CODEX_VALUE_OPTIONS = new Set([
-  '-c', '--config', '-i', '--image', '-m', '--model', '-p', '--profile', '-s', '--sandbox', '-a', '--ask-for-approval',
-  '-C', '--cd', '--add-dir', '--local-provider', '--enable', '--disable', '-o', '--output-last-message', '--output-schema', '--color',
+  '-c',
+  '--config',
+  '-i',
+  '--image',
+  '-m',
+  '--model',
+  '-p',
+  '--profile',
+  '-s',
+  '--sandbox',
+  '-a',
+  '--ask-for-approval',
+  '-C',
+  '--cd',
+  '--add-dir',
+  '--local-provider',
+  '--enable',
+  '--disable',
+  '-o',
+  '--output-last-message',
+  '--output-schema',
+  '--color',
 ]);
 
 function cliName(cli: string): string {
@@ -39,9 +59,7 @@ function cliName(cli: string): string {
 }
 
 function notPinned(cli: string, arg: string, context: RewriteContext): JaggersError {
-  const who = context.agent
-    ? `agent "${context.agent}" in ${context.task ? `task "${context.task}"` : 'the default team'}`
-    : 'this task and agent';
+  const who = context.agent ? `agent "${context.agent}" in ${context.task ? `task "${context.task}"` : 'the default team'}` : 'this task and agent';
   return new JaggersError(
     'E_NOT_PINNED',
     `jaggers exec ${cli}: \`${arg}\` would resume whichever ${cli} session ran last, and no session is pinned for ${who}; ` +

@@ -24,7 +24,7 @@ function fileError(what: string, file: string, e: unknown): JaggersError {
 }
 
 function writeAll(fd: number, data: Buffer): void {
-  for (let done = 0; done < data.length; ) done += fs.writeSync(fd, data, done, data.length - done);
+  for (let done = 0; done < data.length;) done += fs.writeSync(fd, data, done, data.length - done);
 }
 
 /** The file's bytes from `offset` to its end (empty when it is shorter), and its size; null when it does not exist. */

@@ -19,7 +19,10 @@ async function waitTurn(previous: Promise<void>, lockPath: string, timeoutMs: nu
   const outcome = await Promise.race([previous.then(() => 'ready' as const), timedOut]);
   timer.abort();
   if (outcome === 'timeout') {
-    throw new JaggersError('E_REGISTRY', `timed out after ${timeoutMs} ms waiting for lock ${lockPath}, held by another task in this process (pid ${process.pid})`);
+    throw new JaggersError(
+      'E_REGISTRY',
+      `timed out after ${timeoutMs} ms waiting for lock ${lockPath}, held by another task in this process (pid ${process.pid})`,
+    );
   }
 }
 
@@ -28,7 +31,10 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
   const lockPath = lockPathFor(file);
   const mine = held.getStore();
   if (mine?.has(lockPath)) {
-    throw new JaggersError('E_REGISTRY', `lock ${lockPath} is already held by this call chain; it is not re-entrant (a registry method called from inside update()?)`);
+    throw new JaggersError(
+      'E_REGISTRY',
+      `lock ${lockPath} is already held by this call chain; it is not re-entrant (a registry method called from inside update()?)`,
+    );
   }
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? 30_000;

@@ -62,7 +62,13 @@ export function tmuxTagEvents(data: RegistryData, windows: readonly TmuxTaggedWi
     const known = data.terminals[w.terminalId];
     if (!known) {
       events.push({
-        ts, type: 'terminal-created', terminalId: w.terminalId, agent: w.agent, profile: w.profile, cwd: w.cwd ?? '', task: w.task ?? null,
+        ts,
+        type: 'terminal-created',
+        terminalId: w.terminalId,
+        agent: w.agent,
+        profile: w.profile,
+        cwd: w.cwd ?? '',
+        task: w.task ?? null,
       });
     }
     if (known?.window !== w.window) events.push({ ts, type: 'terminal-window', terminalId: w.terminalId, window: w.window });

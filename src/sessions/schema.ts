@@ -140,8 +140,17 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
       const { terminalId, agent, profile, cwd } = event;
       const task = event.task ?? null;
       return withTerminal(data, {
-        terminalId, agent, profile, cwd, task,
-        sessionId: null, sessionHistory: [], window: null, created: event.ts, lastState: null, turns: 0,
+        terminalId,
+        agent,
+        profile,
+        cwd,
+        task,
+        sessionId: null,
+        sessionHistory: [],
+        window: null,
+        created: event.ts,
+        lastState: null,
+        turns: 0,
       });
     }
     case 'terminal-window':

@@ -32,12 +32,7 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, where: 
 }
 
 /** Validate or throw a JaggersError with the given code. */
-export function validateOrThrow<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  where: string,
-  code: 'E_REGISTRY' | 'E_FILE' = 'E_REGISTRY',
-): z.output<S> {
+export function validateOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string, code: 'E_REGISTRY' | 'E_FILE' = 'E_REGISTRY'): z.output<S> {
   const result = validate(schema, value, where);
   if (!result.ok) throw new JaggersError(code, result.message);
   return result.value;

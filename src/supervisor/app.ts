@@ -50,7 +50,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
       const given = /^Bearer (.+)$/.exec(auth)?.[1];
       if (!given || !sameSecret(given, o.token)) {
         reply.header('www-authenticate', 'Bearer');
-        return reply.code(401).send(body('E_UNAUTHORIZED', given ? 'wrong bearer token' : 'missing bearer token: send Authorization: Bearer <the token in .jaggers/token>'));
+        return reply
+          .code(401)
+          .send(body('E_UNAUTHORIZED', given ? 'wrong bearer token' : 'missing bearer token: send Authorization: Bearer <the token in .jaggers/token>'));
       }
     }
     const session = req.headers['x-jaggers-session'];
@@ -74,7 +76,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
     if (err instanceof JaggersError) return reply.code(ERROR_STATUS[err.code]).send(body(err.code, err.message));
     const fe = err as { code?: string; statusCode?: number; message: string };
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(body('E_PAYLOAD_TOO_LARGE', `request body over ${BODY_LIMIT} bytes`));
-    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return reply.code(fe.statusCode).send(body('E_USAGE', `${req.method} ${req.url.split('?')[0]}: ${fe.message}`));
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+      return reply.code(fe.statusCode).send(body('E_USAGE', `${req.method} ${req.url.split('?')[0]}: ${fe.message}`));
     o.log.error({ err: fe.message, url: req.url }, 'internal error in an API route');
     return reply.code(500).send(body(isErrorCode(fe.code) ? fe.code : 'E_INTERNAL', `internal error: ${fe.message}`));
   });
@@ -86,17 +89,25 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.terminals(req.query.task));
   r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) => s.terminal((req.params as { agent: string }).agent, req.query.task));
   r.get('/v1/terminals/:agent/screen', { schema: { querystring: ScreenQuery } }, async (req) =>
-    s.screen((req.params as { agent: string }).agent, { ansi: req.query.ansi === '1' || req.query.ansi === 'true', history: req.query.history ?? 0, task: req.query.task }),
+    s.screen((req.params as { agent: string }).agent, {
+      ansi: req.query.ansi === '1' || req.query.ansi === 'true',
+      history: req.query.history ?? 0,
+      task: req.query.task,
+    }),
   );
   r.get('/v1/terminals/:agent/wait', { schema: { querystring: WaitQuery } }, async (req) =>
     s.waitFor((req.params as { agent: string }).agent, req.query.state, req.query.timeout * 1000, req.query.task),
   );
-  r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) => s.input((req.params as { agent: string }).agent, req.body.text, req.body.task));
+  r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) =>
+    s.input((req.params as { agent: string }).agent, req.body.text, req.body.task),
+  );
   r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoff(req.body));
 
   const control = o.control;
   if (control) {
-    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => ({ listen: await control.listen(parseListen(req.body.listen, 'POST /v1/listen body field `listen`')) }));
+    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => ({
+      listen: await control.listen(parseListen(req.body.listen, 'POST /v1/listen body field `listen`')),
+    }));
     r.delete('/v1/listen', async () => {
       await control.unlisten();
       return { listen: null };
@@ -111,7 +122,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
       (!q.types || q.types.includes(e.type) || e.type === 'gap') && (!q.agent || e.type === 'gap' || e.data.agent === q.agent || e.data.terminalId === q.agent);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     // Replay what the client missed, then live events: subscribed first, so nothing falls in between.
     const queued: StreamEvent[] = [];
     let live = false;
@@ -123,7 +139,19 @@ export function buildApp(o: AppOptions): FastifyInstance {
     let sentUpTo = o.hub.lastId;
     if (last !== undefined) {
       const { events, gap } = o.hub.since(last);
-      if (gap) res.write(sseFrame({ id: gap.to, type: 'gap', at: new Date().toISOString(), data: { from: gap.from, to: gap.to, reason: 'events no longer kept (or sent by an earlier supervisor); read the current state with GET /v1/terminals' } }));
+      if (gap)
+        res.write(
+          sseFrame({
+            id: gap.to,
+            type: 'gap',
+            at: new Date().toISOString(),
+            data: {
+              from: gap.from,
+              to: gap.to,
+              reason: 'events no longer kept (or sent by an earlier supervisor); read the current state with GET /v1/terminals',
+            },
+          }),
+        );
       for (const e of events.filter(wanted)) res.write(sseFrame(e));
       sentUpTo = events.at(-1)?.id ?? sentUpTo;
     } else {

@@ -87,7 +87,12 @@ export class Supervisor {
     this.cache = new RegistryCache(this.registry);
     this.watcher = new PaneWatcher(d.events, { commands: d.commands });
     this.table = new TerminalTable(d.commands, d.ctx.session, d.ctx.jaggersDir, this.watcher, d.log);
-    this.notifier = new Notifier(d.commands, d.log, async () => (await d.ctx.project())?.notify, (n) => d.hub.publish('notice', { ...n }));
+    this.notifier = new Notifier(
+      d.commands,
+      d.log,
+      async () => (await d.ctx.project())?.notify,
+      (n) => d.hub.publish('notice', { ...n }),
+    );
   }
 
   /** Watch every agent pane tmux knows, record terminals the registry lost, and follow changes. */
@@ -104,8 +109,18 @@ export class Supervisor {
     const tagged = this.table
       .list()
       .filter((e) => e.pane.terminalId && e.pane.profile)
-      .map((e) => ({ terminalId: e.pane.terminalId!, agent: e.pane.agent!, profile: e.pane.profile!, window: e.pane.windowId, cwd: this.d.ctx.projectRoot, task: e.pane.task }));
-    await this.registry.update((data) => ({ events: tmuxTagEvents(data, tagged, new Date().toISOString()).filter((e) => e.type === 'terminal-created'), result: null }));
+      .map((e) => ({
+        terminalId: e.pane.terminalId!,
+        agent: e.pane.agent!,
+        profile: e.pane.profile!,
+        window: e.pane.windowId,
+        cwd: this.d.ctx.projectRoot,
+        task: e.pane.task,
+      }));
+    await this.registry.update((data) => ({
+      events: tmuxTagEvents(data, tagged, new Date().toISOString()).filter((e) => e.type === 'terminal-created'),
+      result: null,
+    }));
   }
 
   private onStatus(c: StatusChange): void {
@@ -146,7 +161,11 @@ export class Supervisor {
       });
       if (ev?.type === 'session-forked') this.d.hub.publish('fork', { agent, terminalId, from: ev.from, to: ev.to });
       if (ev?.type === 'session-pinned') this.d.hub.publish('pin', { agent, terminalId, sessionId, how: ev.how });
-      if (ev) this.d.log.info({ agent, terminal: terminalId, session: sessionId }, ev.type === 'session-forked' ? 'session forked: the pin follows it' : 'session pinned');
+      if (ev)
+        this.d.log.info(
+          { agent, terminal: terminalId, session: sessionId },
+          ev.type === 'session-forked' ? 'session forked: the pin follows it' : 'session pinned',
+        );
     } catch (e) {
       this.d.log.warn({ agent, terminal: terminalId, err: (e as Error).message }, 'could not record the session the CLI reported');
     }
@@ -212,7 +231,9 @@ export class Supervisor {
     const screen = await paneIO(this.d.commands)
       .capture(e.pane.paneId)
       .catch(() => '');
-    const reading = e.profile ? classify({ screen, raw: '', rules: e.profile.detect.rules.filter((r) => r.region !== 'raw') }) : { status: 'unknown', rule: null, lines: [] };
+    const reading = e.profile
+      ? classify({ screen, raw: '', rules: e.profile.detect.rules.filter((r) => r.region !== 'raw') })
+      : { status: 'unknown', rule: null, lines: [] };
     const screenLines = screen.split('\n').map((l) => l.trimEnd());
     while (screenLines.length && screenLines.at(-1) === '') screenLines.pop();
     return { ...view, now: { ...reading, screenLines: screenLines.slice(-12) } };
@@ -234,7 +255,12 @@ export class Supervisor {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         off();
-        reject(new JaggersError('E_TIMEOUT', `${e.pane.agent} is still ${this.watcher.status(paneId) ?? 'unwatched'} after ${timeoutMs} ms (waited for ${states.join(' or ')})`));
+        reject(
+          new JaggersError(
+            'E_TIMEOUT',
+            `${e.pane.agent} is still ${this.watcher.status(paneId) ?? 'unwatched'} after ${timeoutMs} ms (waited for ${states.join(' or ')})`,
+          ),
+        );
       }, timeoutMs);
       const off = this.watcher.onChange((c) => {
         if (c.pane.paneId !== paneId || !states.includes(c.status)) return;
@@ -249,9 +275,18 @@ export class Supervisor {
   private target(e: TerminalEntry, what: string): TurnTarget {
     if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${what}: agent ${e.pane.agent}'s profile cannot be loaded: ${e.problem}`);
     if (e.pane.dead || this.watcher.status(e.pane.paneId) === 'exited') {
-      throw new JaggersError('E_PANE_GONE', `${what}: agent ${e.pane.agent}'s pane ${e.pane.paneId} is dead (exit status ${e.pane.deadStatus ?? 'unknown'}); run \`jaggers up\` to restart it`);
+      throw new JaggersError(
+        'E_PANE_GONE',
+        `${what}: agent ${e.pane.agent}'s pane ${e.pane.paneId} is dead (exit status ${e.pane.deadStatus ?? 'unknown'}); run \`jaggers up\` to restart it`,
+      );
     }
-    return { paneId: e.pane.paneId, agent: e.pane.agent!, terminalId: e.pane.terminalId, profile: e.profile, pid: this.watcher.pane(e.pane.paneId)?.pid ?? e.pane.panePid };
+    return {
+      paneId: e.pane.paneId,
+      agent: e.pane.agent!,
+      terminalId: e.pane.terminalId,
+      profile: e.profile,
+      pid: this.watcher.pane(e.pane.paneId)?.pid ?? e.pane.panePid,
+    };
   }
 
   /** Type text into an agent's pane and press Enter, through the same queue as turns, and verify it went in. */
@@ -264,8 +299,12 @@ export class Supervisor {
       return { agent: target.agent, pane: target.paneId, bytes: d.bytes, submits: d.submits, evidence: d.evidence, ms: d.ms };
     }
     if (d.kind === 'pane-gone') throw new JaggersError('E_PANE_GONE', `send: ${target.agent}'s pane went away: ${d.error}`);
-    if (d.kind === 'not-ready') throw new JaggersError(d.status.startsWith('waiting_input') ? 'E_AGENT_WAITING' : 'E_TIMEOUT', `send: ${target.agent} never became ready (${d.status})`);
-    throw new JaggersError('E_TIMEOUT', `send: ${target.agent} did not show that it took the text within ${target.profile.delivery.verifyTimeoutMs} ms${d.stillInInput ? ' (it is still in the input box)' : ' (it was submitted; nothing on screen confirms it)'}`);
+    if (d.kind === 'not-ready')
+      throw new JaggersError(d.status.startsWith('waiting_input') ? 'E_AGENT_WAITING' : 'E_TIMEOUT', `send: ${target.agent} never became ready (${d.status})`);
+    throw new JaggersError(
+      'E_TIMEOUT',
+      `send: ${target.agent} did not show that it took the text within ${target.profile.delivery.verifyTimeoutMs} ms${d.stillInInput ? ' (it is still in the input box)' : ' (it was submitted; nothing on screen confirms it)'}`,
+    );
   }
 
   private turnEnv(): TurnEnv {
@@ -299,11 +338,22 @@ export class Supervisor {
     const request = { task, workflow: req.workflow, payload: req.message, from: party, timeoutMs, label: req.headless ? 'handoff --headless' : 'handoff' };
     if (req.headless) {
       const paneAlive = !e.pane.dead && this.watcher.status(e.pane.paneId) !== 'exited';
-      return headlessTurn({ ...this.turnEnv(), launch: (t) => this.headlessLaunch(t, task), pane: paneAlive ? this.headlessPane(e, target) : null }, target, request);
+      return headlessTurn(
+        { ...this.turnEnv(), launch: (t) => this.headlessLaunch(t, task), pane: paneAlive ? this.headlessPane(e, target) : null },
+        target,
+        request,
+      );
     }
     const turn = startTurn(this.turnEnv(), target, request);
     turn.finished.catch((err: Error) => {
-      void this.notifier.notice({ agent: target.agent, terminalId: target.terminalId, task, windowId: e.pane.windowId, state: 'turn-failed', reason: err.message });
+      void this.notifier.notice({
+        agent: target.agent,
+        terminalId: target.terminalId,
+        task,
+        windowId: e.pane.windowId,
+        state: 'turn-failed',
+        reason: err.message,
+      });
     });
     return req.wait ? turn.finished : turn.delivered;
   }
@@ -361,7 +411,10 @@ export class Supervisor {
         await respawnPane(c, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(c, t.paneId, '#{pane_pid}');
         this.watcher.release(t.paneId, pid ? Number(pid) : null);
-        this.d.log.info({ agent: t.agent, terminal: t.terminalId, session: sessionId, resumed: conversation }, 'agent started again in its pane after a headless turn');
+        this.d.log.info(
+          { agent: t.agent, terminal: t.terminalId, session: sessionId, resumed: conversation },
+          'agent started again in its pane after a headless turn',
+        );
       },
     };
   }

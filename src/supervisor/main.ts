@@ -61,7 +61,10 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     await supervisor.start();
     const errors: string[] = [];
     const redraw = onceSoon(() => {
-      void supervisor.terminals(undefined, { fresh: false }).then((rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)), () => {});
+      void supervisor.terminals(undefined, { fresh: false }).then(
+        (rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)),
+        () => {},
+      );
     });
     supervisor.watcher.onChange(redraw);
     // Windows made or closed by `up` (another client) and their tags: refresh the table from tmux.

@@ -119,10 +119,24 @@ export class PaneWatcher {
   watch(pane: WatchedPane): void {
     if (this.entries.has(pane.paneId)) return;
     const d = pane.profile.detect;
-    const actor = createActor(terminalMachine, { input: { settleMs: d.settleMs, startSettleMs: d.startSettleMs, doneNeedsEvidence: d.doneNeedsEvidence, at: this.now() } });
+    const actor = createActor(terminalMachine, {
+      input: { settleMs: d.settleMs, startSettleMs: d.startSettleMs, doneNeedsEvidence: d.doneNeedsEvidence, at: this.now() },
+    });
     const entry: Entry = {
-      pane, actor, raw: '', inFlight: false, dirty: false, home: null, last: null, dead: false, stateFile: null, sessionId: null,
-      lastScreen: null, lastScreenClass: null, lastFileStatus: null, held: false,
+      pane,
+      actor,
+      raw: '',
+      inFlight: false,
+      dirty: false,
+      home: null,
+      last: null,
+      dead: false,
+      stateFile: null,
+      sessionId: null,
+      lastScreen: null,
+      lastScreenClass: null,
+      lastFileStatus: null,
+      held: false,
     };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
@@ -131,7 +145,13 @@ export class PaneWatcher {
       if (key === entry.last) return;
       entry.last = key;
       const change: StatusChange = {
-        pane, status, since: snap.context.since, rule: snap.context.rule, lines: snap.context.lines, source: snap.context.source, turns: snap.context.turns,
+        pane,
+        status,
+        since: snap.context.since,
+        rule: snap.context.rule,
+        lines: snap.context.lines,
+        source: snap.context.source,
+        turns: snap.context.turns,
       };
       for (const l of this.listeners) l(change);
     });
@@ -262,9 +282,7 @@ export class PaneWatcher {
         // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
         if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) continue;
         e.lastScreen = screen;
-        e.lastScreenClass = e.pane.profile.detect.rules.length
-          ? classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules })
-          : NO_RULES;
+        e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules }) : NO_RULES;
         e.lastFileStatus = file?.status ?? null;
         this.decide(e, at, file);
         for (const l of this.screenListeners) l(e.pane.paneId, screen);

@@ -32,7 +32,6 @@ export async function readStateFile(kind: StateFileKind, home: string, pid: numb
   }
 }
 
-
 /**
  * Until the process group `pgid` (a pane's program and its children) has exited, looking every 50 ms;
  * after `graceMs` it gets SIGTERM, and SIGKILL a second later. A CLI that exits by itself on the hangup

@@ -95,7 +95,10 @@ export class TerminalTable {
     }
     if (!e) {
       const known = [...new Set(this.list().map((x) => x.pane.agent))].join(', ') || 'none';
-      throw new JaggersError('E_AGENT_UNKNOWN', `${op ? `${op}: ` : ''}unknown ${what} ${JSON.stringify(nameOrId)} in session ${this.session}: agents are ${known}`);
+      throw new JaggersError(
+        'E_AGENT_UNKNOWN',
+        `${op ? `${op}: ` : ''}unknown ${what} ${JSON.stringify(nameOrId)} in session ${this.session}: agents are ${known}`,
+      );
     }
     return e;
   }

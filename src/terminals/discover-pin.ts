@@ -19,20 +19,18 @@ async function envOfPid(pid: number, name: string): Promise<string | null> {
  * first turn: only a rollout recorded for this terminal's folder since the terminal was made, and
  * not pinned to any other terminal, is accepted. Returns the id pinned, or null with nothing recorded.
  */
-export async function discoverPin(
-  registry: Registry,
-  terminalId: string,
-  profile: Profile,
-  pid: number | null,
-  fallbackHome: string,
-): Promise<string | null> {
+export async function discoverPin(registry: Registry, terminalId: string, profile: Profile, pid: number | null, fallbackHome: string): Promise<string | null> {
   if (profile.session.pin !== 'discovered' || profile.session.discover !== 'codex-rollout') return null;
   const data = await registry.read();
   const terminal = data.terminals[terminalId];
   if (!terminal || terminal.sessionId) return terminal?.sessionId ?? null;
   const home = (pid && (await envOfPid(pid, 'HOME'))) || fallbackHome;
   const codexHome = (pid && (await envOfPid(pid, 'CODEX_HOME'))) || path.join(home, '.codex');
-  const exclude = new Set(Object.values(data.terminals).flatMap((t) => [t.sessionId, ...t.sessionHistory]).filter((x): x is string => !!x));
+  const exclude = new Set(
+    Object.values(data.terminals)
+      .flatMap((t) => [t.sessionId, ...t.sessionHistory])
+      .filter((x): x is string => !!x),
+  );
   const found = await findNewCodexSession({ codexHome, cwd: terminal.cwd, since: new Date(terminal.created), exclude });
   if (found.kind !== 'found') return null;
   await registry.update((d) => ({

@@ -86,8 +86,20 @@ export interface NewWindow {
 export async function newWindow(c: ControlClient, w: NewWindow): Promise<{ windowId: string; paneId: string }> {
   const envArgs = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const lines = await c.runOk([
-    'new-window', '-d', '-P', '-F', '#{window_id} #{pane_id}',
-    '-t', `=${w.session}:`, '-n', w.name, '-c', w.cwd, ...envArgs, '--', ...w.command,
+    'new-window',
+    '-d',
+    '-P',
+    '-F',
+    '#{window_id} #{pane_id}',
+    '-t',
+    `=${w.session}:`,
+    '-n',
+    w.name,
+    '-c',
+    w.cwd,
+    ...envArgs,
+    '--',
+    ...w.command,
   ]);
   const [windowId, paneId] = (lines[0] ?? '').split(' ');
   if (!windowId || !paneId) throw new JaggersError('E_TMUX_COMMAND', `new-window printed ${JSON.stringify(lines)}`);
@@ -98,11 +110,7 @@ export async function setWindowOptions(c: ControlClient, target: string, options
   await Promise.all(Object.entries(options).map(([k, v]) => c.runOk(['set-option', '-w', '-t', target, k, v])));
 }
 
-export async function capturePane(
-  c: ControlClient,
-  paneId: string,
-  opts: { ansi?: boolean; history?: number } = {},
-): Promise<string> {
+export async function capturePane(c: ControlClient, paneId: string, opts: { ansi?: boolean; history?: number } = {}): Promise<string> {
   const args = ['capture-pane', '-p', '-t', paneId];
   if (opts.ansi) args.push('-e');
   if (opts.history) args.push('-S', String(-opts.history));
@@ -161,7 +169,10 @@ export async function setWindowOption(c: ControlClient, windowId: string, option
 export async function humanClients(c: ControlClient): Promise<string[]> {
   const r = await c.run(['list-clients', '-F', '#{client_name}\t#{client_control_mode}']);
   if (!r.ok) return [];
-  return r.lines.map((l) => l.split('\t')).filter(([name, control]) => name && control !== '1').map(([name]) => name!);
+  return r.lines
+    .map((l) => l.split('\t'))
+    .filter(([name, control]) => name && control !== '1')
+    .map(([name]) => name!);
 }
 
 /** Show a message on one client's status line for `ms` milliseconds. */
@@ -171,7 +182,11 @@ export async function displayMessage(c: ControlClient, client: string, text: str
 }
 
 /** Kill whatever runs in the pane and start `command` there (the window and its tags stay). */
-export async function respawnPane(c: ControlClient, paneId: string, w: { cwd: string; env: Record<string, string>; command: readonly string[] }): Promise<void> {
+export async function respawnPane(
+  c: ControlClient,
+  paneId: string,
+  w: { cwd: string; env: Record<string, string>; command: readonly string[] },
+): Promise<void> {
   const envArgs = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   await c.runOk(['respawn-pane', '-k', '-t', paneId, '-c', w.cwd, ...envArgs, '--', ...w.command]);
 }

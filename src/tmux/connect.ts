@@ -23,10 +23,21 @@ export interface CreateSession {
 export async function openControl(server: TmuxServer, session: string, create?: CreateSession, attachFlags?: string): Promise<ControlClient> {
   const args = create
     ? [
-        'new-session', '-A', '-s', session, '-n', create.windowName,
-        '-x', String(create.width), '-y', String(create.height), '-c', create.cwd,
+        'new-session',
+        '-A',
+        '-s',
+        session,
+        '-n',
+        create.windowName,
+        '-x',
+        String(create.width),
+        '-y',
+        String(create.height),
+        '-c',
+        create.cwd,
         ...Object.entries(create.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-        '--', ...create.command,
+        '--',
+        ...create.command,
       ]
     : ['attach-session', ...(attachFlags ? ['-f', attachFlags] : []), '-t', `=${session}`];
   // Right after `kill-server` the old server may still hold its socket: a client that starts then is
@@ -58,7 +69,13 @@ async function connectOnce(server: TmuxServer, session: string, args: string[]):
     // -f no-output` silenced a different connection), so wait for the attach before the first one.
     let timer: NodeJS.Timeout | undefined;
     const slow = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new JaggersError('E_TMUX_TIMEOUT', `tmux ${describeSocket(server)} did not attach a control client to ${session} within ${ATTACH_TIMEOUT_MS} ms`)), ATTACH_TIMEOUT_MS);
+      timer = setTimeout(
+        () =>
+          reject(
+            new JaggersError('E_TMUX_TIMEOUT', `tmux ${describeSocket(server)} did not attach a control client to ${session} within ${ATTACH_TIMEOUT_MS} ms`),
+          ),
+        ATTACH_TIMEOUT_MS,
+      );
     });
     await Promise.race([client.attached, new Promise<void>((resolve) => client.onExit(() => resolve())), slow]).finally(() => clearTimeout(timer));
     await client.runOk(['display-message', '-p', '#{session_name}']);

@@ -101,10 +101,12 @@ export class ControlClient {
       const timer = setTimeout(() => {
         reject(new JaggersError('E_TMUX_TIMEOUT', `tmux did not answer \`${line.slice(0, 120)}\` within ${this.commandTimeoutMs} ms`));
       }, this.commandTimeoutMs);
-      const settle = <T>(fn: (v: T) => void) => (v: T) => {
-        clearTimeout(timer);
-        fn(v);
-      };
+      const settle =
+        <T>(fn: (v: T) => void) =>
+        (v: T) => {
+          clearTimeout(timer);
+          fn(v);
+        };
       this.pending.push({ command: line, resolve: settle(resolve), reject: settle(reject) });
       this.commandsSent++;
       this.transport.write(`${line}\n`);

@@ -24,7 +24,7 @@ export function isSupported(v: TmuxVersion): boolean {
 export async function checkTmux(bin: string, env: NodeJS.ProcessEnv): Promise<TmuxVersion> {
   const r = await execa(bin, ['-V'], { env, extendEnv: false, reject: false });
   const errno = (r as { code?: string }).code;
-  if (errno === 'ENOENT' || r.failed && /ENOENT/.test(String(r.message))) {
+  if (errno === 'ENOENT' || (r.failed && /ENOENT/.test(String(r.message)))) {
     throw new JaggersError(
       'E_TMUX_NOT_FOUND',
       bin === 'tmux'
@@ -37,10 +37,7 @@ export async function checkTmux(bin: string, env: NodeJS.ProcessEnv): Promise<Tm
     throw new JaggersError('E_TMUX_NOT_FOUND', `${bin} -V printed ${JSON.stringify(String(r.stdout || r.stderr))}, not a tmux version`);
   }
   if (!isSupported(v)) {
-    throw new JaggersError(
-      'E_TMUX_TOO_OLD',
-      `${v.raw} is too old: jaggers needs tmux ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer`,
-    );
+    throw new JaggersError('E_TMUX_TOO_OLD', `${v.raw} is too old: jaggers needs tmux ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer`);
   }
   return v;
 }

@@ -45,8 +45,18 @@ export function writePrompt(
     if (!d.tasks[o.task]) events.push({ type: 'task-created', taskId: o.task, workflow: meta.workflow });
     const tid = o.target.terminalId;
     if (tid && d.terminals[tid]) {
-      if (d.tasks[o.task]?.agents[o.target.agent]?.terminalId !== tid) events.push({ type: 'task-agent', taskId: o.task, agent: o.target.agent, terminalId: tid });
-      events.push({ type: 'turn', taskId: o.task, agent: o.target.agent, terminalId: tid, sessionId: meta.targetSession, turn, handoverFile: path.relative(dirs.projectRoot, artifact), direction: 'prompt' });
+      if (d.tasks[o.task]?.agents[o.target.agent]?.terminalId !== tid)
+        events.push({ type: 'task-agent', taskId: o.task, agent: o.target.agent, terminalId: tid });
+      events.push({
+        type: 'turn',
+        taskId: o.task,
+        agent: o.target.agent,
+        terminalId: tid,
+        sessionId: meta.targetSession,
+        turn,
+        handoverFile: path.relative(dirs.projectRoot, artifact),
+        direction: 'prompt',
+      });
     }
     const cwd = (tid && d.terminals[tid]?.cwd) || dirs.projectRoot;
     return { events, result: { turn, artifact, meta, cwd } };
@@ -80,7 +90,18 @@ export function writeReply(
     const tid = o.target.terminalId;
     const events: NewJournalEvent[] =
       tid && d.terminals[tid]
-        ? [{ type: 'turn', taskId: meta.task, agent: o.target.agent, terminalId: tid, sessionId, turn: replyTurn, handoverFile: path.relative(dirs.projectRoot, file), direction: 'reply' }]
+        ? [
+            {
+              type: 'turn',
+              taskId: meta.task,
+              agent: o.target.agent,
+              terminalId: tid,
+              sessionId,
+              turn: replyTurn,
+              handoverFile: path.relative(dirs.projectRoot, file),
+              direction: 'reply',
+            },
+          ]
         : [];
     return { events, result: file };
   });

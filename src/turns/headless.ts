@@ -67,7 +67,11 @@ async function runCli(profile: Profile, launch: AgentLaunch, args: string[], tim
 }
 
 /** One headless run; a first turn whose session turns out to exist (someone talked in the pane) goes on as a later one. */
-async function runHeadless(profile: Profile, launch: AgentLaunch, o: { sessionId: string | null; first: boolean; prompt: string; timeoutMs: number; label: string }): Promise<Ran> {
+async function runHeadless(
+  profile: Profile,
+  launch: AgentLaunch,
+  o: { sessionId: string | null; first: boolean; prompt: string; timeoutMs: number; label: string },
+): Promise<Ran> {
   const s = profile.session;
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'jaggers-headless-'));
   const replyFile = path.join(tmp, 'reply.txt');
@@ -77,7 +81,8 @@ async function runHeadless(profile: Profile, launch: AgentLaunch, o: { sessionId
       return { r: await runCli(profile, launch, args, o.timeoutMs), usesFile: template.some((a) => a.includes('{replyFile}')) };
     };
     const useFirst = o.first && s.headlessFirstArgs !== undefined;
-    if (!useFirst && !o.sessionId) throw new JaggersError('E_NOT_PINNED', `${o.label}: no session is pinned yet and profile ${profile.name} has no session.headlessFirstArgs to start one`);
+    if (!useFirst && !o.sessionId)
+      throw new JaggersError('E_NOT_PINNED', `${o.label}: no session is pinned yet and profile ${profile.name} has no session.headlessFirstArgs to start one`);
     let run = await attempt(useFirst ? s.headlessFirstArgs! : s.headlessArgs!);
     if (useFirst && run.r.exitCode !== 0 && o.sessionId && IN_USE.test(String(run.r.stderr))) run = await attempt(s.headlessArgs!);
     const { r } = run;
@@ -96,22 +101,32 @@ async function runHeadless(profile: Profile, launch: AgentLaunch, o: { sessionId
 export async function headlessTurn(env: HeadlessEnv, target: TurnTarget, req: TurnRequest): Promise<HandoffResult> {
   const { profile } = target;
   if (!profile.session.headlessArgs) throw new JaggersError('E_USAGE', `${req.label}: profile ${profile.name} has no session.headlessArgs`);
-  if (!target.terminalId) throw new JaggersError('E_NOT_PINNED', `${req.label}: agent ${target.agent} has no terminal id (its window has no @jaggers_terminal_id tag)`);
+  if (!target.terminalId)
+    throw new JaggersError('E_NOT_PINNED', `${req.label}: agent ${target.agent} has no terminal id (its window has no @jaggers_terminal_id tag)`);
   const terminalId = target.terminalId;
   return env.queue.run(target.paneId, async () => {
     const t0 = performance.now();
     const terminal = (await env.registry.read()).terminals[terminalId];
     const pinned = terminal?.sessionId ?? null;
-    if (!pinned && !profile.session.headlessIdFrom) throw new JaggersError('E_NOT_PINNED', `${req.label}: agent ${target.agent} (${terminalId}) has no pinned session yet`);
+    if (!pinned && !profile.session.headlessIdFrom)
+      throw new JaggersError('E_NOT_PINNED', `${req.label}: agent ${target.agent} (${terminalId}) has no pinned session yet`);
     const first = !pinned || (terminal?.turns ?? 0) === 0;
     const dirs = { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot };
     const party: TurnParty = { agent: target.agent, terminalId };
-    const prompt = await writePrompt(env.registry, dirs, { task: req.task, workflow: req.workflow === 'handoff' ? 'headless' : req.workflow, target: party, from: req.from, payload: req.payload });
+    const prompt = await writePrompt(env.registry, dirs, {
+      task: req.task,
+      workflow: req.workflow === 'handoff' ? 'headless' : req.workflow,
+      target: party,
+      from: req.from,
+      payload: req.payload,
+    });
     const log = env.log.child({ task: req.task, terminal: terminalId, agent: target.agent, turn: prompt.turn, session: pinned });
     const event = (phase: 'written' | 'delivered' | 'done' | 'failed', more: { reply?: string; error?: string } = {}) =>
       env.emit({ phase, agent: target.agent, terminalId, task: req.task, turn: prompt.turn, artifact: prompt.artifact, ...more });
     event('written');
-    const pointer = sanitizeText(fillTemplate([profile.delivery.pointer], { file: path.relative(prompt.cwd, prompt.artifact) || prompt.artifact, nonce: makeNonce() })[0]!);
+    const pointer = sanitizeText(
+      fillTemplate([profile.delivery.pointer], { file: path.relative(prompt.cwd, prompt.artifact) || prompt.artifact, nonce: makeNonce() })[0]!,
+    );
     const launch = await env.launch(target);
     let sessionId = pinned;
     let conversation = !first;
@@ -122,7 +137,10 @@ export async function headlessTurn(env: HeadlessEnv, target: TurnTarget, req: Tu
       if (!pinned && ran.sessionId) {
         sessionId = ran.sessionId;
         const id = ran.sessionId;
-        await env.registry.update((d) => ({ events: d.terminals[terminalId]?.sessionId ? [] : [{ type: 'session-pinned' as const, terminalId, sessionId: id, how: 'discovered' as const }], result: null }));
+        await env.registry.update((d) => ({
+          events: d.terminals[terminalId]?.sessionId ? [] : [{ type: 'session-pinned' as const, terminalId, sessionId: id, how: 'discovered' as const }],
+          result: null,
+        }));
         log.info({ session: id }, 'pinned the session the first headless turn made');
       }
       event('delivered');
@@ -149,7 +167,9 @@ export async function headlessTurn(env: HeadlessEnv, target: TurnTarget, req: Tu
       event('failed', { error: message });
       throw e instanceof JaggersError ? new JaggersError(e.code, message) : e;
     } finally {
-      await env.pane?.resume(sessionId, conversation).catch((err: Error) => log.error({ err: err.message }, 'could not start the agent again in its pane after a headless turn'));
+      await env.pane
+        ?.resume(sessionId, conversation)
+        .catch((err: Error) => log.error({ err: err.message }, 'could not start the agent again in its pane after a headless turn'));
     }
   });
 }

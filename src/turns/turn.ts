@@ -74,10 +74,12 @@ export function startTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest): S
     onDelivered = resolve;
     onFailed = reject;
   });
-  const finished = env.queue.run(target.paneId, () => runTurn(env, target, req, (r) => {
-    wasDelivered = true;
-    onDelivered(r);
-  }));
+  const finished = env.queue.run(target.paneId, () =>
+    runTurn(env, target, req, (r) => {
+      wasDelivered = true;
+      onDelivered(r);
+    }),
+  );
   finished.catch((e: unknown) => {
     if (!wasDelivered) onFailed(e);
   });
@@ -136,10 +138,7 @@ async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, deliv
     const home = await env.homeOf(target.pid);
     const sessionId = prompt.meta.targetSession;
     const kind = target.profile.session.transcript;
-    const readTranscript =
-      kind && sessionId
-        ? () => readTranscriptReply(kind, home, prompt.cwd, sessionId, nonce)
-        : null;
+    const readTranscript = kind && sessionId ? () => readTranscriptReply(kind, home, prompt.cwd, sessionId, nonce) : null;
     const end = await waitForTurnEnd(env.watch, env.io, {
       paneId: target.paneId,
       agent: target.agent,
@@ -158,7 +157,8 @@ async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, deliv
         ? { text: end.reply, from: 'transcript' as const }
         : { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const };
     const replyArtifact = await writeReply(env.registry, dirs, { prompt, target: party, from: req.from, text: reply.text });
-    if (!sessionId && env.discoverPin) await env.discoverPin(target, home).catch((e: Error) => log.warn({ err: e.message }, 'could not pin the session the CLI made'));
+    if (!sessionId && env.discoverPin)
+      await env.discoverPin(target, home).catch((e: Error) => log.warn({ err: e.message }, 'could not pin the session the CLI made'));
     const now = performance.now();
     log.info({ by: end.by, from: reply.from, ms: Math.round(now - t0) }, 'turn finished');
     event('done', { reply: replyArtifact });
@@ -178,4 +178,3 @@ async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, deliv
     offStates();
   }
 }
-

@@ -104,12 +104,16 @@ describe.skipIf(!enabled)('capture real CLI screens (JAGGERS_CAPTURE_SCREENS=1)'
 
   const clis = CLI_NAMES.filter((c) => picked.length === 0 || picked.includes(c));
   for (const cli of clis) {
-    it.skipIf(!isCliInstalled(cli))(`${cli} ${CLIS[cli].version}`, async () => {
-      mkdirSync(outDir, { recursive: true });
-      // A fixed folder, so that the paths shown on screen are the same at every capture.
-      rig = await createRig(cli, { root: join(scratch, cli) });
-      await captureAll(rig);
-      expect(rig.stub.turns().length).toBeGreaterThanOrEqual(3);
-    }, 300_000);
+    it.skipIf(!isCliInstalled(cli))(
+      `${cli} ${CLIS[cli].version}`,
+      async () => {
+        mkdirSync(outDir, { recursive: true });
+        // A fixed folder, so that the paths shown on screen are the same at every capture.
+        rig = await createRig(cli, { root: join(scratch, cli) });
+        await captureAll(rig);
+        expect(rig.stub.turns().length).toBeGreaterThanOrEqual(3);
+      },
+      300_000,
+    );
   }
 });

@@ -12,15 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  CLAUDE_VERSION,
-  HANDOVER,
-  PROMPT,
-  ROOT_PLACEHOLDER,
-  TAG,
-  fixtureFile,
-  type TranscriptFixture,
-} from '../helpers/claude-transcripts.js';
+import { CLAUDE_VERSION, HANDOVER, PROMPT, ROOT_PLACEHOLDER, TAG, fixtureFile, type TranscriptFixture } from '../helpers/claude-transcripts.js';
 import { cliBinary, CLIS, isCliInstalled } from './clis.js';
 import { waitForScreen, waitUntil } from './drive.js';
 import { createRig, type CliRig } from './rig.js';

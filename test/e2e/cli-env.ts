@@ -138,8 +138,7 @@ function codex(home: string, opts: CliHomeOptions): Record<string, string> {
 export function prepareCliHome(cli: CliName, opts: CliHomeOptions): CliHome {
   const home = join(opts.root, `home-${cli}`);
   mkdirSync(home, { recursive: true });
-  const specific =
-    cli === 'claude' ? claude(home, opts) : cli === 'qwen' ? qwen(home, opts) : cli === 'gemini' ? gemini(home, opts) : codex(home, opts);
+  const specific = cli === 'claude' ? claude(home, opts) : cli === 'qwen' ? qwen(home, opts) : cli === 'gemini' ? gemini(home, opts) : codex(home, opts);
   return { env: { ...baseEnv(home, opts.root), ...specific }, home };
 }
 

@@ -53,9 +53,7 @@ export function cliBinary(cli: CliName): string {
   const bin = installedBinary(cli);
   if (bin === undefined) {
     const { pkg, version } = CLIS[cli];
-    throw new Error(
-      `${cli} ${version} (${pkg}) is not installed in ${cliPrefix(cli)}: run scripts/install-real-clis.sh ${cli}`,
-    );
+    throw new Error(`${cli} ${version} (${pkg}) is not installed in ${cliPrefix(cli)}: run scripts/install-real-clis.sh ${cli}`);
   }
   return bin;
 }

@@ -9,8 +9,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 export type ScreenCheck = RegExp | ((screen: string) => boolean);
 
-const matches = (check: ScreenCheck, screen: string): boolean =>
-  typeof check === 'function' ? check(screen) : check.test(screen);
+const matches = (check: ScreenCheck, screen: string): boolean => (typeof check === 'function' ? check(screen) : check.test(screen));
 
 /** Polls the pane until `check` holds; fails with the last screen seen. */
 export async function waitForScreen(
@@ -31,12 +30,7 @@ export async function waitForScreen(
   }
 }
 
-export function waitForState(
-  cli: CliName,
-  tmux: PrivateTmux,
-  state: ScreenState,
-  opts: { timeoutMs?: number; also?: ScreenCheck } = {},
-): Promise<string> {
+export function waitForState(cli: CliName, tmux: PrivateTmux, state: ScreenState, opts: { timeoutMs?: number; also?: ScreenCheck } = {}): Promise<string> {
   const { also } = opts;
   return waitForScreen(tmux, (s) => screenState(cli, s) === state && (also === undefined || matches(also, s)), {
     timeoutMs: opts.timeoutMs,
@@ -68,8 +62,7 @@ export async function typePrompt(tmux: PrivateTmux, stub: StubServer, cli: CliNa
   await waitForScreen(tmux, (s) => s.includes(probe), { timeoutMs: 10_000, what: `the typed text "${probe}"` });
   await sleep(ENTER_GAP_MS);
   await tmux.run(['send-keys', '-t', 'e2e', 'Enter']);
-  const sent = (): boolean =>
-    stub.requests.slice(before).some((r) => r.purpose === 'turn' && (r.lastUserText ?? '').includes(probe));
+  const sent = (): boolean => stub.requests.slice(before).some((r) => r.purpose === 'turn' && (r.lastUserText ?? '').includes(probe));
   const deadline = Date.now() + 5_000;
   while (!sent() && Date.now() < deadline) await sleep(50);
   if (!sent() && screenState(cli, await tmux.capture()) === 'idle') {

@@ -32,7 +32,9 @@ describe.skipIf(team.length === 0)('jaggers: headless turns on the real CLIs', (
     const r = await t.jg(['handoff', cli, ...args, '--timeout', '120', '--json']);
     if (r.code !== 0) {
       const screen = (await t.jg(['capture', cli])).stdout;
-      expect.fail(`jaggers handoff ${cli} ${args.join(' ')} exited ${r.code}: ${r.stderr}\nprompts the stub got: ${JSON.stringify(t.turnsOf(cli).map((q) => q.lastUserText))}\nscreen:\n${screen}`);
+      expect.fail(
+        `jaggers handoff ${cli} ${args.join(' ')} exited ${r.code}: ${r.stderr}\nprompts the stub got: ${JSON.stringify(t.turnsOf(cli).map((q) => q.lastUserText))}\nscreen:\n${screen}`,
+      );
     }
     return JSON.parse(r.stdout) as HandoffResult;
   };
@@ -45,34 +47,38 @@ describe.skipIf(team.length === 0)('jaggers: headless turns on the real CLIs', (
   };
 
   for (const cli of CLI_NAMES) {
-    it.skipIf(!team.includes(cli))(`${cli} ${CLIS[cli].version}: a headless first turn, a pane turn in the same conversation, headless again`, async () => {
-      const first = await run(cli, ['--headless', '--message', `headless first for ${cli}`]);
-      expect(first.delivery.kind).toBe('headless');
-      expect(first.reply?.text.trim()).toBe(`answer: headless first for ${cli}`);
-      const pin = (await t.jgJson<PinRow[]>(['sessions', '--json'])).find((p) => p.agent === cli);
-      expect(pin?.sessionId, `${cli} is pinned after its headless first turn`).toBeTruthy();
+    it.skipIf(!team.includes(cli))(
+      `${cli} ${CLIS[cli].version}: a headless first turn, a pane turn in the same conversation, headless again`,
+      async () => {
+        const first = await run(cli, ['--headless', '--message', `headless first for ${cli}`]);
+        expect(first.delivery.kind).toBe('headless');
+        expect(first.reply?.text.trim()).toBe(`answer: headless first for ${cli}`);
+        const pin = (await t.jgJson<PinRow[]>(['sessions', '--json'])).find((p) => p.agent === cli);
+        expect(pin?.sessionId, `${cli} is pinned after its headless first turn`).toBeTruthy();
 
-      // The pane came back resumed in that conversation (its command line carries the resume arguments).
-      await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after the headless turn' });
-      const pane = await t.pane(cli);
-      const argv = readFileSync(`/proc/${pane.panePid}/cmdline`, 'utf8').split('\0').join(' ');
-      const resumeArgs = (JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { session: { resumeArgs: string[] } }).session.resumeArgs.map((a) =>
-        a.replace('{sessionId}', pin!.sessionId!),
-      );
-      expect(argv, `${cli}'s command line`).toContain(` ${resumeArgs.join(' ')}`);
+        // The pane came back resumed in that conversation (its command line carries the resume arguments).
+        await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after the headless turn' });
+        const pane = await t.pane(cli);
+        const argv = readFileSync(`/proc/${pane.panePid}/cmdline`, 'utf8').split('\0').join(' ');
+        const resumeArgs = (
+          JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { session: { resumeArgs: string[] } }
+        ).session.resumeArgs.map((a) => a.replace('{sessionId}', pin!.sessionId!));
+        expect(argv, `${cli}'s command line`).toContain(` ${resumeArgs.join(' ')}`);
 
-      const inPane = await run(cli, ['--message', `then in the pane for ${cli}`]);
-      expect(inPane.reply?.text).toContain(`answer: then in the pane for ${cli}`);
-      const req = requestWith(cli, inPane.pointer);
-      expect(req.userTexts, `${cli}'s pane turn carried the headless one`).toContain(first.pointer);
-      expect(req.assistantTexts.join('\n')).toContain(`answer: headless first for ${cli}`);
+        const inPane = await run(cli, ['--message', `then in the pane for ${cli}`]);
+        expect(inPane.reply?.text).toContain(`answer: then in the pane for ${cli}`);
+        const req = requestWith(cli, inPane.pointer);
+        expect(req.userTexts, `${cli}'s pane turn carried the headless one`).toContain(first.pointer);
+        expect(req.assistantTexts.join('\n')).toContain(`answer: headless first for ${cli}`);
 
-      const again = await run(cli, ['--headless', '--message', `headless again for ${cli}`]);
-      expect(again.reply?.text.trim()).toBe(`answer: headless again for ${cli}`);
-      const req2 = requestWith(cli, again.pointer);
-      expect(req2.userTexts).toEqual(expect.arrayContaining([first.pointer, inPane.pointer, again.pointer]));
-      // Still one pinned conversation.
-      expect((await t.jgJson<PinRow[]>(['sessions', '--json'])).find((p) => p.agent === cli)).toMatchObject({ sessionId: pin!.sessionId, previous: [] });
-    }, STEP_MS);
+        const again = await run(cli, ['--headless', '--message', `headless again for ${cli}`]);
+        expect(again.reply?.text.trim()).toBe(`answer: headless again for ${cli}`);
+        const req2 = requestWith(cli, again.pointer);
+        expect(req2.userTexts).toEqual(expect.arrayContaining([first.pointer, inPane.pointer, again.pointer]));
+        // Still one pinned conversation.
+        expect((await t.jgJson<PinRow[]>(['sessions', '--json'])).find((p) => p.agent === cli)).toMatchObject({ sessionId: pin!.sessionId, previous: [] });
+      },
+      STEP_MS,
+    );
   }
 });

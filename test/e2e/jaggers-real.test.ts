@@ -94,42 +94,52 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
   /** The stub's turn request that carried `pointer` (the prompt jaggers typed). */
   const requestWith = (cli: CliName, pointer: string) => {
     const sent = t.turnsOf(cli).filter((r) => r.lastUserText === pointer);
-    expect(sent, `${cli} sent the prompt ${JSON.stringify(pointer)} once; it sent ${JSON.stringify(t.turnsOf(cli).map((r) => r.lastUserText))}`).toHaveLength(1);
+    expect(sent, `${cli} sent the prompt ${JSON.stringify(pointer)} once; it sent ${JSON.stringify(t.turnsOf(cli).map((r) => r.lastUserText))}`).toHaveLength(
+      1,
+    );
     return sent[0]!;
   };
 
   for (const cli of CLI_NAMES) {
     describe.skipIf(!inTeam(cli))(title(cli), () => {
-      it('up: the agent reaches idle', async () => {
-        const row = await firstIdle.get(cli)!;
-        expect(row).toMatchObject({ agent: cli, state: 'idle', from: 'supervisor' });
-        const why = await t.jg(['why', cli]);
-        expect(why.stdout).toContain(`${cli} is idle`);
-      }, STEP_MS);
+      it(
+        'up: the agent reaches idle',
+        async () => {
+          const row = await firstIdle.get(cli)!;
+          expect(row).toMatchObject({ agent: cli, state: 'idle', from: 'supervisor' });
+          const why = await t.jg(['why', cli]);
+          expect(why.stdout).toContain(`${cli} is idle`);
+        },
+        STEP_MS,
+      );
 
-      it('handoff: delivered, busy then done, the reply captured and written as an artifact', async () => {
-        const secret = secretOf(cli);
-        const res = await handoff(cli, ['--message', secret]);
-        expect(res.delivery.kind).toBe('delivered');
-        expect(res.states, `states seen: ${res.states.join(' -> ')}`).toContain('busy');
-        expect(res.states.at(-1)).toBe('done');
-        expect(res.states.indexOf('busy')).toBeLessThan(res.states.lastIndexOf('done'));
-        // The handover file holds the message under its front matter; the CLI got the pointer to it.
-        const handover = parseArtifact(readFileSync(res.artifact, 'utf8'));
-        expect(handover.body.trim()).toBe(secret);
-        expect(handover.meta).toMatchObject({ turn: 1, target_agent: cli });
-        requestWith(cli, res.pointer);
+      it(
+        'handoff: delivered, busy then done, the reply captured and written as an artifact',
+        async () => {
+          const secret = secretOf(cli);
+          const res = await handoff(cli, ['--message', secret]);
+          expect(res.delivery.kind).toBe('delivered');
+          expect(res.states, `states seen: ${res.states.join(' -> ')}`).toContain('busy');
+          expect(res.states.at(-1)).toBe('done');
+          expect(res.states.indexOf('busy')).toBeLessThan(res.states.lastIndexOf('done'));
+          // The handover file holds the message under its front matter; the CLI got the pointer to it.
+          const handover = parseArtifact(readFileSync(res.artifact, 'utf8'));
+          expect(handover.body.trim()).toBe(secret);
+          expect(handover.meta).toMatchObject({ turn: 1, target_agent: cli });
+          requestWith(cli, res.pointer);
 
-        expect(res.reply, 'a reply').not.toBeNull();
-        const reply = res.reply!;
-        await expectReply(cli, res, `answer: ${secret}`);
-        expect(reply.from).toBe(cli === 'claude' ? 'transcript' : 'screen');
-        expect(existsSync(reply.artifact)).toBe(true);
-        const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
-        expect(artifact.meta).toMatchObject({ task: res.task, turn: 2, source_agent: cli, target_agent: 'user', reply_to: path.basename(res.artifact) });
-        expect(artifact.body.trim()).toBe(reply.text.trim());
-        firstHandoff.set(cli, res);
-      }, STEP_MS);
+          expect(res.reply, 'a reply').not.toBeNull();
+          const reply = res.reply!;
+          await expectReply(cli, res, `answer: ${secret}`);
+          expect(reply.from).toBe(cli === 'claude' ? 'transcript' : 'screen');
+          expect(existsSync(reply.artifact)).toBe(true);
+          const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
+          expect(artifact.meta).toMatchObject({ task: res.task, turn: 2, source_agent: cli, target_agent: 'user', reply_to: path.basename(res.artifact) });
+          expect(artifact.body.trim()).toBe(reply.text.trim());
+          firstHandoff.set(cli, res);
+        },
+        STEP_MS,
+      );
 
       it(`the reply artifact holds only ${cli}'s answer: no reply marker, hint line, rule or turn summary`, () => {
         const reply = firstHandoff.get(cli)?.reply;
@@ -137,69 +147,89 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         expect(reply!.text.trim()).toBe(`answer: ${secretOf(cli)}`);
       });
 
-      it('a reply of several paragraphs arrives as those paragraphs, line for line', async () => {
-        const res = await handoff(cli, ['--message', 'Answer in three paragraphs.']);
-        const paragraphs = res.reply!.text.split('\n').map((l) => l.trim()).filter(Boolean);
-        // Markdown renderers may drop the backticks around `code`; everything else must be there.
-        expect(paragraphs.map((l) => l.replace(/`/g, '')), `${cli}'s reply ${JSON.stringify(res.reply)}`).toEqual(
-          MULTI_LINE_REPLY.split('\n\n').map((l) => l.replace(/`/g, '')),
-        );
-      }, STEP_MS);
+      it(
+        'a reply of several paragraphs arrives as those paragraphs, line for line',
+        async () => {
+          const res = await handoff(cli, ['--message', 'Answer in three paragraphs.']);
+          const paragraphs = res
+            .reply!.text.split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean);
+          // Markdown renderers may drop the backticks around `code`; everything else must be there.
+          expect(
+            paragraphs.map((l) => l.replace(/`/g, '')),
+            `${cli}'s reply ${JSON.stringify(res.reply)}`,
+          ).toEqual(MULTI_LINE_REPLY.split('\n\n').map((l) => l.replace(/`/g, '')));
+        },
+        STEP_MS,
+      );
 
-      it('turns that finish in under a second end on their evidence: five in a row, each reply captured', async () => {
-        for (let i = 1; i <= 5; i++) {
-          const started = Date.now();
-          const res = await handoff(cli, ['--message', `answer at once, number ${i}`]);
-          await expectReply(cli, res, `answer: answer at once, number ${i}`);
-          expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(/^(transcript|screen)$/);
-          // The stub answered at once: what is left is the CLI's own time and jaggers' (not a timeout).
-          expect(Date.now() - started, `${cli} turn ${i} took`).toBeLessThan(30_000);
-        }
-        if (cli === 'codex') {
-          // codex sums a turn under a second up as `Worked for <1s`: the profile's turn-summary rule reads it.
-          const why = await t.jgJson<{ state: string; rule: string }>(['why', cli, '--json']);
-          expect(why.state).toBe('done');
-        }
-      }, 3 * STEP_MS);
+      it(
+        'turns that finish in under a second end on their evidence: five in a row, each reply captured',
+        async () => {
+          for (let i = 1; i <= 5; i++) {
+            const started = Date.now();
+            const res = await handoff(cli, ['--message', `answer at once, number ${i}`]);
+            await expectReply(cli, res, `answer: answer at once, number ${i}`);
+            expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(/^(transcript|screen)$/);
+            // The stub answered at once: what is left is the CLI's own time and jaggers' (not a timeout).
+            expect(Date.now() - started, `${cli} turn ${i} took`).toBeLessThan(30_000);
+          }
+          if (cli === 'codex') {
+            // codex sums a turn under a second up as `Worked for <1s`: the profile's turn-summary rule reads it.
+            const why = await t.jgJson<{ state: string; rule: string }>(['why', cli, '--json']);
+            expect(why.state).toBe('done');
+          }
+        },
+        3 * STEP_MS,
+      );
 
-      it('a tool call that needs approval: jaggers reports waiting_input, then done once approved', async () => {
-        const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);
-        expect(res.delivery.kind).toBe('delivered');
-        const waiting = await t.waitForStatus(cli, (s) => s.state === 'waiting_input', { what: 'waiting_input' });
-        // The menu on screen, or claude's own state file saying `waiting` (it may come first).
-        expect(waiting.rule).toMatch(/^(approval-menu$|state-file )/);
-        const why = await t.jg(['why', cli]);
-        expect(why.stdout).toContain(`${cli} is waiting_input`);
-        const pane = await t.pane(cli);
-        const menu = await t.rig.waitForScreen(pane.paneId, new RegExp(approvalPattern(cli), 'mu'));
-        expect(menu).toContain(`touch approved-${cli}.txt`);
+      it(
+        'a tool call that needs approval: jaggers reports waiting_input, then done once approved',
+        async () => {
+          const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);
+          expect(res.delivery.kind).toBe('delivered');
+          const waiting = await t.waitForStatus(cli, (s) => s.state === 'waiting_input', { what: 'waiting_input' });
+          // The menu on screen, or claude's own state file saying `waiting` (it may come first).
+          expect(waiting.rule).toMatch(/^(approval-menu$|state-file )/);
+          const why = await t.jg(['why', cli]);
+          expect(why.stdout).toContain(`${cli} is waiting_input`);
+          const pane = await t.pane(cli);
+          const menu = await t.rig.waitForScreen(pane.paneId, new RegExp(approvalPattern(cli), 'mu'));
+          expect(menu).toContain(`touch approved-${cli}.txt`);
 
-        // Approve (Enter takes the first choice in all four menus): the tool runs, the turn ends.
-        await t.rig.tmux(['send-keys', '-t', pane.paneId, 'Enter']);
-        await t.waitForStatus(cli, (s) => s.state === 'done' && s.turns > waiting.turns, { what: 'done after the approval' });
-        await t.rig.waitForScreen(pane.paneId, /stub: the command ran/);
-        expect(existsSync(path.join(t.cwds[cli], `approved-${cli}.txt`))).toBe(true);
-        expect(t.turnsOf(cli).some((r) => r.hasToolResult)).toBe(true);
-      }, STEP_MS);
+          // Approve (Enter takes the first choice in all four menus): the tool runs, the turn ends.
+          await t.rig.tmux(['send-keys', '-t', pane.paneId, 'Enter']);
+          await t.waitForStatus(cli, (s) => s.state === 'done' && s.turns > waiting.turns, { what: 'done after the approval' });
+          await t.rig.waitForScreen(pane.paneId, /stub: the command ran/);
+          expect(existsSync(path.join(t.cwds[cli], `approved-${cli}.txt`))).toBe(true);
+          expect(t.turnsOf(cli).some((r) => r.hasToolResult)).toBe(true);
+        },
+        STEP_MS,
+      );
 
-      it('the session is pinned, and the CLI keeps it under that id', async () => {
-        const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
-        const pin = pins.find((p) => p.agent === cli);
-        expect(pin?.sessionId, `${cli}'s pin in ${JSON.stringify(pins)}`).toBeTruthy();
-        const id = pin!.sessionId!;
-        const home = t.homes[cli]!;
-        if (cli === 'codex') {
-          // Not given at start: discovered from its rollout file at the end of the first waiting handoff.
-          expect(codexSessionIds(home)).toEqual([id]);
-        } else {
-          // Pre-generated and passed with --session-id: the first handover file names it as the target.
-          expect(parseArtifact(readFileSync(firstHandoff.get(cli)!.artifact, 'utf8')).meta.target_session).toBe(id);
-        }
-        const file = sessionFile(cli, home, t.cwds[cli], id);
-        expect(file, `${cli}'s own session file for ${id}`).toBeDefined();
-        if (cli === 'gemini') expect(firstJsonLine(file!).sessionId).toBe(id);
-        expect(readFileSync(file!, 'utf8')).toContain(firstHandoff.get(cli)!.pointer);
-      }, STEP_MS);
+      it(
+        'the session is pinned, and the CLI keeps it under that id',
+        async () => {
+          const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
+          const pin = pins.find((p) => p.agent === cli);
+          expect(pin?.sessionId, `${cli}'s pin in ${JSON.stringify(pins)}`).toBeTruthy();
+          const id = pin!.sessionId!;
+          const home = t.homes[cli]!;
+          if (cli === 'codex') {
+            // Not given at start: discovered from its rollout file at the end of the first waiting handoff.
+            expect(codexSessionIds(home)).toEqual([id]);
+          } else {
+            // Pre-generated and passed with --session-id: the first handover file names it as the target.
+            expect(parseArtifact(readFileSync(firstHandoff.get(cli)!.artifact, 'utf8')).meta.target_session).toBe(id);
+          }
+          const file = sessionFile(cli, home, t.cwds[cli], id);
+          expect(file, `${cli}'s own session file for ${id}`).toBeDefined();
+          if (cli === 'gemini') expect(firstJsonLine(file!).sessionId).toBe(id);
+          expect(readFileSync(file!, 'utf8')).toContain(firstHandoff.get(cli)!.pointer);
+        },
+        STEP_MS,
+      );
     });
   }
 
@@ -214,52 +244,61 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
     }, STEP_MS);
 
     for (const cli of CLI_NAMES) {
-      it.skipIf(!inTeam(cli))(`${cli}: resumed with its pinned id, the earlier turns in the next request`, async () => {
-        const id = pinsBefore.find((p) => p.agent === cli)?.sessionId;
-        expect(id, `${cli} was pinned before the kill`).toBeTruthy();
-        await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after the resume' });
-        // Started with the profile's resume arguments for the pinned id, and the pin did not move.
-        const pane = await t.pane(cli);
-        const argv = readFileSync(`/proc/${pane.panePid}/cmdline`, 'utf8').split('\0');
-        const resumeArgs = (JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { session: { resumeArgs: string[] } })
-          .session.resumeArgs.map((a) => a.replace('{sessionId}', id!));
-        expect(argv.join(' '), `${cli}'s command line`).toContain(` ${resumeArgs.join(' ')}`);
-        const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
-        expect(pins.find((p) => p.agent === cli)).toMatchObject({ sessionId: id, previous: [] });
+      it.skipIf(!inTeam(cli))(
+        `${cli}: resumed with its pinned id, the earlier turns in the next request`,
+        async () => {
+          const id = pinsBefore.find((p) => p.agent === cli)?.sessionId;
+          expect(id, `${cli} was pinned before the kill`).toBeTruthy();
+          await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after the resume' });
+          // Started with the profile's resume arguments for the pinned id, and the pin did not move.
+          const pane = await t.pane(cli);
+          const argv = readFileSync(`/proc/${pane.panePid}/cmdline`, 'utf8').split('\0');
+          const resumeArgs = (
+            JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { session: { resumeArgs: string[] } }
+          ).session.resumeArgs.map((a) => a.replace('{sessionId}', id!));
+          expect(argv.join(' '), `${cli}'s command line`).toContain(` ${resumeArgs.join(' ')}`);
+          const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
+          expect(pins.find((p) => p.agent === cli)).toMatchObject({ sessionId: id, previous: [] });
 
-        const res = await handoff(cli, ['--message', `after the restart, ${cli} continues`]);
-        await expectReply(cli, res, `answer: after the restart, ${cli} continues`);
-        // The stub got the conversation's earlier turns with the new prompt.
-        const req = requestWith(cli, res.pointer);
-        expect(req.userTexts).toEqual(expect.arrayContaining([firstHandoff.get(cli)!.pointer, res.pointer]));
-        expect(req.assistantTexts.join('\n')).toContain(`answer: ${secretOf(cli)}`);
-        // And the CLI wrote the new turn into the same session file.
-        const file = sessionFile(cli, t.homes[cli]!, t.cwds[cli], id!);
-        expect(file, `${cli}'s session file for ${id}`).toBeDefined();
-        expect(readFileSync(file!, 'utf8')).toContain(res.pointer);
-      }, STEP_MS);
+          const res = await handoff(cli, ['--message', `after the restart, ${cli} continues`]);
+          await expectReply(cli, res, `answer: after the restart, ${cli} continues`);
+          // The stub got the conversation's earlier turns with the new prompt.
+          const req = requestWith(cli, res.pointer);
+          expect(req.userTexts).toEqual(expect.arrayContaining([firstHandoff.get(cli)!.pointer, res.pointer]));
+          expect(req.assistantTexts.join('\n')).toContain(`answer: ${secretOf(cli)}`);
+          // And the CLI wrote the new turn into the same session file.
+          const file = sessionFile(cli, t.homes[cli]!, t.cwds[cli], id!);
+          expect(file, `${cli}'s session file for ${id}`).toBeDefined();
+          expect(readFileSync(file!, 'utf8')).toContain(res.pointer);
+        },
+        STEP_MS,
+      );
     }
   });
 
   describe('a reply handed on from one CLI to another', () => {
     for (const [i, from] of team.entries()) {
       const to = team[(i + 1) % team.length]!;
-      it.skipIf(team.length < 2)(`${from}'s reply artifact handed to ${to} with --file --from`, async () => {
-        const first = firstHandoff.get(from);
-        expect(first?.reply, `${from}'s first handoff has a reply`).toBeTruthy();
-        const replyFile = path.relative(t.rig.root, first!.reply!.artifact);
-        const res = await handoff(to, ['--file', replyFile, '--from', from, '--task', first!.task]);
-        expect(res.delivery.kind).toBe('delivered');
-        // A new handover file: the reply's body under a new header (the old header stripped).
-        const given = parseArtifact(readFileSync(first!.reply!.artifact, 'utf8'));
-        const handover = parseArtifact(readFileSync(res.artifact, 'utf8'));
-        expect(res.artifact).not.toBe(first!.reply!.artifact);
-        expect(handover.body).toBe(given.body);
-        expect(handover.meta).toMatchObject({ task: first!.task, turn: 3, source_agent: from, target_agent: to });
-        await expectReply(to, res, secretOf(from));
-        const reply = parseArtifact(readFileSync(res.reply!.artifact, 'utf8'));
-        expect(reply.meta).toMatchObject({ turn: 4, source_agent: to, target_agent: from, reply_to: path.basename(res.artifact) });
-      }, STEP_MS);
+      it.skipIf(team.length < 2)(
+        `${from}'s reply artifact handed to ${to} with --file --from`,
+        async () => {
+          const first = firstHandoff.get(from);
+          expect(first?.reply, `${from}'s first handoff has a reply`).toBeTruthy();
+          const replyFile = path.relative(t.rig.root, first!.reply!.artifact);
+          const res = await handoff(to, ['--file', replyFile, '--from', from, '--task', first!.task]);
+          expect(res.delivery.kind).toBe('delivered');
+          // A new handover file: the reply's body under a new header (the old header stripped).
+          const given = parseArtifact(readFileSync(first!.reply!.artifact, 'utf8'));
+          const handover = parseArtifact(readFileSync(res.artifact, 'utf8'));
+          expect(res.artifact).not.toBe(first!.reply!.artifact);
+          expect(handover.body).toBe(given.body);
+          expect(handover.meta).toMatchObject({ task: first!.task, turn: 3, source_agent: from, target_agent: to });
+          await expectReply(to, res, secretOf(from));
+          const reply = parseArtifact(readFileSync(res.reply!.artifact, 'utf8'));
+          expect(reply.meta).toMatchObject({ turn: 4, source_agent: to, target_agent: from, reply_to: path.basename(res.artifact) });
+        },
+        STEP_MS,
+      );
     }
   });
 
@@ -267,23 +306,31 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
   // screen: two more restarts, each followed by a handoff to every agent at once.
   describe('two more restarts, each with a handoff to every agent at once', () => {
     for (const round of [1, 2]) {
-      it(`round ${round}: every agent answers in its pinned conversation`, async () => {
-        const pinsBefore = await t.jgJson<PinRow[]>(['sessions', '--json']);
-        await t.killServer();
-        const up = await t.jg(['up']);
-        expect(up.code, up.stderr).toBe(0);
-        await Promise.all(team.map(async (cli) => {
-          await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: `idle after restart ${round}` });
-          const res = await handoff(cli, ['--message', `round ${round} for ${cli}`]);
-          expect(res.delivery.kind).toBe('delivered');
-          await expectReply(cli, res, `answer: round ${round} for ${cli}`);
-          // The request carried the conversation so far: the first handoff's prompt is in it.
-          const req = requestWith(cli, res.pointer);
-          expect(req.userTexts, `${cli}'s request ${req.path} (assistant texts: ${JSON.stringify(req.assistantTexts)})`).toContain(firstHandoff.get(cli)!.pointer);
-        }));
-        const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
-        expect(pins.map((p) => [p.agent, p.sessionId])).toEqual(pinsBefore.map((p) => [p.agent, p.sessionId]));
-      }, 3 * STEP_MS);
+      it(
+        `round ${round}: every agent answers in its pinned conversation`,
+        async () => {
+          const pinsBefore = await t.jgJson<PinRow[]>(['sessions', '--json']);
+          await t.killServer();
+          const up = await t.jg(['up']);
+          expect(up.code, up.stderr).toBe(0);
+          await Promise.all(
+            team.map(async (cli) => {
+              await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: `idle after restart ${round}` });
+              const res = await handoff(cli, ['--message', `round ${round} for ${cli}`]);
+              expect(res.delivery.kind).toBe('delivered');
+              await expectReply(cli, res, `answer: round ${round} for ${cli}`);
+              // The request carried the conversation so far: the first handoff's prompt is in it.
+              const req = requestWith(cli, res.pointer);
+              expect(req.userTexts, `${cli}'s request ${req.path} (assistant texts: ${JSON.stringify(req.assistantTexts)})`).toContain(
+                firstHandoff.get(cli)!.pointer,
+              );
+            }),
+          );
+          const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
+          expect(pins.map((p) => [p.agent, p.sessionId])).toEqual(pinsBefore.map((p) => [p.agent, p.sessionId]));
+        },
+        3 * STEP_MS,
+      );
     }
   });
 });

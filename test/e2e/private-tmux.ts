@@ -106,10 +106,33 @@ export function createPrivateTmux(label: string): PrivateTmux {
       env = e;
       // The env is the server's (it starts with this call), so the pane gets exactly `env`.
       await run([
-        'new-session', '-d', '-s', SESSION, '-x', String(cols), '-y', String(rows), '-c', cwd, '--', ...command,
-        ';', 'set-option', '-g', 'window-size', 'manual',
-        ';', 'set-option', '-g', 'remain-on-exit', 'on',
-        ';', 'set-option', '-g', 'history-limit', '5000',
+        'new-session',
+        '-d',
+        '-s',
+        SESSION,
+        '-x',
+        String(cols),
+        '-y',
+        String(rows),
+        '-c',
+        cwd,
+        '--',
+        ...command,
+        ';',
+        'set-option',
+        '-g',
+        'window-size',
+        'manual',
+        ';',
+        'set-option',
+        '-g',
+        'remain-on-exit',
+        'on',
+        ';',
+        'set-option',
+        '-g',
+        'history-limit',
+        '5000',
       ]);
       const pid = await panePid();
       if (pid !== undefined) pids.add(pid);

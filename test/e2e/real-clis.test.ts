@@ -23,9 +23,7 @@ const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 6, dela
 for (const cli of CLI_NAMES) {
   const { version } = CLIS[cli];
   const installed = isCliInstalled(cli);
-  const title = installed || required
-    ? `real ${cli} ${version}`
-    : `real ${cli} ${version} (skipped: not installed; run scripts/install-real-clis.sh)`;
+  const title = installed || required ? `real ${cli} ${version}` : `real ${cli} ${version} (skipped: not installed; run scripts/install-real-clis.sh)`;
 
   describe.skipIf(!installed && !required)(title, () => {
     let rig: CliRig | undefined;
@@ -43,10 +41,7 @@ for (const cli of CLI_NAMES) {
 
       // A handover-style prompt: the stub answers with the file's first body line, slowly.
       mkdirSync(join(r.cwd, '.jaggers', 'handover'), { recursive: true });
-      writeFileSync(
-        join(r.cwd, '.jaggers', 'handover', 'turn_1_ab.md'),
-        '---\nfrom: lead\nturn: 1\n---\n\nthe secret word is pelican\n',
-      );
+      writeFileSync(join(r.cwd, '.jaggers', 'handover', 'turn_1_ab.md'), '---\nfrom: lead\nturn: 1\n---\n\nthe secret word is pelican\n');
       r.stub.setScript((req) => slowly(defaultScript(req, r.cwd)));
       const first = 'Read .jaggers/handover/turn_1_ab.md and do what it asks';
       await r.type(first);

@@ -6,9 +6,7 @@ import type { CliName } from './clis.js';
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 /** claude and qwen name the project folder after the cwd with every non-alphanumeric as `-`. */
@@ -24,9 +22,7 @@ export function sessionFile(cli: CliName, home: string, cwd: string, id: string)
         return [join(home, '.qwen', 'projects', projectDirName(cwd), 'chats', `${id}.jsonl`)];
       case 'gemini':
         // session-<date>-<first 8 of the uuid>.jsonl; its first line carries the full sessionId.
-        return walk(join(home, '.gemini', 'tmp', basename(cwd), 'chats')).filter((f) =>
-          basename(f).endsWith(`-${id.slice(0, 8)}.jsonl`),
-        );
+        return walk(join(home, '.gemini', 'tmp', basename(cwd), 'chats')).filter((f) => basename(f).endsWith(`-${id.slice(0, 8)}.jsonl`));
       case 'codex':
         return walk(join(home, '.codex', 'sessions')).filter((f) => basename(f).endsWith(`-${id}.jsonl`));
     }

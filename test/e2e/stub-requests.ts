@@ -80,8 +80,7 @@ function anthropicConversation(body: Json): Conversation {
     (m.role === 'user' ? conv.user : conv.assistant).push(...kept);
   }
   const last = messages.at(-1);
-  conv.hasToolResult =
-    last?.role === 'user' && asArray(last.content).some((b) => isObject(b) && b.type === 'tool_result');
+  conv.hasToolResult = last?.role === 'user' && asArray(last.content).some((b) => isObject(b) && b.type === 'tool_result');
   return conv;
 }
 
@@ -129,9 +128,7 @@ function geminiConversation(body: Json): Conversation {
   const contents = asArray(body.contents).filter(isObject);
   for (const c of contents) {
     const parts = asArray(c.parts).filter(isObject);
-    const kept = parts
-      .map((p) => (p.thought === true ? '' : (str(p.text) ?? '')))
-      .filter((t) => t.trim() !== '' && !isInjected(t));
+    const kept = parts.map((p) => (p.thought === true ? '' : (str(p.text) ?? ''))).filter((t) => t.trim() !== '' && !isInjected(t));
     (c.role === 'model' ? conv.assistant : conv.user).push(...kept);
   }
   const last = contents.at(-1);
@@ -142,7 +139,11 @@ function geminiConversation(body: Json): Conversation {
 function toolNamesOf(api: StubApi, body: Json): string[] {
   const tools = asArray(body.tools).filter(isObject);
   if (api === 'gemini') {
-    return tools.flatMap((t) => asArray(t.functionDeclarations).filter(isObject).map((d) => str(d.name) ?? ''));
+    return tools.flatMap((t) =>
+      asArray(t.functionDeclarations)
+        .filter(isObject)
+        .map((d) => str(d.name) ?? ''),
+    );
   }
   return tools.map((t) => str(t.name) ?? (isObject(t.function) ? (str(t.function.name) ?? '') : ''));
 }
@@ -170,12 +171,7 @@ function purposeOf(api: StubApi, method: string, path: string, body: Json): Requ
   }
 }
 
-export function describeRequest(
-  seq: number,
-  method: string,
-  path: string,
-  body: unknown,
-): RecordedRequest {
+export function describeRequest(seq: number, method: string, path: string, body: unknown): RecordedRequest {
   const pathname = path.split('?')[0] ?? path;
   const api = apiOfPath(pathname);
   const b = isObject(body) ? body : {};

@@ -49,7 +49,7 @@ describe('stub model server', () => {
     return res.text();
   };
 
-  it('listens on 127.0.0.1 and answers claude\'s HEAD / probe', async () => {
+  it("listens on 127.0.0.1 and answers claude's HEAD / probe", async () => {
     expect(stub.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(`${stub.baseUrl}/`, { method: 'HEAD' });
     expect(res.status).toBe(200);
@@ -61,11 +61,24 @@ describe('stub model server', () => {
       model: 'm',
       stream: true,
       tools: [{ name: 'Bash', input_schema: { type: 'object', properties: { command: { type: 'string' } } } }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }, { type: 'text', text: 'hello stub' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>x</system-reminder>' },
+            { type: 'text', text: 'hello stub' },
+          ],
+        },
+      ],
     });
     const frames = parseSse(text);
     expect(frames.map((f) => f.event)).toEqual([
-      'message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     expect(json(frames[2]!)).toMatchObject({ delta: { type: 'text_delta', text: 'stub reply to: hello stub' } });
     expect(stub.turns()[0]).toMatchObject({ api: 'anthropic', lastUserText: 'hello stub', hasToolResult: false });
@@ -82,11 +95,14 @@ describe('stub model server', () => {
     });
     const frames = parseSse(text);
     expect(frames.at(-1)?.data).toBe('[DONE]');
-    const content = frames.slice(0, -1).map((f) => (json(f).choices as { delta: { content?: string } }[])[0]?.delta.content ?? '').join('');
+    const content = frames
+      .slice(0, -1)
+      .map((f) => (json(f).choices as { delta: { content?: string } }[])[0]?.delta.content ?? '')
+      .join('');
     expect(content).toBe('answer: say the word pelican');
   });
 
-  it('turns needs-approval into each CLI\'s shell tool call, fitted to the declared schema', async () => {
+  it("turns needs-approval into each CLI's shell tool call, fitted to the declared schema", async () => {
     const text = await post('/v1/responses', {
       model: 'm',
       stream: true,
@@ -100,7 +116,7 @@ describe('stub model server', () => {
     expect(parseSse(text).at(-1)?.event).toBe('response.completed');
   });
 
-  it('answers gemini\'s model router with JSON and streams with the scripted chunks', async () => {
+  it("answers gemini's model router with JSON and streams with the scripted chunks", async () => {
     const routerRes = await post('/v1beta/models/flash-lite:generateContent', {
       contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
       generationConfig: {
@@ -112,7 +128,11 @@ describe('stub model server', () => {
 
     stub.setScript(() => ({ kind: 'text', text: 'abcdef', chunks: 3, delayMs: 1 }));
     const streamed = await post('/v1beta/models/flash:streamGenerateContent?alt=sse', {
-      contents: [{ role: 'user', parts: [{ text: 'hi' }] }, { role: 'model', parts: [{ functionCall: { name: 'x' } }] }, { role: 'user', parts: [{ functionResponse: { name: 'x' } }] }],
+      contents: [
+        { role: 'user', parts: [{ text: 'hi' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'x' } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'x' } }] },
+      ],
       tools: [{ functionDeclarations: [{ name: 'run_shell_command' }] }],
     });
     const frames = parseSse(streamed).map(json) as { candidates: { content: { parts: { text: string }[] }; finishReason?: string }[] }[];

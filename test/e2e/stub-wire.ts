@@ -61,8 +61,14 @@ export function anthropicEvents(reply: Reply, tool: ToolCall | undefined, model:
   else {
     if (reply.text) textBlock([{ piece: reply.text, delayMs: 0 }]);
     const t = tool ?? { name: 'Bash', args: { command: reply.command } };
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: id('toolu'), name: t.name, input: {} } } });
-    events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(t.args) } } });
+    events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: id('toolu'), name: t.name, input: {} } },
+    });
+    events.push({
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(t.args) } },
+    });
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   }
   events.push({
@@ -152,14 +158,21 @@ export function responsesEvents(reply: Reply, tool: ToolCall | undefined, model:
         }
       : {}),
   });
-  const events: SseEvent[] = [ev('response.created', { response: response('in_progress', []) }), ev('response.in_progress', { response: response('in_progress', []) })];
+  const events: SseEvent[] = [
+    ev('response.created', { response: response('in_progress', []) }),
+    ev('response.in_progress', { response: response('in_progress', []) }),
+  ];
   const output: unknown[] = [];
   const message = (pieces: { piece: string; delayMs: number }[]): void => {
     const itemId = id('msg');
     const output_index = output.length;
     const text = pieces.map((p) => p.piece).join('');
-    events.push(ev('response.output_item.added', { output_index, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }));
-    events.push(ev('response.content_part.added', { item_id: itemId, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
+    events.push(
+      ev('response.output_item.added', { output_index, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
+    );
+    events.push(
+      ev('response.content_part.added', { item_id: itemId, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+    );
     for (const { piece, delayMs } of pieces) {
       events.push(ev('response.output_text.delta', { item_id: itemId, output_index, content_index: 0, delta: piece }, delayMs));
     }

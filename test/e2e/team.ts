@@ -113,12 +113,19 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
     const cliRoot = path.join(path.dirname(rig.root), 'clis');
     await mkdir(cliRoot, { recursive: true });
     const homes: Partial<Record<CliName, string>> = {};
-    const agents = await Promise.all(clis.map(async (cli) => {
-      await mkdir(cwds[cli], { recursive: true });
-      const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli] });
-      homes[cli] = home;
-      return { name: cli, profile: cli, cwd: path.relative(rig.root, cwds[cli]) || '.', env: { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` } };
-    }));
+    const agents = await Promise.all(
+      clis.map(async (cli) => {
+        await mkdir(cwds[cli], { recursive: true });
+        const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli] });
+        homes[cli] = home;
+        return {
+          name: cli,
+          profile: cli,
+          cwd: path.relative(rig.root, cwds[cli]) || '.',
+          env: { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` },
+        };
+      }),
+    );
     await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ agents }, null, 2)}\n`);
 
     // The tmux server inherits the environment of the command that starts it, and every pane gets

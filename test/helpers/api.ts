@@ -75,7 +75,10 @@ export function collectEvents(client: ApiClient, urlPath: string, lastEventId?: 
       const seen = events.find(ok);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms; events: ${JSON.stringify(events.map((e) => [e.type, e.data.state ?? e.data.phase]))}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no ${what} within ${timeoutMs} ms; events: ${JSON.stringify(events.map((e) => [e.type, e.data.state ?? e.data.phase]))}`)),
+          timeoutMs,
+        );
         waiters.push({ ok, resolve: (e) => (clearTimeout(timer), resolve(e)) });
       });
     },
@@ -95,7 +98,9 @@ export interface FakeTurn {
 
 /** The fake agent's own record of a session: every prompt it received, hashed. */
 export async function fakeTurns(rig: Rig, agent: string): Promise<FakeTurn[]> {
-  const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as { terminals: Record<string, { agent: string; sessionId: string; task: string | null }> };
+  const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as {
+    terminals: Record<string, { agent: string; sessionId: string; task: string | null }>;
+  };
   const term = Object.values(reg.terminals).find((t) => t.agent === agent && t.task === null);
   if (!term) throw new Error(`no terminal for ${agent}`);
   const s = JSON.parse(await readFile(path.join(rig.home, '.fake-agent', 'sessions', `${term.sessionId}.json`), 'utf8')) as { turns: FakeTurn[] };

@@ -17,7 +17,13 @@ describe('the local API', () => {
     rig = await Rig.create();
     await writeFakeProfile(rig.root, 'fake', ['--think-ms', '300']);
     await writeFakeProfile(rig.root, 'slow', ['--think-ms', '2500']);
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }, { name: 'gamma', profile: 'slow' }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'beta', profile: 'fake' },
+        { name: 'gamma', profile: 'slow' },
+      ],
+    });
     const up = await rig.run(['up']);
     expect(up.code, up.stderr).toBe(0);
     sock = { socketPath: apiSocketPath(path.join(rig.root, '.jaggers')) };
@@ -135,7 +141,9 @@ describe('the local API', () => {
     }
     // A body over the limit is refused from its Content-Length, before it is read.
     const huge = await new Promise<string>((resolve, reject) => {
-      const c = net.connect(sock.socketPath, () => c.write(`POST /v1/handoffs HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${33 * 1024 * 1024}\r\n\r\n{"agent":`));
+      const c = net.connect(sock.socketPath, () =>
+        c.write(`POST /v1/handoffs HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${33 * 1024 * 1024}\r\n\r\n{"agent":`),
+      );
       let got = '';
       c.on('data', (d) => (got += d.toString()));
       c.on('close', () => resolve(got));
@@ -209,7 +217,12 @@ describe('the local API', () => {
     expect(s.bytes).toBe(Buffer.byteLength(text));
     // The agent records a turn when it ends: wait for its record of the second one.
     const { whenDirSays } = await import('../helpers/dir-watch.js');
-    const all = await whenDirSays(path.join(rig.home, '.fake-agent', 'sessions'), () => fakeTurns(rig, 'gamma'), (t) => t.length >= before + 2, { what: "gamma's record of both" });
+    const all = await whenDirSays(
+      path.join(rig.home, '.fake-agent', 'sessions'),
+      () => fakeTurns(rig, 'gamma'),
+      (t) => t.length >= before + 2,
+      { what: "gamma's record of both" },
+    );
     const turns = all.slice(before);
     expect(turns.map((t) => t.prompt)).toEqual([h.pointer, text]);
     expect(turns[1]!.sha256).toBe(sha(text));

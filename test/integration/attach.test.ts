@@ -87,7 +87,12 @@ describe('a person attached is told when an agent waits for them', () => {
   beforeEach(async () => {
     rig = await Rig.create();
     await writeFakeProfile(rig.root, 'fake', ['--think-ms', '100']);
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'beta', profile: 'fake' },
+      ],
+    });
     expect((await rig.run(['up'])).code).toBe(0);
   });
   afterEach(async () => {

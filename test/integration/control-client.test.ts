@@ -10,7 +10,12 @@ describe('control client on a real tmux server', () => {
   beforeEach(async () => {
     rig = await Rig.create();
     client = await openControl(rig.server, rig.session, {
-      windowName: 'w0', command: ['sh', '-c', 'exec cat'], cwd: rig.root, width: 120, height: 40, env: {},
+      windowName: 'w0',
+      command: ['sh', '-c', 'exec cat'],
+      cwd: rig.root,
+      width: 120,
+      height: 40,
+      env: {},
     });
   });
   afterEach(async () => {
@@ -20,9 +25,7 @@ describe('control client on a real tmux server', () => {
 
   it('matches 1,000 concurrent commands to their own replies', async () => {
     const n = 1000;
-    const replies = await Promise.all(
-      Array.from({ length: n }, (_, i) => client.run(['display-message', '-p', `reply-${i}-#{session_name}`])),
-    );
+    const replies = await Promise.all(Array.from({ length: n }, (_, i) => client.run(['display-message', '-p', `reply-${i}-#{session_name}`])));
     replies.forEach((r, i) => expect(r).toEqual({ ok: true, lines: [`reply-${i}-${rig.session}`] }));
   });
 
@@ -55,7 +58,17 @@ describe('control client on a real tmux server', () => {
     client.onOutput((p, d) => {
       if (p === paneId) chunks.push(d);
     });
-    const [line] = await client.runOk(['new-window', '-d', '-P', '-F', '#{pane_id}', '--', 'sh', '-c', 'read x; printf "got:%s\\\\n日本\\n" "$x"; read y; exit 7']);
+    const [line] = await client.runOk([
+      'new-window',
+      '-d',
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '--',
+      'sh',
+      '-c',
+      'read x; printf "got:%s\\\\n日本\\n" "$x"; read y; exit 7',
+    ]);
     paneId = line!;
     await client.runOk(['send-keys', '-t', paneId, '-l', 'hello']);
     await client.runOk(['send-keys', '-t', paneId, 'Enter']);

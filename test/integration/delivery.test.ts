@@ -131,7 +131,12 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
         .sort((x, y) => x.r.turn - y.r.turn)
         .map(({ msg }) => msg);
       expect(answers).toEqual(inTurnOrder);
-      expect([...answers].sort()).toEqual(jobs.filter((j) => j.agent === agent).map((j) => j.msg).sort());
+      expect([...answers].sort()).toEqual(
+        jobs
+          .filter((j) => j.agent === agent)
+          .map((j) => j.msg)
+          .sort(),
+      );
     }
     // Each reply names its own handover file and was written as the next turn's artifact.
     // Turns of one task are allocated once each, even when 20 handoffs run at the same time.
@@ -168,7 +173,10 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
   it('a pane that dies mid-delivery gives a clear error and keeps the artifact', async () => {
     const ctx = await resolveContext({}, rig.env, rig.root);
     const pending = handoff(ctx, 'slow', { message: 'you will not see this', wait: true });
-    const outcome = pending.then(() => null, (e: Error) => e);
+    const outcome = pending.then(
+      () => null,
+      (e: Error) => e,
+    );
     await rig.waitForScreen('slow', /\[jg:[0-9a-f]{16}\]/); // pasted, waiting its 4 s settle before Enter
     const pid = (await listPanes(await rig.control(), rig.session)).find((p) => p.agent === 'slow')!.panePid!;
     process.kill(pid, 'SIGKILL');

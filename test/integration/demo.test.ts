@@ -30,7 +30,13 @@ describe('jaggers demo on real tmux', () => {
     const r = await rig.run(['demo']);
     expect(r.code, r.stderr).toBe(0);
     // stderr holds only each handoff's progress lines (`coder: busy (1.2 s)`).
-    expect(r.stderr.split('\n').filter(Boolean).every((l) => /^(planner|coder|reviewer): /.test(l)), r.stderr).toBe(true);
+    expect(
+      r.stderr
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => /^(planner|coder|reviewer): /.test(l)),
+      r.stderr,
+    ).toBe(true);
 
     // Made from the handover text alone, so the real chain gives what the pure function gives.
     const plan = workReply(DEMO_BRIEF, { agentName: 'planner' });
@@ -52,8 +58,17 @@ describe('jaggers demo on real tmux', () => {
     expect(coderHandover.body).toBe(`${plan.join('\n')}\n`);
 
     // Drawn by the fake agent's TUI: reply marker on the first line, the rest indented under it.
-    await rig.waitForScreen('planner', /\n ✦ Plan: a small command-line tool that counts the words in a file\n {3}1\. Read the file[^\n]*\n {3}2\. Count the words[\s\S]*Worked for \d+s/);
-    await rig.waitForScreen('coder', /\n ✦ Implemented the 3-step plan as bin\/count-words\.js[^\n]*\n\n {3}--- \/dev\/null\n {3}\+\+\+ b\/bin\/count-words\.js\n {3}@@ -0,0 \+1,15 @@[\s\S]*\n {6}"type": "module",[\s\S]*Worked for \d+s/);
-    await rig.waitForScreen('reviewer', /\n ✦ Verdict: [^\n]+\n {3}Reviewed bin\/count-words\.js[^\n]*\n {3}1\. \[\w+\] bin\/count-words\.js:\d+[\s\S]*Worked for \d+s/);
+    await rig.waitForScreen(
+      'planner',
+      /\n ✦ Plan: a small command-line tool that counts the words in a file\n {3}1\. Read the file[^\n]*\n {3}2\. Count the words[\s\S]*Worked for \d+s/,
+    );
+    await rig.waitForScreen(
+      'coder',
+      /\n ✦ Implemented the 3-step plan as bin\/count-words\.js[^\n]*\n\n {3}--- \/dev\/null\n {3}\+\+\+ b\/bin\/count-words\.js\n {3}@@ -0,0 \+1,15 @@[\s\S]*\n {6}"type": "module",[\s\S]*Worked for \d+s/,
+    );
+    await rig.waitForScreen(
+      'reviewer',
+      /\n ✦ Verdict: [^\n]+\n {3}Reviewed bin\/count-words\.js[^\n]*\n {3}1\. \[\w+\] bin\/count-words\.js:\d+[\s\S]*Worked for \d+s/,
+    );
   });
 });

@@ -88,7 +88,9 @@ describe('fake agent command line', () => {
     const prompt = 'Read h.md and do what it asks. [jg:cc33]';
     const receipt = await agent(['--session-id', ID, '-p', prompt]);
     expect(receipt).toMatchObject({ code: 0, stderr: '' });
-    expect(receipt.stdout).toMatch(/^turn 1 of session 6f1c2a3b\nread h\.md \(\d+ bytes, sha256:[0-9a-f]{64}\)\nanswer: hello there\nreceived \d+ bytes sha256:[0-9a-f]{64}\nnonce \[jg:cc33\]\n$/);
+    expect(receipt.stdout).toMatch(
+      /^turn 1 of session 6f1c2a3b\nread h\.md \(\d+ bytes, sha256:[0-9a-f]{64}\)\nanswer: hello there\nreceived \d+ bytes sha256:[0-9a-f]{64}\nnonce \[jg:cc33\]\n$/,
+    );
 
     // The same handover in work mode: JAGGERS_AGENT says what kind of work it is.
     const work = await agent(['--replies', 'work', '--resume', ID, '-p', prompt], '', { JAGGERS_AGENT: 'planner' });
@@ -96,7 +98,9 @@ describe('fake agent command line', () => {
     const plan = work.stdout.trimEnd().split('\n');
     expect(plan[0]).toBe('Plan: hello there');
     expect(plan.slice(1).map((l) => l.slice(0, 3))).toEqual(['1. ', '2. ', '3. ']);
-    const session = JSON.parse(fs.readFileSync(path.join(home, '.fake-agent', 'sessions', `${ID}.json`), 'utf8')) as { turns: { prompt: string; reply: string }[] };
+    const session = JSON.parse(fs.readFileSync(path.join(home, '.fake-agent', 'sessions', `${ID}.json`), 'utf8')) as {
+      turns: { prompt: string; reply: string }[];
+    };
     expect(session.turns.map((t) => t.prompt)).toEqual([prompt, prompt]);
     expect(session.turns[1]!.reply).toBe(work.stdout.trimEnd());
   });

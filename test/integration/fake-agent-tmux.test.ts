@@ -46,7 +46,24 @@ class PrivateTmux {
 
   async start(args: string): Promise<void> {
     const cwd = path.join(this.root, 'work');
-    await this.tmux('new-session', '-d', '-s', 'fa', '-x', '200', '-y', '50', '-c', cwd, this.agentCommand(args), ';', 'set-option', '-g', 'remain-on-exit', 'on');
+    await this.tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'fa',
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-c',
+      cwd,
+      this.agentCommand(args),
+      ';',
+      'set-option',
+      '-g',
+      'remain-on-exit',
+      'on',
+    );
   }
 
   async respawn(args: string): Promise<void> {
@@ -103,8 +120,19 @@ class PrivateTmux {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
-          void Promise.all([this.capture(), this.tmux('display-message', '-p', '-t', PANE, '#{pane_pid} dead=#{pane_dead} status=#{pane_dead_status}')]).then(([s, info]) =>
-            reject(new Error(`the agent did not exit within ${timeoutMs} ms (${info.trim()} proc=${(() => { try { return fs.readFileSync(`/proc/${info.trim().split(' ')[0]}/stat`, 'utf8').split(' ')[2]; } catch { return 'gone'; } })()}); the screen was:\n${s}`)),
+          void Promise.all([this.capture(), this.tmux('display-message', '-p', '-t', PANE, '#{pane_pid} dead=#{pane_dead} status=#{pane_dead_status}')]).then(
+            ([s, info]) =>
+              reject(
+                new Error(
+                  `the agent did not exit within ${timeoutMs} ms (${info.trim()} proc=${(() => {
+                    try {
+                      return fs.readFileSync(`/proc/${info.trim().split(' ')[0]}/stat`, 'utf8').split(' ')[2];
+                    } catch {
+                      return 'gone';
+                    }
+                  })()}); the screen was:\n${s}`,
+                ),
+              ),
           ),
         timeoutMs,
       );
@@ -198,7 +226,11 @@ describe('fake agent in tmux', () => {
     const pasted = await t.waitFor(/turn 2 of session[\s\S]*Worked for/);
     expect(pasted).toContain(`received 102400 bytes sha256:${sha(big)}`);
 
-    const states = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { state: string; t: number });
+    const states = fs
+      .readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { state: string; t: number });
     // The trace line is appended just after the screen is drawn, so the last idle may not be there yet.
     expect(states.map((s) => s.state).slice(0, 5)).toEqual(['starting', 'idle', 'busy', 'idle', 'busy']);
     expect(states.length === 5 || states[5]?.state === 'idle').toBe(true);

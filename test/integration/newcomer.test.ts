@@ -20,7 +20,12 @@ describe('a newcomer on real tmux', () => {
 
   it('a CLI that is not installed: up starts the others and names it; doctor fails on it', async () => {
     await writeProfile(rig.root, 'ghostcli', { command: 'no-such-cli-xyz', detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '>' }] } });
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'ghost', profile: 'ghostcli' }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'ghost', profile: 'ghostcli' },
+      ],
+    });
     const up = await rig.run(['up']);
     expect(up.code).toBe(1);
     expect(up.stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+started\s+idle/);
@@ -35,11 +40,22 @@ describe('a newcomer on real tmux', () => {
   });
 
   it('an agent whose pane dies at start: up reports it with the last lines the pane showed', async () => {
-    await writeProfile(rig.root, 'broken', { command: 'sh', args: ['-c', 'echo "broken-cli: cannot find its config"; exit 3'], detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] } });
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'crashy', profile: 'broken' }] });
+    await writeProfile(rig.root, 'broken', {
+      command: 'sh',
+      args: ['-c', 'echo "broken-cli: cannot find its config"; exit 3'],
+      detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] },
+    });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'crashy', profile: 'broken' },
+      ],
+    });
     const up = await rig.run(['up']);
     expect(up.code).toBe(1);
-    expect(up.stdout).toMatch(/crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start; last lines:\n\s+\| broken-cli: cannot find its config\n\s+\| Pane is dead \(status 3/);
+    expect(up.stdout).toMatch(
+      /crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start; last lines:\n\s+\| broken-cli: cannot find its config\n\s+\| Pane is dead \(status 3/,
+    );
     const why = await rig.run(['why', 'crashy']);
     expect(why.stdout).toMatch(/crashy is exited/);
     expect(why.stdout).toMatch(/waiting for: `jaggers up` to restart it/);
@@ -111,7 +127,10 @@ describe('a newcomer on real tmux', () => {
     expect(h.stderr).toMatch(/^\d\d:\d\d:\d\d\.\d{3} info {2}prompt delivered task=loud terminal=jg-\w+ agent=alpha turn=1 session=[0-9a-f-]{36} submits=1/m);
     expect(h.stderr).toMatch(/turn finished task=loud .* by=transcript/);
     const logs = await rig.run(['logs', '--json']);
-    const lines = logs.stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; level: number; task?: string; time: string });
+    const lines = logs.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; level: number; task?: string; time: string });
     expect(lines.find((l) => l.msg === 'turn finished')).toMatchObject({ level: 30, task: 'loud', time: expect.stringMatching(/^\d{4}-/) });
     expect(lines.some((l) => l.msg === 'supervisor serving')).toBe(true);
   });

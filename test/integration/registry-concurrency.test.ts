@@ -86,7 +86,10 @@ async function seed(dir: string, n: number): Promise<{ taskId: string; terminalI
 async function journalEvents(dir: string): Promise<{ type: string; taskId?: string; turn?: number }[]> {
   const text = await readFile(path.join(dir, 'events.jsonl'), 'utf8');
   expect(text.endsWith('\n')).toBe(true);
-  return text.trimEnd().split('\n').map((l) => JSON.parse(l));
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 beforeAll(async () => {
@@ -101,7 +104,10 @@ afterAll(async () => {
 });
 
 async function isDir(p: string): Promise<boolean> {
-  return stat(p).then((s) => s.isDirectory(), () => false);
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 describe('registry shared by many processes', () => {

@@ -18,7 +18,13 @@ const ask = async (rig: Rig, agent: string, message: string, task?: string) => {
   const r = await rig.run(['handoff', agent, '--message', message, ...(task ? ['--task', task] : [])]);
   expect(r.code, r.stderr).toBe(0);
   // stderr holds only the progress lines (`claude: busy (0.2 s)`), one per state change.
-  expect(r.stderr.split('\n').filter(Boolean).every((l) => l.startsWith(`${agent}: `)), r.stderr).toBe(true);
+  expect(
+    r.stderr
+      .split('\n')
+      .filter(Boolean)
+      .every((l) => l.startsWith(`${agent}: `)),
+    r.stderr,
+  ).toBe(true);
   return r.stdout;
 };
 
@@ -31,7 +37,7 @@ describe('pinned sessions on real tmux with the fake agent', () => {
   });
   afterEach(async () => rig.cleanup());
 
-  it('two tasks with the same CLI never pick up each other\'s conversation, across a server restart', async () => {
+  it("two tasks with the same CLI never pick up each other's conversation, across a server restart", async () => {
     expect((await rig.run(['up', '--task', 'A'])).code).toBe(0);
     expect((await rig.run(['up', '--task', 'B'])).code).toBe(0);
     expect(await ask(rig, 'claude', 'alpha one', 'A')).toMatch(/turn 1 of session/);
@@ -97,10 +103,22 @@ describe('pinned sessions on real tmux with the fake agent', () => {
     await chmod(path.join(bin, 'claude'), 0o755);
     const env = { ...rig.env, PATH: `${bin}:${rig.env.PATH}`, JAGGERS_TASK_ID: 'A', JAGGERS_AGENT: 'claude' };
     for (const [args, expected] of [
-      [['-c', '-p', 'hi'], ['--resume', pin!.sessionId, '-p', 'hi']],
-      [['-r', 'latest'], ['--resume', pin!.sessionId]],
-      [['--resume', 'latest', '--model', 'x'], ['--resume', pin!.sessionId, '--model', 'x']],
-      [['-r', 'abc-explicit'], ['-r', 'abc-explicit']],
+      [
+        ['-c', '-p', 'hi'],
+        ['--resume', pin!.sessionId, '-p', 'hi'],
+      ],
+      [
+        ['-r', 'latest'],
+        ['--resume', pin!.sessionId],
+      ],
+      [
+        ['--resume', 'latest', '--model', 'x'],
+        ['--resume', pin!.sessionId, '--model', 'x'],
+      ],
+      [
+        ['-r', 'abc-explicit'],
+        ['-r', 'abc-explicit'],
+      ],
     ] as const) {
       const r = await rig.run(['exec', 'claude', ...args], { env });
       expect(r.code).toBe(0);
@@ -116,7 +134,15 @@ describe('headless turns in the pinned session', () => {
   let rig: Rig;
   beforeEach(async () => {
     rig = await Rig.create();
-    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '150'], { session: { pin: 'pre-generated', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'], headlessArgs: ['--resume', '{sessionId}', '-p', '{prompt}'], transcript: 'fake-agent' } });
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '150'], {
+      session: {
+        pin: 'pre-generated',
+        startArgs: ['--session-id', '{sessionId}'],
+        resumeArgs: ['--resume', '{sessionId}'],
+        headlessArgs: ['--resume', '{sessionId}', '-p', '{prompt}'],
+        transcript: 'fake-agent',
+      },
+    });
     await writeProject(rig.root, { agents: [{ name: 'claude', profile: 'fake' }] });
   });
   afterEach(async () => rig.cleanup());
@@ -137,9 +163,21 @@ describe('headless turns in the pinned session', () => {
 
   it('a headless first turn while the pane is up: the TUI is stopped, then resumed in the conversation the turn made', async () => {
     await writeFakeProfile(rig.root, 'fresh', ['--think-ms', '150'], {
-      session: { pin: 'pre-generated', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'], headlessArgs: ['--resume', '{sessionId}', '-p', '{prompt}'], headlessFirstArgs: ['--session-id', '{sessionId}', '-p', '{prompt}'], transcript: 'fake-agent' },
+      session: {
+        pin: 'pre-generated',
+        startArgs: ['--session-id', '{sessionId}'],
+        resumeArgs: ['--resume', '{sessionId}'],
+        headlessArgs: ['--resume', '{sessionId}', '-p', '{prompt}'],
+        headlessFirstArgs: ['--session-id', '{sessionId}', '-p', '{prompt}'],
+        transcript: 'fake-agent',
+      },
     });
-    await writeProject(rig.root, { agents: [{ name: 'claude', profile: 'fake' }, { name: 'solo', profile: 'fresh' }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'claude', profile: 'fake' },
+        { name: 'solo', profile: 'fresh' },
+      ],
+    });
     expect((await rig.run(['up'])).code).toBe(0);
     const [pin] = (await registryWhere(rig, (p) => p.some((x) => x.agent === 'solo' && x.sessionId !== null))).filter((p) => p.agent === 'solo');
     const pidBefore = (await listPanes(await rig.control(), rig.session)).find((p) => p.agent === 'solo')!.panePid;

@@ -20,7 +20,12 @@ describe('the supervisor owns the session', () => {
   beforeEach(async () => {
     rig = await Rig.create();
     await writeFakeProfile(rig.root, 'fake', ['--think-ms', '400']);
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'beta', profile: 'fake' },
+      ],
+    });
   });
   afterEach(async () => rig.cleanup());
 
@@ -76,7 +81,11 @@ describe('the supervisor owns the session', () => {
     const registry = new Registry(path.join(rig.root, '.jaggers'));
     const { data, warnings } = await registry.readWithWarnings();
     expect(warnings.filter((w) => !/was \d+ events? behind/.test(w))).toEqual([]);
-    expect(Object.values(data.terminals).map((t) => t.agent).sort()).toEqual(['alpha', 'beta']);
+    expect(
+      Object.values(data.terminals)
+        .map((t) => t.agent)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
     // The agent's own record: each prompt at most once, in order, and the last one there.
     const got = (await fakeTurns(rig, 'alpha')).map((t) => /answer: (.*)/.exec(t.reply)?.[1]);
     expect(new Set(got).size).toBe(got.length);
@@ -92,7 +101,11 @@ describe('the supervisor owns the session', () => {
     const panes = (await listPanes(c, rig.session)).filter((p) => p.agent);
     expect(panes.map((p) => p.agent).sort()).toEqual(['alpha', 'beta']);
     const data = await new Registry(path.join(rig.root, '.jaggers')).read();
-    expect(Object.values(data.terminals).map((t) => t.agent).sort()).toEqual(['alpha', 'beta']);
+    expect(
+      Object.values(data.terminals)
+        .map((t) => t.agent)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
     // One of the two made the windows; the other found them running.
     const said = runs.map((r) => (/alpha\s+jg-\w+\s+@\d+\s+(started|running)/.exec(r.stdout) ?? [])[1]).sort();
     expect(said).toEqual(['running', 'started']);
@@ -101,15 +114,29 @@ describe('the supervisor owns the session', () => {
   it('an agent waiting for a person: the notify command runs with the agent, state and question', async () => {
     const out = path.join(rig.root, 'notified.txt');
     const script = path.join(rig.root, 'notify.sh');
-    await writeFile(script, `#!/bin/sh\nprintf '%s|%s|%s\\n' "$JAGGERS_NOTIFY_AGENT" "$JAGGERS_NOTIFY_STATE" "$JAGGERS_NOTIFY_REASON" >> ${JSON.stringify(out)}\n`);
+    await writeFile(
+      script,
+      `#!/bin/sh\nprintf '%s|%s|%s\\n' "$JAGGERS_NOTIFY_AGENT" "$JAGGERS_NOTIFY_STATE" "$JAGGERS_NOTIFY_REASON" >> ${JSON.stringify(out)}\n`,
+    );
     await chmod(script, 0o755);
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }, { name: 'beta', profile: 'fake' }], notify: [script] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'beta', profile: 'fake' },
+      ],
+      notify: [script],
+    });
     expect((await rig.run(['up'])).code).toBe(0);
     const s = await rig.run(['send', 'alpha', '/menu']);
     expect(s.code, s.stderr).toBe(0);
     expect(s.stdout).toMatch(/: (menu|busy)\n$/);
     const { whenDirSays } = await import('../helpers/dir-watch.js');
-    const text = await whenDirSays(rig.root, () => readFile(out, 'utf8').catch(() => ''), (t) => t.includes('\n'), { what: 'the notify command' });
+    const text = await whenDirSays(
+      rig.root,
+      () => readFile(out, 'utf8').catch(() => ''),
+      (t) => t.includes('\n'),
+      { what: 'the notify command' },
+    );
     expect(text).toMatch(/^alpha\|waiting_input\|.*Allow execution/m);
     // The window is marked in the status line while it waits.
     const c = await rig.control();

@@ -7,7 +7,12 @@ import { Rig } from '../helpers/rig.js';
 
 async function environOf(pid: number): Promise<Record<string, string>> {
   const raw = await readFile(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    raw
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
 
 describe('jaggers up / ls / capture / send / down on real tmux', () => {
@@ -15,7 +20,12 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
   beforeEach(async () => {
     rig = await Rig.create();
     await writeProfile(rig.root, 'echo', catProfile);
-    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'echo' }, { name: 'beta', profile: 'echo', env: { EXTRA: 'x y' } }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'echo' },
+        { name: 'beta', profile: 'echo', env: { EXTRA: 'x y' } },
+      ],
+    });
   });
   afterEach(async () => rig.cleanup());
 
@@ -40,7 +50,12 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     const beta = panes.find((x) => x.windowName === 'beta')!;
     expect((await environOf(beta.panePid!)).EXTRA).toBe('x y');
     const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8'));
-    expect(Object.keys(reg.terminals).sort()).toEqual(panes.filter((p) => p.agent).map((p) => p.terminalId).sort());
+    expect(Object.keys(reg.terminals).sort()).toEqual(
+      panes
+        .filter((p) => p.agent)
+        .map((p) => p.terminalId)
+        .sort(),
+    );
   });
 
   it('is idempotent, and a restarted server gets the same terminal ids back', async () => {
@@ -136,7 +151,12 @@ describe('bad input stops up before anything starts', () => {
     expect(r.stderr).toContain('got 42 (number)');
     await writeProject(rig.root, '{"agents": [');
     expect((await rig.run(['up'])).stderr).toContain(`${file}: not valid JSON`);
-    await writeProject(rig.root, { agents: [{ name: 'a', profile: 'echo' }, { name: 'a', profile: 'echo' }] });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'a', profile: 'echo' },
+        { name: 'a', profile: 'echo' },
+      ],
+    });
     expect((await rig.run(['up'])).stderr).toContain('field `agents[1].name`: must be unique');
     expect(await serverUp()).toBe(false);
   });

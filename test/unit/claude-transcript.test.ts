@@ -67,7 +67,9 @@ describe('claude transcripts: the reply to a prompt', () => {
 
   it('tool: text and tool call (two entries of one message), the result, the final answer', () => {
     const text = readFixture('tool');
-    const assistants = lines(text).map(parse).filter((e) => e.type === 'assistant');
+    const assistants = lines(text)
+      .map(parse)
+      .filter((e) => e.type === 'assistant');
     const ids = assistants.map((e) => (e.message as { id: string }).id);
     expect(ids[0]).toBe(ids[1]);
     expect(reply('tool', TAG.tool)).toEqual(done(TOOL_REPLY));
@@ -78,9 +80,13 @@ describe('claude transcripts: the reply to a prompt', () => {
     expect(reply('tool-approval-pending', TAG.simple)).toEqual(done(ANSWER));
   });
 
-  it('queued-prompt: a prompt typed while a tool ran joins that turn as an attachment and ends the first prompt\'s part', () => {
+  it("queued-prompt: a prompt typed while a tool ran joins that turn as an attachment and ends the first prompt's part", () => {
     const text = readFixture('queued-prompt');
-    expect(lines(text).filter((l) => l.includes(TAG.queuedSecond)).map((l) => parse(l).type)).toEqual(['queue-operation', 'attachment']);
+    expect(
+      lines(text)
+        .filter((l) => l.includes(TAG.queuedSecond))
+        .map((l) => parse(l).type),
+    ).toEqual(['queue-operation', 'attachment']);
     expect(reply('queued-prompt', TAG.queuedFirst)).toEqual(done('Let me run that command.', 'next-prompt'));
     expect(reply('queued-prompt', TAG.queuedSecond)).toEqual(done(`stub reply to: Run another slow command. ${TAG.queuedFirst}`));
     expect(reply('queued-prompt', TAG.tool)).toEqual(done(TOOL_REPLY));
@@ -98,7 +104,11 @@ describe('claude transcripts: the reply to a prompt', () => {
 
 describe('claude transcripts: files bent the ways a live or damaged file can be', () => {
   /** A fixed shuffle: the lines' order must not matter, the links carry the conversation. */
-  const shuffled = (text: string) => lines(text).map((l, i) => ({ l, k: (i * 7919) % 13 })).sort((a, b) => a.k - b.k).map((x) => x.l);
+  const shuffled = (text: string) =>
+    lines(text)
+      .map((l, i) => ({ l, k: (i * 7919) % 13 }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.l);
 
   it('any line order gives the same replies (reversed, shuffled)', () => {
     for (const f of ['two-turns', 'queued-prompt', 'interrupted'] as const) {
@@ -138,7 +148,9 @@ describe('claude transcripts: files bent the ways a live or damaged file can be'
   const isAnswer = (e: Record<string, unknown>) => e.type === 'assistant';
 
   it('subagent (isSidechain) entries are not part of the reply', () => {
-    const text = withChildren(isAnswer, [{ type: 'assistant', isSidechain: true, message: { id: 'm-sub', content: [{ type: 'text', text: 'from a subagent' }] } }]);
+    const text = withChildren(isAnswer, [
+      { type: 'assistant', isSidechain: true, message: { id: 'm-sub', content: [{ type: 'text', text: 'from a subagent' }] } },
+    ]);
     expect(claudeReply(text, TAG.simple)).toEqual(done(ANSWER));
   });
 
@@ -151,7 +163,9 @@ describe('claude transcripts: files bent the ways a live or damaged file can be'
 
   it('a later typed prompt in the chain ends the reply before it, even without a turn_duration', () => {
     // Without its turn_duration entries, the second prompt hangs off the first answer directly.
-    const entries = lines(readFixture('two-turns')).map(parse).filter((e) => e.subtype !== 'turn_duration');
+    const entries = lines(readFixture('two-turns'))
+      .map(parse)
+      .filter((e) => e.subtype !== 'turn_duration');
     const foxes = entries.find((e) => JSON.stringify(e).includes(FOXES) && e.type === 'assistant')!;
     const text = entries.map((e) => JSON.stringify(e.type === 'user' && JSON.stringify(e).includes(TAG.second) ? { ...e, parentUuid: foxes.uuid } : e));
     expect(claudeReply(text.join('\n'), TAG.first)).toEqual(done(FOXES, 'next-prompt'));

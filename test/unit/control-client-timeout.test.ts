@@ -33,7 +33,7 @@ describe('control client command timeout', () => {
       t.reply(1, 'late answer of the first');
       t.reply(2, 'x');
       await expect(next).resolves.toEqual({ ok: true, lines: ['x'] });
-      expect(t.written).toEqual(['refresh-client -f no-output\n', "display-message -p x\n"]);
+      expect(t.written).toEqual(['refresh-client -f no-output\n', 'display-message -p x\n']);
     } finally {
       vi.useRealTimers();
     }

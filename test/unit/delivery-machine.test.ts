@@ -23,7 +23,16 @@ function start(looks: Evidence[], opts: { maxSubmitRetries?: number; acceptClear
         look: fromPromise(async () => looks[Math.min(calls.look++, looks.length - 1)]!),
       },
     }),
-    { input: { settleMs: 200, retryAfterMs: 1000, verifyTimeoutMs: 10_000, maxSubmitRetries: opts.maxSubmitRetries ?? 2, acceptCleared: opts.acceptCleared ?? false }, clock },
+    {
+      input: {
+        settleMs: 200,
+        retryAfterMs: 1000,
+        verifyTimeoutMs: 10_000,
+        maxSubmitRetries: opts.maxSubmitRetries ?? 2,
+        acceptCleared: opts.acceptCleared ?? false,
+      },
+      clock,
+    },
   );
   const result = toPromise(actor);
   actor.start();

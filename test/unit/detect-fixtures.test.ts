@@ -7,7 +7,8 @@ import { builtinProfilesDir } from '../../src/package-root.js';
 
 const dir = path.join(import.meta.dirname, '..', 'fixtures', 'screens');
 const profileFor: Record<string, string> = { 'fake-agent': 'demo', claude: 'claude', gemini: 'gemini', qwen: 'qwen', codex: 'codex' };
-const load = (name: string) => parseProfile(JSON.parse(readFileSync(path.join(builtinProfilesDir, `${name}.json`), 'utf8')), path.join(builtinProfilesDir, `${name}.json`));
+const load = (name: string) =>
+  parseProfile(JSON.parse(readFileSync(path.join(builtinProfilesDir, `${name}.json`), 'utf8')), path.join(builtinProfilesDir, `${name}.json`));
 
 /** What the classifier must say for each captured state (the machine turns quiet-after-busy into done). */
 function expected(cli: string, state: string): string {
@@ -21,18 +22,23 @@ function expected(cli: string, state: string): string {
   return state; // idle
 }
 
-const fixtures = readdirSync(dir).filter((f) => f.endsWith('.txt')).map((f) => {
-  const m = /^(fake-agent|claude|gemini|qwen|codex)-(\d[\w.]*)-(.+)\.txt$/.exec(f);
-  if (!m) throw new Error(`fixture ${f} is not named <cli>-<version>-<state>.txt`);
-  return { file: f, cli: m[1]!, version: m[2]!, state: m[3]! };
-});
+const fixtures = readdirSync(dir)
+  .filter((f) => f.endsWith('.txt'))
+  .map((f) => {
+    const m = /^(fake-agent|claude|gemini|qwen|codex)-(\d[\w.]*)-(.+)\.txt$/.exec(f);
+    if (!m) throw new Error(`fixture ${f} is not named <cli>-<version>-<state>.txt`);
+    return { file: f, cli: m[1]!, version: m[2]!, state: m[3]! };
+  });
 
 describe('classifier over captured screens of every profile', () => {
   it('has fixtures of idle, busy, done and waiting for all five profiles, traps included', () => {
     for (const cli of Object.keys(profileFor)) {
       const states = fixtures.filter((f) => f.cli === cli).map((f) => f.state);
       expect(states, cli).toEqual(expect.arrayContaining(['idle', 'busy', 'done', 'waiting']));
-      expect(states.some((s) => s.startsWith('trap')), `${cli} has a trap fixture`).toBe(true);
+      expect(
+        states.some((s) => s.startsWith('trap')),
+        `${cli} has a trap fixture`,
+      ).toBe(true);
     }
   });
 

@@ -56,7 +56,11 @@ class FakeIO implements AgentIO {
 
 function setup(config: Partial<AgentConfig> = {}, session = newSession(ID, '/w', new Date(0))) {
   const io = new FakeIO();
-  const agent = new Agent({ bootMs: 0, thinkMs: 1000, pasteBurstMs: 0, picker: false, rules: [], cwd: '/w', replies: 'receipt', agentName: undefined, ...config }, io, session);
+  const agent = new Agent(
+    { bootMs: 0, thinkMs: 1000, pasteBurstMs: 0, picker: false, rules: [], cwd: '/w', replies: 'receipt', agentName: undefined, ...config },
+    io,
+    session,
+  );
   agent.start();
   const type = (...events: KeyEvent[]): void => events.forEach((e) => agent.handleKey(e));
   const submit = (text: string): void => type({ type: 'paste', text }, { type: 'enter' });
@@ -136,7 +140,10 @@ describe('fake agent: Agent', () => {
   });
 
   it('resumed turns show and the count continues; /history lists them', () => {
-    const old = { ...newSession(ID, '/w', new Date(0)), turns: [{ prompt: 'first', sha256: 'x', bytes: 5, reply: 'turn 1 of session aaaaaaaa\nYou said: first' }] };
+    const old = {
+      ...newSession(ID, '/w', new Date(0)),
+      turns: [{ prompt: 'first', sha256: 'x', bytes: 5, reply: 'turn 1 of session aaaaaaaa\nYou said: first' }],
+    };
     const { io, submit, screen } = setup({}, old);
     expect(screen()).toContain(' > first\n ✦ turn 1 of session aaaaaaaa\n   You said: first');
     submit('/history');

@@ -9,14 +9,28 @@ describe('fake agent: parseArgs', () => {
 
   it('reads every flag, with a separate or an inline value', () => {
     const parsed = parseArgs([
-      '--boot-ms', '300', '--think-ms=20', '--paste-burst-ms', '150', '--picker',
-      '--rules', 'r.json', '--session-id', '6f1c2a3b-0000-4000-8000-000000000001',
+      '--boot-ms',
+      '300',
+      '--think-ms=20',
+      '--paste-burst-ms',
+      '150',
+      '--picker',
+      '--rules',
+      'r.json',
+      '--session-id',
+      '6f1c2a3b-0000-4000-8000-000000000001',
     ]);
     expect(parsed).toEqual({
       kind: 'run',
       options: {
-        bootMs: 300, thinkMs: 20, pasteBurstMs: 150, picker: true, rulesFile: 'r.json',
-        sessionId: '6f1c2a3b-0000-4000-8000-000000000001', resume: undefined, replies: 'receipt',
+        bootMs: 300,
+        thinkMs: 20,
+        pasteBurstMs: 150,
+        picker: true,
+        rulesFile: 'r.json',
+        sessionId: '6f1c2a3b-0000-4000-8000-000000000001',
+        resume: undefined,
+        replies: 'receipt',
       },
     });
   });

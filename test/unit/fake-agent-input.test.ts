@@ -15,9 +15,7 @@ describe('fake agent: InputParser', () => {
 
   it('maps control keys', () => {
     const p = new InputParser();
-    expect(p.feed('a\r\n\x7f\x08\x03\x04').map((e) => e.type)).toEqual([
-      'text', 'enter', 'newline', 'backspace', 'backspace', 'ctrl-c', 'ctrl-d',
-    ]);
+    expect(p.feed('a\r\n\x7f\x08\x03\x04').map((e) => e.type)).toEqual(['text', 'enter', 'newline', 'backspace', 'backspace', 'ctrl-c', 'ctrl-d']);
   });
 
   it('takes arrows and ignores other sequences', () => {
@@ -38,10 +36,7 @@ describe('fake agent: InputParser', () => {
 
   it('keeps a bracketed paste literal and turns CR and CRLF into LF', () => {
     const p = new InputParser();
-    expect(p.feed(`${PS}a\rb\r\nc\nd\x03\x7f${PE}\r`)).toEqual([
-      { type: 'paste', text: 'a\nb\nc\nd\x03\x7f' },
-      { type: 'enter' },
-    ]);
+    expect(p.feed(`${PS}a\rb\r\nc\nd\x03\x7f${PE}\r`)).toEqual([{ type: 'paste', text: 'a\nb\nc\nd\x03\x7f' }, { type: 'enter' }]);
   });
 
   it('finds the markers when chunks cut them anywhere', () => {
@@ -50,7 +45,10 @@ describe('fake agent: InputParser', () => {
       const p = new InputParser();
       const events = [...p.feed(input.slice(0, cut)), ...p.feed(input.slice(cut))];
       const merged = events.filter((e) => e.type !== 'text' || e.text !== '');
-      expect(merged.map((e) => e.type), `cut at ${cut}`).toEqual(['text', 'paste', 'enter']);
+      expect(
+        merged.map((e) => e.type),
+        `cut at ${cut}`,
+      ).toEqual(['text', 'paste', 'enter']);
       expect(merged[1], `cut at ${cut}`).toEqual({ type: 'paste', text: 'one\ntwo 世界' });
     }
   });

@@ -76,7 +76,16 @@ describe('fake agent: render', () => {
   });
 
   it('sanitizes control characters and wraps long reply lines', () => {
-    const lines = renderLines(view({ transcript: [{ kind: 'prompt', text: 'a\tb\x1b[2J' }, { kind: 'reply', lines: ['y'.repeat(100)] }] }), size, 0);
+    const lines = renderLines(
+      view({
+        transcript: [
+          { kind: 'prompt', text: 'a\tb\x1b[2J' },
+          { kind: 'reply', lines: ['y'.repeat(100)] },
+        ],
+      }),
+      size,
+      0,
+    );
     expect(lines[3]).toBe(' > a b?[2J');
     expect(lines[4]).toBe(` ✦ ${'y'.repeat(56)}`);
     expect(lines[5]).toBe(`   ${'y'.repeat(44)}`);

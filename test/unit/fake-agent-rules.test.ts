@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ReadFile, Rule } from '../../src/fake-agent/rules.js';
-import {
-  digest, findNonces, firstBodyLine, parseRules, pathCandidates, promptPreview, ruleReply,
-} from '../../src/fake-agent/rules.js';
+import { digest, findNonces, firstBodyLine, parseRules, pathCandidates, promptPreview, ruleReply } from '../../src/fake-agent/rules.js';
 
 const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 const noFiles: ReadFile = () => undefined;
@@ -42,10 +40,7 @@ describe('fake agent: rules', () => {
     const files: Record<string, string> = { '.jaggers/handover/turn_2_ab12cd.md': content };
     const read: ReadFile = (p) => (p in files ? Buffer.from(files[p] as string) : undefined);
     const reply = ruleReply('Read .jaggers/handover/turn_2_ab12cd.md and do what it asks. [jg:7f3a]', [], read);
-    expect(reply).toEqual([
-      `read .jaggers/handover/turn_2_ab12cd.md (${Buffer.byteLength(content)} bytes, sha256:${sha(content)})`,
-      'answer: Do the thing.',
-    ]);
+    expect(reply).toEqual([`read .jaggers/handover/turn_2_ab12cd.md (${Buffer.byteLength(content)} bytes, sha256:${sha(content)})`, 'answer: Do the thing.']);
   });
 
   it('tries tokens without quotes, @ and trailing punctuation', () => {

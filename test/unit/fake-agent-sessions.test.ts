@@ -6,8 +6,15 @@ import { openSession } from '../../src/fake-agent/open-session.js';
 import { removeStateFile, stateFilePath, traceLine, writeStateFile } from '../../src/fake-agent/runtime-files.js';
 import type { SessionRecord } from '../../src/fake-agent/session-store.js';
 import {
-  formatSessionList, latestSession, listSessions, newSession, parseSession, readSession, relativeTime,
-  sessionPath, writeSession,
+  formatSessionList,
+  latestSession,
+  listSessions,
+  newSession,
+  parseSession,
+  readSession,
+  relativeTime,
+  sessionPath,
+  writeSession,
 } from '../../src/fake-agent/session-store.js';
 
 const A = '6f1c2a3b-0000-4000-8000-00000000000a';

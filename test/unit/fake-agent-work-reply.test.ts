@@ -110,7 +110,9 @@ describe('work replies: the coder', () => {
   });
 
   it('implements what the plan counts and reads: lines on stdin', () => {
-    const diff = workReply('Plan: a filter that counts the lines on standard input\n1. Read standard input.\n2. Count the lines.\n3. Print the count.', { agentName: 'coder' });
+    const diff = workReply('Plan: a filter that counts the lines on standard input\n1. Read standard input.\n2. Count the lines.\n3. Print the count.', {
+      agentName: 'coder',
+    });
     expect(diff[0]).toContain('bin/count-lines.js');
     expect(diff).toContain("+const text = readFileSync(0, 'utf8');");
     expect(diff).toContain("+const result = text.split('\\n').length - (text.endsWith('\\n') ? 1 : 0);");
@@ -133,7 +135,7 @@ describe('work replies: the reviewer', () => {
     expect(findings.map((f) => /^(\d)\. \[(\w+)\]/.exec(f)?.slice(1).join(' '))).toEqual(['1 should', '2 should', '3 should', '4 nit']);
     // Every file:line a finding names holds what the finding talks about.
     const script = new Map(parseDiff(diff.join('\n')).lines.map((l) => [`${l.file}:${l.line}`, l.text]));
-    const cited = findings.flatMap((f) => [.../(bin\/count-words\.js:\d+) (\S+)/.exec(f)?.slice(1) ?? []]);
+    const cited = findings.flatMap((f) => [...(/(bin\/count-words\.js:\d+) (\S+)/.exec(f)?.slice(1) ?? [])]);
     expect(cited).toEqual(['bin/count-words.js:11', 'readFileSync()', 'bin/count-words.js:1', 'is', 'bin/count-words.js:9', 'process.exit()']);
     expect(script.get('bin/count-words.js:11')).toContain('readFileSync(');
     expect(script.get('bin/count-words.js:1')).toBe('#!/usr/bin/env node');
@@ -169,7 +171,9 @@ describe('work replies: the reviewer', () => {
   it('reviews code in a fence, and a plan, by line', () => {
     const code = workReply('Review this:\n```py\ndef f(x):\n    if x == None:\n        return 1\n    return open(x).read()\n```', { agentName: 'reviewer' });
     expect(code[1]).toBe('Reviewed the snippet.py (4 lines).');
-    expect(code).toContain('1. [should] snippet.py:4 open() throws a raw stack trace for a missing or unreadable file; catch it and print one line naming the path.');
+    expect(code).toContain(
+      '1. [should] snippet.py:4 open() throws a raw stack trace for a missing or unreadable file; catch it and print one line naming the path.',
+    );
     expect(code.join('\n')).toContain('snippet.py:2 uses ==; prefer ===.');
     const plan = workReply('Review this plan:\n1. Build the thing.\n2. Release it?', { agentName: 'reviewer' });
     expect(plan).toEqual([

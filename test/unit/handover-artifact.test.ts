@@ -7,8 +7,14 @@ import { replyFromScreen } from '../../src/handover/reply.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
 
 const meta = (task: string, turn: number): HandoverMeta => ({
-  task, workflow: 'handoff', turn, sourceAgent: 'planner', sourceSession: null, targetAgent: 'coder',
-  targetSession: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', created: '2026-11-21T10:00:00.000Z',
+  task,
+  workflow: 'handoff',
+  turn,
+  sourceAgent: 'planner',
+  sourceSession: null,
+  targetAgent: 'coder',
+  targetSession: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+  created: '2026-11-21T10:00:00.000Z',
 });
 
 describe('handover artifacts', () => {
@@ -17,8 +23,15 @@ describe('handover artifacts', () => {
     expect(text.startsWith('---\ntask: "task: with \\"quotes\\""\nworkflow: handoff\nturn: 2\n')).toBe(true);
     expect(parseArtifact(text)).toEqual({
       meta: {
-        task: 'task: with "quotes"', workflow: 'handoff', turn: 2, source_agent: 'planner', source_session: null, target_agent: 'coder',
-        target_session: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', created: '2026-11-21T10:00:00.000Z', reply_to: 'turn_1_abc123.md',
+        task: 'task: with "quotes"',
+        workflow: 'handoff',
+        turn: 2,
+        source_agent: 'planner',
+        source_session: null,
+        target_agent: 'coder',
+        target_session: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+        created: '2026-11-21T10:00:00.000Z',
+        reply_to: 'turn_1_abc123.md',
       },
       body: 'the body\n---\nstill body\n',
     });
@@ -36,7 +49,11 @@ describe('handover artifacts', () => {
   });
 
   it('takes a reply from the screen after the prompt echo, without the input area', () => {
-    const profile = ProfileSchema.parse({ name: 'p', command: 'c', detect: { replyMarker: '^✦ ', rules: [{ name: 'box', status: 'idle', pattern: '^> ', lines: 2 }] } });
+    const profile = ProfileSchema.parse({
+      name: 'p',
+      command: 'c',
+      detect: { replyMarker: '^✦ ', rules: [{ name: 'box', status: 'idle', pattern: '^> ', lines: 2 }] },
+    });
     const screen = ['old stuff', '> Read x.md and do what it asks. [jg:ab12]', '✦ the answer', '  second line', '', '> ', '? for shortcuts'].join('\n');
     expect(replyFromScreen(screen, 'ab12', profile)).toBe('the answer\nsecond line');
   });

@@ -24,14 +24,21 @@ describe('pane watcher stop', () => {
     const home = mkdtempSync(path.join(os.tmpdir(), 'watcher-stop-'));
     mkdirSync(path.join(home, '.fake-agent', 'state'), { recursive: true });
     const child = spawn('sleep', ['60'], { env: { ...process.env, HOME: home }, stdio: 'ignore' });
-    cleanup.push(() => child.kill('SIGKILL'), () => rmSync(home, { recursive: true, force: true }));
+    cleanup.push(
+      () => child.kill('SIGKILL'),
+      () => rmSync(home, { recursive: true, force: true }),
+    );
 
     let onData: (chunk: Buffer) => void = () => {};
     const written: string[] = [];
     const transport: Transport = { write: (t) => void written.push(t), onData: (cb) => void (onData = cb), onClose: () => {}, close: async () => {}, pid: 1 };
     const client = new ControlClient(transport);
     const watcher = new PaneWatcher(client);
-    const profile = ProfileSchema.parse({ name: 'p', command: 'c', detect: { stateFile: 'fake-agent', rules: [{ name: 'box', status: 'idle', pattern: '^> ', lines: 2 }] } });
+    const profile = ProfileSchema.parse({
+      name: 'p',
+      command: 'c',
+      detect: { stateFile: 'fake-agent', rules: [{ name: 'box', status: 'idle', pattern: '^> ', lines: 2 }] },
+    });
     const before = watches();
 
     watcher.watch({ paneId: '%1', windowId: '@1', agent: 'a', profile, pid: child.pid! });

@@ -32,7 +32,7 @@ describe('replies read off the screen', () => {
     expect(reply).toHaveLength(3);
   });
 
-  it('keeps lines in the middle of a reply that look like chrome, and a second block\'s text', () => {
+  it("keeps lines in the middle of a reply that look like chrome, and a second block's text", () => {
     const profile = load('gemini');
     const screen = tagged(fixture('gemini-0.61.0-done'), 'Tell me about foxes').replace(`✦ ${FOXES}`, '✦ one\n  ──────\n  ? for shortcuts\n  two');
     expect(replyFromScreen(screen, 'fx01', profile)).toBe('one\n──────\n? for shortcuts\ntwo');

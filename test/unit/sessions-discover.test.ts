@@ -32,7 +32,15 @@ async function rollout(id: string, at: Date, opts: RolloutOptions = {}): Promise
   const meta = {
     timestamp: at.toISOString(),
     type: 'session_meta',
-    payload: { id, timestamp: at.toISOString(), cwd: opts.cwd ?? cwd, originator: 'codex_cli_rs', cli_version: '0.169.0', instructions: 'x'.repeat(100_000), ...opts.extra },
+    payload: {
+      id,
+      timestamp: at.toISOString(),
+      cwd: opts.cwd ?? cwd,
+      originator: 'codex_cli_rs',
+      cli_version: '0.169.0',
+      instructions: 'x'.repeat(100_000),
+      ...opts.extra,
+    },
   };
   const turn = { timestamp: at.toISOString(), type: 'response_item', payload: { type: 'message', role: 'user', content: [] } };
   await writeFile(file, opts.raw ?? `${JSON.stringify(meta)}\n${JSON.stringify(turn)}\n`);
@@ -98,13 +106,18 @@ describe('parseRolloutHead', () => {
     expect(parseRolloutHead(line, 'f')).toEqual({ id: A, cwd, startedAt: new Date('2025-11-21T10:00:01.500Z'), file: 'f' });
     const flat = JSON.stringify({ id: B, timestamp: '2025-11-21T10:00:00Z', instructions: null });
     expect(parseRolloutHead(flat, 'f')).toMatchObject({ id: B, cwd: null });
-    expect(parseRolloutHead(JSON.stringify({ type: 'session_meta', payload: {} }), `/x/rollout-2025-11-21T10-00-00-${C}.jsonl`)).toMatchObject({ id: C, startedAt: null });
+    expect(parseRolloutHead(JSON.stringify({ type: 'session_meta', payload: {} }), `/x/rollout-2025-11-21T10-00-00-${C}.jsonl`)).toMatchObject({
+      id: C,
+      startedAt: null,
+    });
     expect(parseRolloutHead('nope', 'f')).toBeNull();
   });
 });
 
 describe('diffListedSessions', () => {
-  const before = ['Available sessions for this project (2):', `  1. Fix the login (bug) (2 hours ago) [${A}]`, `  2. Write tests (Just now) [${B}]`, ''].join('\n');
+  const before = ['Available sessions for this project (2):', `  1. Fix the login (bug) (2 hours ago) [${A}]`, `  2. Write tests (Just now) [${B}]`, ''].join(
+    '\n',
+  );
   const after = `${before.trimEnd()}\n  3. [draft] Refactor (x) (Just now) [${C}]\n`;
 
   it('parses titles with brackets and parentheses', () => {

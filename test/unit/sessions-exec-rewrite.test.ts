@@ -69,8 +69,7 @@ describe('rewriteResumeArgs', () => {
 
   it('says which cli, which argument, and whose session is missing', () => {
     expect(() => rewriteResumeArgs('gemini', ['-r', 'latest'], null, { agent: 'reviewer', task: 'fix-login' })).toThrow(
-      'jaggers exec gemini: `-r latest` would resume whichever gemini session ran last, and no session is pinned for ' +
-        'agent "reviewer" in task "fix-login"',
+      'jaggers exec gemini: `-r latest` would resume whichever gemini session ran last, and no session is pinned for ' + 'agent "reviewer" in task "fix-login"',
     );
     expect(() => rewriteResumeArgs('codex', ['resume', '--last'], null, { agent: 'coder', task: null })).toThrow(
       /`resume --last` .* pinned for agent "coder" in the default team/,

@@ -5,7 +5,13 @@ import { applyEvents, emptyRegistry } from '../../src/sessions/schema.js';
 
 const at = (m: number): string => `2025-11-21T10:${String(m).padStart(2, '0')}:00.000Z`;
 const created = (terminalId: string, agent: string, task: string | null, m: number): JournalEvent => ({
-  ts: at(m), type: 'terminal-created', terminalId, agent, profile: agent, cwd: '/p', task,
+  ts: at(m),
+  type: 'terminal-created',
+  terminalId,
+  agent,
+  profile: agent,
+  cwd: '/p',
+  task,
 });
 
 const data = applyEvents(emptyRegistry(), [
@@ -65,7 +71,9 @@ describe('mergeTmuxTags', () => {
   it('gives the same change as events to record, and none once merged', () => {
     const events = tmuxTagEvents(data, windows, at(30));
     expect(events.map((e) => `${e.type} ${'terminalId' in e ? e.terminalId : ''}`)).toEqual([
-      'terminal-window jg-team-new', 'terminal-created jg-lost', 'terminal-window jg-lost',
+      'terminal-window jg-team-new',
+      'terminal-created jg-lost',
+      'terminal-window jg-lost',
     ]);
     expect(tmuxTagEvents(applyEvents(data, events), windows, at(31))).toEqual([]);
   });

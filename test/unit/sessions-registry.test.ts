@@ -99,7 +99,9 @@ describe('Registry', () => {
     expect(data).toEqual(good);
     const aside = path.join(dir, 'sessions.json.corrupt-2025-11-21T21-52-03.123Z');
     expect(await readFile(aside, 'utf8')).toBe(text.slice(0, Math.floor(text.length / 2)));
-    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^${snapshot()}: not valid JSON \\(.*\\); moved it to ${aside} and rebuilt it from ${journal()}$`))]);
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^${snapshot()}: not valid JSON \\(.*\\); moved it to ${aside} and rebuilt it from ${journal()}$`)),
+    ]);
     expect(fresh.lastWarnings).toEqual(warnings);
     expect(JSON.parse(await readFile(snapshot(), 'utf8'))).toEqual(good);
     expect(await fresh.read()).toEqual(good);
@@ -115,7 +117,10 @@ describe('Registry', () => {
       expect(r.lastWarnings[0]).toContain(`${snapshot()}: field \`version\``);
     }
     expect((await readdir(dir)).sort()).toEqual([
-      'events.jsonl', 'sessions.json', 'sessions.json.corrupt-2025-11-21T21-52-03.123Z', 'sessions.json.corrupt-2025-11-21T21-52-03.123Z-1',
+      'events.jsonl',
+      'sessions.json',
+      'sessions.json.corrupt-2025-11-21T21-52-03.123Z',
+      'sessions.json.corrupt-2025-11-21T21-52-03.123Z-1',
     ]);
     expect(await r.read()).toEqual(good);
   });
@@ -137,7 +142,12 @@ describe('Registry', () => {
     await r.record({ type: 'task-status', taskId: 't1', status: 'done' });
     const lines = (await readFile(journal(), 'utf8')).split('\n');
     expect(lines).toHaveLength(history.length + 2);
-    expect(lines.slice(0, -1).map((l) => JSON.parse(l).type).at(-1)).toBe('task-status');
+    expect(
+      lines
+        .slice(0, -1)
+        .map((l) => JSON.parse(l).type)
+        .at(-1),
+    ).toBe('task-status');
     await rm(snapshot());
     expect((await registry().read()).tasks.t1?.status).toBe('done');
   });

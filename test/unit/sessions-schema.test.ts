@@ -31,11 +31,23 @@ describe('applyEvent', () => {
   it('creates terminals and tasks with defaults, and links the task agent to the pinned session', () => {
     const data = base();
     expect(data.terminals['jg-aaaa0001']).toEqual({
-      terminalId: 'jg-aaaa0001', agent: 'claude', profile: 'claude', cwd: '/p', task: 't1',
-      sessionId: S1, sessionHistory: [], window: null, created: ts, lastState: null, turns: 0,
+      terminalId: 'jg-aaaa0001',
+      agent: 'claude',
+      profile: 'claude',
+      cwd: '/p',
+      task: 't1',
+      sessionId: S1,
+      sessionHistory: [],
+      window: null,
+      created: ts,
+      lastState: null,
+      turns: 0,
     });
     expect(data.tasks.t1).toEqual({
-      id: 't1', workflow: 'review', status: 'created', created: ts,
+      id: 't1',
+      workflow: 'review',
+      status: 'created',
+      created: ts,
       agents: { claude: { terminalId: 'jg-aaaa0001', sessionId: S1, turns: 0 } },
     });
   });
@@ -88,7 +100,15 @@ describe('applyEvent', () => {
 
   it('counts replies, not prompts, in the task agent turns', () => {
     const turn = (n: number, direction: 'prompt' | 'reply', agent = 'claude'): JournalEvent => ({
-      ts, type: 'turn', taskId: 't1', agent, terminalId: 'jg-aaaa0001', sessionId: S1, turn: n, handoverFile: null, direction,
+      ts,
+      type: 'turn',
+      taskId: 't1',
+      agent,
+      terminalId: 'jg-aaaa0001',
+      sessionId: S1,
+      turn: n,
+      handoverFile: null,
+      direction,
     });
     const data = applyEvents(base(), [turn(1, 'prompt'), turn(1, 'reply'), turn(2, 'prompt'), turn(2, 'reply'), turn(3, 'reply', 'helper')]);
     expect(data.tasks.t1?.agents.claude?.turns).toBe(2);

@@ -13,7 +13,7 @@ describe('combining the screen with the CLI state file', () => {
       expect(combine(c(s), c('busy', 'state-file'))).toEqual({ c: c(s), source: 'screen' });
     }
   });
-  it('keeps a turn summary when the file says idle, and the file when it says busy (the summary may be the last turn\'s)', () => {
+  it("keeps a turn summary when the file says idle, and the file when it says busy (the summary may be the last turn's)", () => {
     expect(combine(c('done'), c('idle', 'state-file'))).toEqual({ c: c('done'), source: 'screen' });
     expect(combine(c('done'), c('busy', 'state-file'))).toEqual({ c: c('busy', 'state-file'), source: 'state-file' });
   });

@@ -27,7 +27,14 @@ describe('supervisor log', () => {
     const current = await readlink(file);
     expect(rolled).toContain(current);
     const last = (await readFile(file, 'utf8')).trim().split('\n').at(-1)!;
-    expect(JSON.parse(last)).toMatchObject({ level: 30, msg: 'a line long enough to fill a kilobyte quickly', task: 't-1', terminal: 'jg-00000001', i: 199, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.parse(last)).toMatchObject({
+      level: 30,
+      msg: 'a line long enough to fill a kilobyte quickly',
+      task: 't-1',
+      terminal: 'jg-00000001',
+      i: 199,
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 
   it('JAGGERS_LOG picks the level; anything else is info', () => {

@@ -136,7 +136,7 @@ describe('terminal machine', () => {
     expect(actor.getSnapshot().context.turns).toBe(1);
   });
 
-  it('after a resume the last turn\'s summary on screen is not the new prompt\'s turn', () => {
+  it("after a resume the last turn's summary on screen is not the new prompt's turn", () => {
     const { actor, clock } = start(50);
     actor.send(summary('✻ Cogitated for 5s', 1)); // the resumed conversation, its old summary at the bottom
     expect(actor.getSnapshot().value).toBe('idle');

@@ -55,11 +55,7 @@ describe('fake-agent', () => {
   const read = (nonce: string) => readTranscriptReply('fake-agent', home, '/w', SESSION, nonce);
 
   it('the turn whose prompt carried the nonce, finished once it has a reply', async () => {
-    write([
-      { prompt: 'first [jg:aa01]', reply: 'one' },
-      { prompt: 'second [jg:aa02]', reply: 'two' },
-      { prompt: 'third [jg:aa03]' },
-    ]);
+    write([{ prompt: 'first [jg:aa01]', reply: 'one' }, { prompt: 'second [jg:aa02]', reply: 'two' }, { prompt: 'third [jg:aa03]' }]);
     expect(await read('aa01')).toEqual({ text: 'one', finished: true });
     expect(await read('aa03')).toEqual({ text: '', finished: false });
     expect(await replyFromTranscript('fake-agent', home, '/w', SESSION, 'aa02')).toBe('two');
