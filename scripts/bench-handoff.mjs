@@ -29,7 +29,9 @@ import { handoff } from '../dist/src/commands/handoff.js';
 import { resolveContext } from '../dist/src/context.js';
 import { deliverNow } from '../dist/src/delivery/deliver.js';
 import { paneIO } from '../dist/src/tmux/pane-io.js';
-import { sanitizeText } from '../dist/src/delivery/sanitize.js';
+import { makeNonce, sanitizeText } from '../dist/src/delivery/sanitize.js';
+import { readTranscriptReply } from '../dist/src/handover/reply.js';
+import { waitForTurnEnd } from '../dist/src/turns/wait-end.js';
 import { PaneWatcher } from '../dist/src/supervisor/pane-watcher.js';
 import { nextTurn, parseArtifact, writeArtifact } from '../dist/src/handover/artifact.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
@@ -224,31 +226,38 @@ async function main() {
     panes[p.agent] = { paneId: p.paneId, windowId: p.windowId, agent: p.agent, profile, pid: p.panePid };
   }
   const target = (agent) => ({ paneId: panes[agent].paneId, agent, profile: panes[agent].profile });
-  const doneTurns = (watcher, paneId, n, timeoutMs = TIMEOUT_S * 1000) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => (off(), reject(new Error(`${paneId}: ${watcher.status(paneId)} with ${watcher.turns(paneId)} turns, wanted done with ${n}`))),
-        timeoutMs,
-      );
-      const check = () => watcher.turns(paneId) >= n && watcher.status(paneId) === 'done' && (clearTimeout(timer), off(), resolve());
-      const off = watcher.onChange(check);
-      check();
-    });
-  /** deliver() with a fresh watcher on the warm connection, then wait for the finished turn. */
+  /**
+   * deliverNow() with a fresh watcher on the warm connection, then the wait the turn engine does: until the
+   * agent's transcript holds the finished reply to this prompt (or the screen shows its end).
+   */
   async function deliverAndWait(agent, text) {
     const watcher = new PaneWatcher(c);
     try {
       await watcher.start();
       watcher.watch(panes[agent]);
-      const d = await deliverNow(paneIO(c), watcher, target(agent), text);
+      const nonce = makeNonce();
+      const reg = JSON.parse(await readFile(path.join(root, '.jaggers', 'sessions.json'), 'utf8'));
+      const sessionId = Object.values(reg.terminals).find((t) => t.agent === agent).sessionId;
+      const sent = `${text} [jg:${nonce}]`;
+      const d = await deliverNow(paneIO(c), watcher, target(agent), sent, { nonce });
       const delivered = performance.now();
-      if (d.kind !== 'delivered') return { d, delivered, failed: `deliver: ${d.kind}` };
+      if (d.kind !== 'delivered') return { d, delivered, sent, failed: `deliver: ${d.kind}` };
       try {
-        await doneTurns(watcher, panes[agent].paneId, 1);
+        await waitForTurnEnd(watcher, paneIO(c), {
+          paneId: panes[agent].paneId,
+          agent,
+          profile: panes[agent].profile,
+          nonce,
+          turnsBefore: 0,
+          timeoutMs: TIMEOUT_S * 1000,
+          artifact: '(none)',
+          readTranscript: () => readTranscriptReply('fake-agent', home, root, sessionId, nonce),
+          label: 'bench',
+        });
       } catch (e) {
-        return { d, delivered, failed: String(e.message) };
+        return { d, delivered, sent, failed: String(e.message) };
       }
-      return { d, delivered };
+      return { d, delivered, sent };
     } finally {
       watcher.stop();
     }
@@ -319,7 +328,7 @@ async function main() {
       // (ii) pasted into the pane: the agent's session file records the prompt's bytes and sha256.
       const before = (await sessionTurns('paste')).length;
       const t = performance.now();
-      const { d, delivered, failed } = await deliverAndWait('paste', text);
+      const { d, delivered, sent, failed } = await deliverAndWait('paste', text);
       if (failed) {
         p.paste.push({ failed });
         continue;
@@ -328,10 +337,10 @@ async function main() {
       const turn = turns.at(-1);
       const whole =
         d.kind === 'delivered' &&
-        sanitizeText(text) === text &&
+        sanitizeText(sent) === sent &&
         turns.length === before + 1 &&
-        turn.bytes === Buffer.byteLength(text) &&
-        turn.sha256 === sha(text);
+        turn.bytes === Buffer.byteLength(sent) &&
+        turn.sha256 === sha(sent);
       if (whole) p.pasteWhole++;
       p.paste.push({ ms: d.ms, wall: delivered - t, kind: d.kind });
       p.submits.push(d.submits);
