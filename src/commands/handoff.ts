@@ -1,12 +1,12 @@
 // `handoff`: hand work to an agent through the supervisor (which writes the handover file, types the
 // pointer, waits for the turn and captures the reply), showing progress on stderr meanwhile.
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withApi } from '../api/connect.js';
 import type { HandoffResult } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
+import { newTaskId } from '../task-id.js';
 import type { Output } from '../output.js';
 import { Progress } from './progress.js';
 
@@ -21,9 +21,7 @@ export interface HandoffOptions {
   workflow?: string;
 }
 
-export function newTaskId(): string {
-  return `t-${randomBytes(4).toString('hex')}`;
-}
+export { newTaskId };
 
 /** The front matter of a handover artifact: handing one on passes its body, not its old header. */
 function artifactBody(text: string): string {

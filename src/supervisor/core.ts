@@ -1,7 +1,7 @@
 // The supervisor's live state and what the API does with it. One per session: it holds the two tmux
 // control connections, the one watcher (a terminal machine per agent pane), the table of agent panes,
 // the per-pane queue, the registry handle and the event stream; turns run here and nowhere else.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { publicStatus, type TerminalStatus } from '../../machines/terminal.machine.js';
@@ -12,6 +12,7 @@ import { PaneQueue } from '../delivery/queue.js';
 import { classify } from '../detect/classify.js';
 import { readQuestion } from '../detect/question.js';
 import { JaggersError } from '../errors.js';
+import { newTaskId } from '../task-id.js';
 import type { Log } from '../logger.js';
 import { binDir } from '../package-root.js';
 import type { NewJournalEvent } from '../sessions/events.js';
@@ -60,10 +61,6 @@ export interface HandoffRequest {
 }
 
 export const DEFAULT_TURN_TIMEOUT_S = 600;
-
-export function newTaskId(): string {
-  return `t-${randomBytes(4).toString('hex')}`;
-}
 
 export class Supervisor {
   readonly watcher: PaneWatcher;
