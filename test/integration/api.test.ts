@@ -164,6 +164,19 @@ describe('the local API', () => {
     expect(r.reply!.text).toContain(`(${onDisk.length} bytes, sha256:${sha(onDisk)})`);
   });
 
+  it('GET /v1/events and POST /v1/listen refuse malformed input, naming it', async () => {
+    const since = await raw(sock, 'GET', '/v1/events?since=yesterday');
+    expect(since.status).toBe(400);
+    expect(error(since).message).toMatch(/querystring: field `since`/);
+    const listen = await raw(sock, 'POST', '/v1/listen', '{"listen":"not an address"}');
+    expect(listen.status).toBe(400);
+    expect(error(listen)).toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/listen address must look like 127\.0\.0\.1:7420, got "not an address"/),
+    });
+    expect((await raw(sock, 'POST', '/v1/listen', '{}')).status).toBe(400);
+  });
+
   it('unknown routes, and a client of another session, get clear errors', async () => {
     const r = await raw(sock, 'GET', '/v1/nothing-here');
     expect(r.status).toBe(404);
