@@ -65,5 +65,7 @@ export async function followLog(ctx: Context, onLine: (line: string) => void, si
   kick();
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   w.close();
+  // One last read: lines written just before the stop may not have woken the watch yet.
+  kick();
   await chain;
 }

@@ -30,6 +30,9 @@ export async function openSupervisorLog(jaggersDir: string, level: string, opts:
     limit: { count: opts.keep ?? 5, removeOtherLogFiles: true },
     symlink: true,
     mkdir: true,
+    // Each line is on disk before whatever follows it (an API answer): a follower (`--verbose`) sees
+    // the lines of a request before its answer. The log is a few lines per turn, not a hot path.
+    sync: true,
   });
   const log = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, stream);
   return {

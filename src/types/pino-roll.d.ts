@@ -9,6 +9,7 @@ declare module 'pino-roll' {
     limit?: { count?: number; removeOtherLogFiles?: boolean };
     dateFormat?: string;
     mkdir?: boolean;
+    sync?: boolean;
   }
   export default function build(options: PinoRollOptions): Promise<DestinationStream & { end(): void; flushSync?(): void }>;
 }
