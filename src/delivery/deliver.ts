@@ -28,6 +28,11 @@ export interface DeliverOptions {
 
 export type Delivered = DeliveryResult & { agent: string; paneId: string; bytes: number; ms: number };
 
+/** The input box holds another jaggers prompt that could not be cleared. */
+class StrayPrompt extends Error {
+  static readonly prefix = 'the input box of ';
+}
+
 /** The tail of the text as the input box would show it: its last non-empty line, last 24 characters. */
 function inputTail(text: string): string {
   const lines = text
@@ -91,6 +96,23 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
     ...target.profile.detect.rules.filter((r) => r.status === 'done' || r.status === 'busy').map((r) => regexOf(r.pattern)),
   ];
   const stray = (screen: string) => strayPrompt(screen, inputLines, opts.nonce ?? null, answered);
+  /** The first screen without the stray prompt, from the watcher's next screens (or a last look after 3 s). */
+  const cleared = (last: string) =>
+    new Promise<string>((resolve) => {
+      const off = status.onScreen((paneId, screen) => {
+        if (paneId !== target.paneId || stray(screen)) return;
+        done();
+        resolve(screen);
+      });
+      const timer = setTimeout(() => {
+        done();
+        void io.capture(target.paneId).then(resolve, () => resolve(last));
+      }, 3000);
+      const done = () => {
+        off();
+        clearTimeout(timer);
+      };
+    });
   /** The pane before the paste: later screens must show one more echo of the prompt than this. */
   let before: PromptSighting | null = null;
   /** The pasted text showed in the input box before the submit key. */
@@ -106,14 +128,14 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
           const left = stray(screen);
           if (left) {
             // An earlier prompt was typed but never submitted (its sender died between paste and Enter):
-            // pasting now would join the two. Empty the box first, and make sure it is empty.
+            // pasting now would join the two. Empty the box first, and see it empty (the TUI redraws
+            // a moment after the keys).
             if (d.clearKeys.length) await io.sendKeys(target.paneId, d.clearKeys);
-            screen = await io.capture(target.paneId);
-            if (stray(screen)) {
-              throw new Error(
+            screen = await cleared(screen);
+            if (stray(screen))
+              throw new StrayPrompt(
                 `the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`,
               );
-            }
           }
           before = sight(screen);
           await io.paste(target.paneId, text);
@@ -151,7 +173,9 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   });
   actor.start();
   try {
-    const result = await toPromise(actor);
+    let result = await toPromise(actor);
+    // A box that stays full is an agent not ready for us, not a pane that went away.
+    if (result.kind === 'pane-gone' && result.error.startsWith(StrayPrompt.prefix)) result = { kind: 'not-ready', status: result.error };
     return { ...result, agent: target.agent, paneId: target.paneId, bytes: Buffer.byteLength(text), ms: performance.now() - started };
   } finally {
     offStatus();

@@ -94,6 +94,30 @@ describe('the supervisor owns the session', () => {
     expect(got.slice(0, -1)).toEqual(sent.filter((m) => got.includes(m)));
   });
 
+  it('killed between paste and Enter: the next turn clears the prompt it left in the box, and the two never join', async () => {
+    await writeFakeProfile(rig.root, 'slowpaste', ['--think-ms', '100'], { delivery: { settleMs: 4000 } });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'slowpaste' },
+        { name: 'beta', profile: 'fake' },
+      ],
+    });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    const run = execa(process.execPath, [jaggersBin, 'handoff', 'alpha', '-m', 'typed, never sent'], { cwd: rig.root, env: rig.env, reject: false });
+    // Pasted, and waiting its 4 s before Enter: the moment to die.
+    const stray = /\[jg:([0-9a-f]{16})\]/.exec(await rig.waitForScreen('alpha', /│ > Read .*\[jg:[0-9a-f]{16}\]/))![1]!;
+    process.kill(pid, 'SIGKILL');
+    expect((await run).stderr).toMatch(/supervisor .*closed the connection/);
+    await waitPidGone(pid);
+    const next = await rig.run(['handoff', 'alpha', '-m', 'the one that counts', '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    const turns = await fakeTurns(rig, 'alpha');
+    expect(turns).toHaveLength(1);
+    expect(turns[0]!.prompt).toBe(JSON.parse(next.stdout).pointer);
+    expect(turns[0]!.prompt).not.toContain(stray);
+  });
+
   it('two `up` at once, as two processes: each agent gets exactly one window', async () => {
     const runs = await Promise.all([0, 1].map(() => execa(process.execPath, [jaggersBin, 'up'], { cwd: rig.root, env: rig.env, reject: false })));
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
