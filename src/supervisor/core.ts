@@ -140,8 +140,6 @@ export class Supervisor {
       const q = readQuestion(screen);
       const reason = q ? `${q.text}${q.choices.length ? ` [${q.choices.join(' / ')}]` : ''}` : (c.lines[0] ?? 'a menu on screen');
       void this.notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'waiting_input', reason });
-    } else {
-      void this.notifier.clear(c.pane.windowId);
     }
   }
 

@@ -34,15 +34,11 @@ export class Notifier {
     this.log.info({ agent: n.agent, terminal: n.terminalId, task: n.task, state: n.state, reason: n.reason }, 'notice');
     this.emit(n);
     const text = `jaggers: ${n.agent} ${n.state === 'waiting_input' ? 'waits for you' : n.state}: ${n.reason}`.slice(0, 300);
-    await setWindowOption(this.tmux, n.windowId, '@jaggers_attention', n.state).catch(() => {});
+    // A waiting agent's window is marked with its state (publishStatus); a failed turn marks it here.
+    if (n.state !== 'waiting_input') await setWindowOption(this.tmux, n.windowId, '@jaggers_attention', n.state).catch(() => {});
     for (const client of await humanClients(this.tmux).catch(() => [])) await displayMessage(this.tmux, client, text).catch(() => {});
     const setting = await this.setting().catch(() => undefined);
     if (setting) await this.run(notifyArgv(setting), n);
-  }
-
-  /** The window's mark goes when the agent no longer waits. */
-  async clear(windowId: string): Promise<void> {
-    await setWindowOption(this.tmux, windowId, '@jaggers_attention', null).catch(() => {});
   }
 
   private run(argv: string[], n: Notice): Promise<void> {

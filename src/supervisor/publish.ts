@@ -11,7 +11,11 @@ export interface PublishedStatus {
   turns: number;
 }
 
-/** Put a pane's status on its window as user options: `status`, `why` and the status line read them. */
+/**
+ * Put a pane's status on its window as user options, for the status line and the e2e rig; the window is
+ * marked (`@jaggers_attention`) while the agent waits for a person. The attention mark goes with the
+ * state, in one burst of commands, so the status line's next redraw shows both.
+ */
 export async function publishStatus(c: ControlClient, change: StatusChange): Promise<void> {
   const why: PublishedStatus = {
     state: change.status,
@@ -22,7 +26,11 @@ export async function publishStatus(c: ControlClient, change: StatusChange): Pro
     turns: change.turns,
   };
   const target = change.pane.windowId;
-  await Promise.all([setWindowOption(c, target, '@jaggers_state', change.status), setWindowOption(c, target, '@jaggers_why', JSON.stringify(why))]);
+  await Promise.all([
+    setWindowOption(c, target, '@jaggers_attention', change.status === 'waiting_input' ? 'waiting_input' : null),
+    setWindowOption(c, target, '@jaggers_state', change.status),
+    setWindowOption(c, target, '@jaggers_why', JSON.stringify(why)),
+  ]);
 }
 
 export function parsePublished(text: string | null): PublishedStatus | null {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import pty from 'node-pty';
+import stripAnsi from 'strip-ansi';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listPanes } from '../../src/tmux/commands.js';
 import { packageRoot } from '../../src/package-root.js';
@@ -18,12 +19,14 @@ function openTerminal(rig: Rig, args: string[]) {
   let seen = '';
   const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
   term.onData((d) => (seen += d));
+  // The text a person sees: tmux may split a line with cursor moves and attributes.
+  const shows = (re: RegExp) => re.test(seen) || re.test(stripAnsi(seen));
   const waitFor = (re: RegExp, timeoutMs = 15_000) =>
     new Promise<void>((resolve, reject) => {
-      if (re.test(seen)) return resolve();
+      if (shows(re)) return resolve();
       const timer = setTimeout(() => reject(new Error(`attach never showed ${re}; it showed:\n${seen.slice(-2000)}`)), timeoutMs);
       const sub = term.onData(() => {
-        if (re.test(seen)) {
+        if (shows(re)) {
           clearTimeout(timer);
           sub.dispose();
           resolve();
@@ -105,8 +108,11 @@ describe('a person attached is told when an agent waits for them', () => {
     killers.push(() => t.term.kill('SIGKILL'));
     await t.waitFor(/Type your message/);
     expect((await rig.run(['send', 'alpha', '/menu'])).code).toBe(0);
-    await t.waitFor(/jaggers: alpha waits for you: .*Allow execution/);
+    const log = async () => (await rig.run(['logs'])).stdout;
+    await t.waitFor(/jaggers: alpha waits for you: .*Allow execution/, 30_000).catch(async (e: Error) => {
+      throw new Error(`${e.message}\nthe supervisor's log:\n${await log()}`);
+    });
     // The window list in their status line marks alpha's window: `!` before its name.
-    await t.waitFor(/!1:alpha\(waiting_input\)/);
+    await t.waitFor(/!1:alpha\(waiting_input\)/, 30_000);
   });
 });
