@@ -134,7 +134,10 @@ function turnOf(r: CliRig, prompt: string): RecordedRequest {
 function expectCarried(r: CliRig, prompt: string, earlier: string[]): void {
   const t = turnOf(r, prompt);
   expect(t.userTexts, `user texts sent with "${prompt}"`).toEqual([...earlier, prompt]);
-  expect(t.assistantTexts.filter((a) => a.startsWith('stub reply to: ')), `replies sent with "${prompt}"`).toEqual(earlier.map(replyTo));
+  expect(
+    t.assistantTexts.filter((a) => a.startsWith('stub reply to: ')),
+    `replies sent with "${prompt}"`,
+  ).toEqual(earlier.map(replyTo));
 }
 
 for (const cli of CLI_NAMES) {
@@ -179,7 +182,10 @@ for (const cli of CLI_NAMES) {
       let id: string = pinned;
       if (cli === 'codex') {
         // stdout: one JSON event a line; the thread id comes first, the reply as an agent_message item.
-        const events = first.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; thread_id?: string; item?: { type: string; text?: string } });
+        const events = first.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { type: string; thread_id?: string; item?: { type: string; text?: string } });
         id = events.find((e) => e.type === 'thread.started')?.thread_id ?? '';
         expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
         expect(codexSessionIds(r.home)).toEqual([id]);
