@@ -1,10 +1,21 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { nextTurn, parseArtifact, renderArtifact, writeArtifact, type HandoverMeta } from '../../src/handover/artifact.js';
 import { replyFromScreen } from '../../src/handover/reply.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
+
+const made: string[] = [];
+/** A temp folder of this test's own, removed after it. */
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'jg-art-'));
+  made.push(d);
+  return d;
+}
+afterEach(async () => {
+  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
+});
 
 const meta = (task: string, turn: number): HandoverMeta => ({
   task,
@@ -38,7 +49,7 @@ describe('handover artifacts', () => {
   });
 
   it('numbers turns per task from the artifacts on disk', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'jg-art-'));
+    const dir = await tempDir();
     expect(await nextTurn(dir, 'a')).toBe(1);
     const f1 = await writeArtifact(dir, meta('a', 1), 'x'.repeat(100_000));
     await writeArtifact(dir, meta('b', 7), 'y');

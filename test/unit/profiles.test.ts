@@ -1,13 +1,24 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { checkAllProfiles, loadProfile, parseProfile } from '../../src/profiles/load.js';
 import { writeProfile } from '../helpers/profiles.js';
 
+const made: string[] = [];
+/** A temp folder of this test's own, removed after it. */
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'jgp-'));
+  made.push(d);
+  return d;
+}
+afterEach(async () => {
+  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
 describe('profiles', () => {
   it('ships valid built-in profiles for the four CLIs and the demo agent', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'jgp-'));
+    const dir = await tempDir();
     const all = await checkAllProfiles(path.join(dir, '.jaggers'));
     expect(all.map((p) => p.name)).toEqual(['claude', 'codex', 'demo', 'gemini', 'qwen']);
     expect(all.filter((p) => p.error)).toEqual([]);
@@ -17,7 +28,7 @@ describe('profiles', () => {
   });
 
   it('lets a project profile override a built-in by name', async () => {
-    const root = await mkdtemp(path.join(os.tmpdir(), 'jgp-'));
+    const root = await tempDir();
     const file = await writeProfile(root, 'claude', { command: 'my-claude' });
     const got = await loadProfile('claude', path.join(root, '.jaggers'));
     expect(got).toMatchObject({ file, builtin: false, profile: { command: 'my-claude', args: [] } });
