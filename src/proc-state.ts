@@ -65,3 +65,16 @@ export function groupRuns(pgid: number): boolean {
   }
   return false;
 }
+
+/**
+ * Until `runs()` says no (a process or group has gone), looking every 50 ms, for at most `timeoutMs`;
+ * whether it went. Nothing tells when another process has exited, so this looks (bounded).
+ */
+export async function untilGone(runs: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (runs()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}

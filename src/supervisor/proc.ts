@@ -1,6 +1,6 @@
 // What Linux tells about a pane's process: its environment (HOME, CODEX_HOME...) from /proc.
 import { readFile } from 'node:fs/promises';
-import { groupRuns } from '../proc-state.js';
+import { groupRuns, untilGone } from '../proc-state.js';
 import { parseStateFile, stateFilePath, type StateFileKind, type StateFileReading } from '../detect/state-file.js';
 
 /** The environment of a running process, or null when it cannot be read (gone, not Linux). */
@@ -38,17 +38,13 @@ export async function readStateFile(kind: StateFileKind, home: string, pid: numb
  * its pane's close sends cleans up after itself (gemini removes an unused session file).
  */
 export async function waitGroupGone(pgid: number, graceMs = 10_000): Promise<void> {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const deadline = Date.now() + graceMs;
-  while (groupRuns(pgid) && Date.now() < deadline) await sleep(50);
+  if (await untilGone(() => groupRuns(pgid), graceMs)) return;
   for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
-    if (!groupRuns(pgid)) return;
     try {
       process.kill(-pgid, sig);
     } catch {
       return;
     }
-    const until = Date.now() + 1000;
-    while (groupRuns(pgid) && Date.now() < until) await sleep(50);
+    if (await untilGone(() => groupRuns(pgid), 1000)) return;
   }
 }

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { ApiClient } from '../../src/api/client.js';
-import { processRuns } from '../../src/proc-state.js';
+import { processRuns, untilGone } from '../../src/proc-state.js';
 import { apiSocketPath } from '../../src/api/paths.js';
 import type { StreamEvent } from '../../src/api/types.js';
 import type { Rig } from './rig.js';
@@ -107,12 +107,7 @@ export async function fakeTurns(rig: Rig, agent: string): Promise<FakeTurn[]> {
   return s.turns;
 }
 
-/** Until `pid` no longer runs (a zombie counts as gone: tmux may reap it late), bounded. */
+/** Until `pid` no longer runs (a zombie whose threads have all exited counts as gone: tmux may reap it late). */
 export async function waitPidGone(pid: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!processRuns(pid)) return;
-    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  if (!(await untilGone(() => processRuns(pid), timeoutMs))) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
 }

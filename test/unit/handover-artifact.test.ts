@@ -1,21 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextTurn, parseArtifact, renderArtifact, writeArtifact, type HandoverMeta } from '../../src/handover/artifact.js';
 import { replyFromScreen } from '../../src/handover/reply.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
+import { tempDirs } from '../helpers/temp-dir.js';
 
-const made: string[] = [];
-/** A temp folder of this test's own, removed after it. */
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(os.tmpdir(), 'jg-art-'));
-  made.push(d);
-  return d;
-}
-afterEach(async () => {
-  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('jg-art-');
 
 const meta = (task: string, turn: number): HandoverMeta => ({
   task,

@@ -1,20 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkAllProfiles, loadProfile, parseProfile } from '../../src/profiles/load.js';
 import { writeProfile } from '../helpers/profiles.js';
+import { tempDirs } from '../helpers/temp-dir.js';
 
-const made: string[] = [];
-/** A temp folder of this test's own, removed after it. */
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(path.join(os.tmpdir(), 'jgp-'));
-  made.push(d);
-  return d;
-}
-afterEach(async () => {
-  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('jgp-');
 
 describe('profiles', () => {
   it('ships valid built-in profiles for the four CLIs and the demo agent', async () => {
