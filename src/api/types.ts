@@ -1,5 +1,6 @@
 // The shapes the local API sends back (request bodies are validated by zod in src/supervisor/schemas.ts).
 // Types only: clients import this without loading any code.
+import type { JobRecord, MessageRecord } from '../sessions/work.js';
 
 export type AgentState = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'exited';
 
@@ -100,7 +101,40 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'gap';
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'gap';
+
+/** A background job as the registry holds it; `attach` says where to answer an agent that waits for a person. */
+export type JobView = JobRecord & { attach: string | null };
+
+export interface JobResultView {
+  job: JobView;
+  /** The reply's text (from its artifact), once the job is done. */
+  reply: string | null;
+  /** The reply artifact, relative to the project. */
+  artifact: string | null;
+}
+
+export type MessageView = MessageRecord;
+
+export interface InboxView {
+  agent: string;
+  terminalId: string;
+  /** Why pending messages wait (the agent is busy, its pane is down...); null when none wait. */
+  waiting: string | null;
+  pending: number;
+  messages: MessageView[];
+}
+
+/** Data of `job` events: the job's new state. */
+export interface JobEventData {
+  id: string;
+  name: string | null;
+  state: JobRecord['state'];
+  reason: string;
+  agent: string | null;
+  terminalId: string | null;
+  [k: string]: unknown;
+}
 
 export interface StreamEvent<T = Record<string, unknown>> {
   id: number;

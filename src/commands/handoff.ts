@@ -29,10 +29,10 @@ function artifactBody(text: string): string {
   return m && /^task: /m.test(m[1]!) && /^turn: /m.test(m[1]!) ? m[2]! : text;
 }
 
-export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' | 'file'>): Promise<string> {
-  if ((o.message === undefined) === (o.file === undefined)) throw new JaggersError('E_USAGE', 'handoff: give exactly one of --message TEXT or --file PATH');
+export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' | 'file'>, what = 'handoff', raw = false): Promise<string> {
+  if ((o.message === undefined) === (o.file === undefined)) throw new JaggersError('E_USAGE', `${what}: give exactly one of --message TEXT or --file PATH`);
   if (o.message !== undefined) {
-    if (o.message.trim() === '') throw new JaggersError('E_USAGE', 'handoff --message: the message is empty');
+    if (o.message.trim() === '') throw new JaggersError('E_USAGE', `${what} --message: the message is empty`);
     return o.message;
   }
   const file = path.resolve(ctx.cwd, o.file!);
@@ -40,10 +40,10 @@ export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' 
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new JaggersError('E_FILE', `handoff --file ${o.file}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new JaggersError('E_FILE', `${what} --file ${o.file}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  if (text.trim() === '') throw new JaggersError('E_USAGE', `handoff --file ${o.file}: ${file} is empty`);
-  return artifactBody(text);
+  if (text.trim() === '') throw new JaggersError('E_USAGE', `${what} --file ${o.file}: ${file} is empty`);
+  return raw ? text : artifactBody(text);
 }
 
 /** One turn through the supervisor; progress (when `progress` is given) goes to its stderr. */

@@ -4,7 +4,7 @@ import { onceSoon } from '../coalesced.js';
 import type { Context } from '../context.js';
 
 /** Calls `draw` now and after each burst of state events; follows a restarted supervisor; ends with the session. */
-export async function watchStates(ctx: Context, draw: () => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function watchStates(ctx: Context, draw: () => Promise<void>, signal?: AbortSignal, types = 'state,hello'): Promise<void> {
   const redraw = onceSoon(() => void draw().catch(() => {}));
   let last: number | undefined;
   while (!signal?.aborted) {
@@ -13,7 +13,7 @@ export async function watchStates(ctx: Context, draw: () => Promise<void>, signa
       (api) => {
         redraw();
         return api.events(
-          '/v1/events?types=state,hello',
+          `/v1/events?types=${types}`,
           (e) => {
             last = e.id;
             redraw();

@@ -7,7 +7,7 @@ import { SPINNER_INTERVAL_MS } from './render.js';
 import type { ReplyMode } from './reply.js';
 import { frameReply, replyBody } from './reply.js';
 import type { Digest, ReadFile, Rule } from './rules.js';
-import { digest, promptPreview } from './rules.js';
+import { digest, namedFile, promptPreview } from './rules.js';
 import type { AgentStatus } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { newSession } from './session-store.js';
@@ -21,6 +21,8 @@ export interface AgentIO {
   readFile: ReadFile;
   newSessionId(): string;
   saveSession(session: SessionRecord): void;
+  /** Every prompt submitted, whole (the session keeps a preview). */
+  promptSubmitted?(prompt: string): void;
   /** The status or the session id changed (the state file is rewritten). */
   statusChanged(status: AgentStatus, sessionId: string): void;
   /** The screen changed; `urgent` for status changes, which are drawn at once. */
@@ -130,12 +132,13 @@ export class Agent {
     if (command === '/quit' || command === '/exit') return this.io.exit(0);
     if (command === '/clear') return this.fork();
 
+    this.io.promptSubmitted?.(prompt);
     const turn: Turn = {
       prompt,
       digest: digest(prompt),
       k: this.session.turns.length + 1,
       startedAt: this.io.now(),
-      needsApproval: command === '/menu' || prompt.includes('needs-approval'),
+      needsApproval: command === '/menu' || prompt.includes('needs-approval') || this.namedFileAsks(prompt),
       cancelTimer: undefined,
     };
     this.turn = turn;
@@ -149,6 +152,11 @@ export class Agent {
     }
     this.setStatus('busy');
     this.spin();
+  }
+
+  /** A pointer prompt to a file that asks for approval (`needs-approval` in it) opens the menu too. */
+  private namedFileAsks(prompt: string): boolean {
+    return namedFile(prompt, this.io.readFile)?.content.includes('needs-approval') ?? false;
   }
 
   /** The rule-chosen reply for the current turn; special prompts answer for themselves. */

@@ -68,6 +68,7 @@ function main(argv: readonly string[]): number | 'running' {
       home,
       pid: process.pid,
       traceFile: process.env.FAKE_AGENT_TRACE || undefined,
+      promptsFile: process.env.FAKE_AGENT_PROMPTS || undefined,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,

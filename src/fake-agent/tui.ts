@@ -20,6 +20,8 @@ export interface TuiContext {
   pid: number;
   /** FAKE_AGENT_TRACE: a file that gets one JSON line per drawn state change. */
   traceFile: string | undefined;
+  /** FAKE_AGENT_PROMPTS: a file that gets one JSON line per prompt submitted (`{t, pid, agent, prompt}`), for tests that count deliveries. */
+  promptsFile?: string | undefined;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
@@ -76,6 +78,9 @@ export function runTui(config: AgentConfig, session: SessionRecord, ctx: TuiCont
     readFile: promptFileReader(config.cwd),
     newSessionId: () => randomUUID(),
     saveSession: (s) => writeSession(home, s),
+    promptSubmitted: (prompt) => {
+      if (ctx.promptsFile) fs.appendFileSync(ctx.promptsFile, `${JSON.stringify({ t: Date.now(), pid, agent: process.env.JAGGERS_AGENT ?? null, prompt })}\n`);
+    },
     statusChanged: (status, sessionId) => writeStateFile(home, { pid, sessionId, status, updatedAt: Date.now() }),
     redraw: (urgent) => {
       if (exiting) return;

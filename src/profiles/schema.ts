@@ -85,6 +85,8 @@ export const DeliverySchema = z.strictObject({
    * prompt (typed by a supervisor killed before its Enter); none: such a pane is refused instead.
    */
   clearKeys: z.array(z.string().min(1)).default(['C-c']),
+  /** Keys that stop the agent's turn (`jaggers cancel` on a running job): Escape in the CLIs seen so far. */
+  interruptKeys: z.array(z.string().min(1)).default(['Escape']),
   maxSubmitRetries: z.number().int().nonnegative().default(2),
   verifyTimeoutMs: z.number().int().positive().default(30_000),
   readyTimeoutMs: z.number().int().positive().default(60_000),

@@ -28,6 +28,8 @@ export const ProjectSchema = z
      * `sh -c`) or an argv; JAGGERS_NOTIFY_AGENT, _STATE, _REASON, _TERMINAL_ID and _TASK are in its environment.
      */
     notify: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** How many worker windows `assign <profile>` may run at once: one number for every profile, or per profile. */
+    maxWorkers: z.union([z.number().int().positive(), z.record(z.string(), z.number().int().positive())]).optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();
@@ -37,6 +39,14 @@ export const ProjectSchema = z
     });
   });
 export type ProjectFile = z.output<typeof ProjectSchema>;
+
+export const DEFAULT_MAX_WORKERS = 4;
+
+export function maxWorkersOf(p: Pick<ProjectFile, 'maxWorkers'> | null | undefined, profile: string): number {
+  const m = p?.maxWorkers;
+  if (typeof m === 'number') return m;
+  return m?.[profile] ?? DEFAULT_MAX_WORKERS;
+}
 
 export { PROJECT_FILE } from '../context.js';
 

@@ -85,6 +85,79 @@ export const turnEvent = z.object({
   direction: z.enum(TURN_DIRECTIONS),
 });
 
+export const JOB_STATES = ['queued', 'starting', 'running', 'waiting_input', 'done', 'failed', 'cancelled'] as const;
+export const JOB_FINAL_STATES = ['done', 'failed', 'cancelled'] as const;
+export const JOB_KINDS = ['agent', 'worker'] as const;
+export const DELIVERED_HOW = ['verified', 'unverified', 'found-on-screen', 'found-in-transcript'] as const;
+
+/** A background job (`jaggers assign`): its prompt is a file, the journal holds what it is and where it went. */
+export const jobCreatedEvent = z.object({
+  ...base,
+  type: z.literal('job-created'),
+  jobId: id,
+  name: z.string().min(1).nullable(),
+  /** The agent or profile named at `assign`. */
+  target: id,
+  kind: z.enum(JOB_KINDS),
+  /** The team agent's terminal (kind agent); a worker's is recorded when it is made. */
+  terminalId: id.nullable(),
+  /** Whoever assigned it: its result goes to this terminal's inbox. */
+  from: id.nullable(),
+  fromAgent: z.string().min(1).nullable(),
+  /** The prompt's file, relative to the project. */
+  prompt: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  timeoutMs: z.number().int().positive().nullable(),
+  keep: z.boolean(),
+});
+
+export const jobStateEvent = z.object({
+  ...base,
+  type: z.literal('job-state'),
+  jobId: id,
+  state: z.enum(JOB_STATES),
+  reason: z.string(),
+  terminalId: id.optional(),
+  agent: id.optional(),
+  window: z.string().optional(),
+  /** The nonce of the pointer prompt (set before it is typed, to find it again after a crash). */
+  nonce: id.optional(),
+  /** The handover file of the job's turn, and the reply's, relative to the project. */
+  artifact: z.string().min(1).optional(),
+  reply: z.string().min(1).optional(),
+  turn: z.number().int().positive().optional(),
+});
+
+/** A message for a terminal's inbox: the text is in `file`, written and fsynced before this is recorded. */
+export const messageCreatedEvent = z.object({
+  ...base,
+  type: z.literal('message-created'),
+  messageId: id,
+  to: id,
+  toAgent: id,
+  from: id.nullable(),
+  fromAgent: z.string().min(1),
+  file: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  /** The job whose result this is. */
+  job: id.nullable(),
+});
+
+/** About to be typed, with this nonce: after a crash, the nonce on screen or in the transcript says it went in. */
+export const messageClaimedEvent = z.object({
+  ...base,
+  type: z.literal('message-claimed'),
+  messageId: id,
+  nonce: id,
+});
+
+export const messageDeliveredEvent = z.object({
+  ...base,
+  type: z.literal('message-delivered'),
+  messageId: id,
+  how: z.enum(DELIVERED_HOW),
+});
+
 export const journalEventSchema = z.discriminatedUnion('type', [
   terminalCreatedEvent,
   terminalWindowEvent,
@@ -95,6 +168,11 @@ export const journalEventSchema = z.discriminatedUnion('type', [
   taskStatusEvent,
   taskAgentEvent,
   turnEvent,
+  jobCreatedEvent,
+  jobStateEvent,
+  messageCreatedEvent,
+  messageClaimedEvent,
+  messageDeliveredEvent,
 ]);
 
 export type JournalEvent = z.infer<typeof journalEventSchema>;

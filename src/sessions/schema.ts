@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { JaggersError, unreachable } from '../errors.js';
 import type { EventOf, JournalEvent } from './events.js';
+import { applyWorkEvent, jobRecordSchema, messageRecordSchema } from './work.js';
 
 const id = z.string().min(1);
 
@@ -42,6 +43,9 @@ export const registrySchema = z
     journal: z.object({ bytes: z.number().int().nonnegative(), lines: z.number().int().nonnegative() }),
     terminals: z.record(z.string(), terminalRecordSchema),
     tasks: z.record(z.string(), taskRecordSchema),
+    /** Background jobs (`jaggers assign`) and inbox messages, in the order they were recorded. */
+    jobs: z.record(z.string(), jobRecordSchema).default({}),
+    messages: z.record(z.string(), messageRecordSchema).default({}),
   })
   .superRefine((data, ctx) => {
     for (const [key, t] of Object.entries(data.terminals)) {
@@ -60,7 +64,7 @@ export type TaskRecord = z.infer<typeof taskRecordSchema>;
 export type RegistryData = z.infer<typeof registrySchema>;
 
 export function emptyRegistry(): RegistryData {
-  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
+  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {} };
 }
 
 function invalid(event: JournalEvent, why: string): JaggersError {
@@ -175,6 +179,12 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
     }
     case 'turn':
       return countTurn(data, event);
+    case 'job-created':
+    case 'job-state':
+    case 'message-created':
+    case 'message-claimed':
+    case 'message-delivered':
+      return applyWorkEvent(data, event);
     default:
       return unreachable(event);
   }

@@ -9,7 +9,19 @@ import type { Log } from '../logger.js';
 import type { Supervisor } from './core.js';
 import { parseListen, type ListenAddress } from './tcp.js';
 import { sseFrame, type EventHub } from './event-hub.js';
-import { BODY_LIMIT, EventsQuery, HandoffBody, InputBody, ListenBody, ScreenQuery, TaskQuery, WaitQuery } from './schemas.js';
+import {
+  BODY_LIMIT,
+  EventsQuery,
+  HandoffBody,
+  InputBody,
+  JobBody,
+  JobWaitQuery,
+  ListenBody,
+  MessageBody,
+  ScreenQuery,
+  TaskQuery,
+  WaitQuery,
+} from './schemas.js';
 
 export interface AppOptions {
   supervisor: Supervisor;
@@ -102,6 +114,18 @@ export function buildApp(o: AppOptions): FastifyInstance {
     s.input((req.params as { agent: string }).agent, req.body.text, req.body.task),
   );
   r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoff(req.body));
+
+  const jobId = (req: FastifyRequest) => (req.params as { id: string }).id;
+  r.post('/v1/jobs', { schema: { body: JobBody } }, async (req, reply) => reply.code(201).send(await s.jobs.create(req.body)));
+  r.get('/v1/jobs', async () => s.jobs.list());
+  r.get('/v1/jobs/:id', async (req) => s.jobs.get(jobId(req)));
+  r.get('/v1/jobs/:id/wait', { schema: { querystring: JobWaitQuery } }, async (req) => s.jobs.wait(jobId(req), req.query.timeout * 1000));
+  r.get('/v1/jobs/:id/result', async (req) => s.jobs.result(jobId(req)));
+  r.post('/v1/jobs/:id/cancel', async (req) => s.jobs.cancel(jobId(req)));
+  r.post('/v1/messages', { schema: { body: MessageBody } }, async (req, reply) => reply.code(201).send(await s.inbox.send(req.body)));
+  r.get('/v1/terminals/:agent/inbox', { schema: { querystring: TaskQuery } }, async (req) =>
+    s.inbox.list((req.params as { agent: string }).agent, req.query.task),
+  );
 
   const control = o.control;
   if (control) {

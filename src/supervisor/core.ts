@@ -28,6 +28,9 @@ import { paneIO } from '../tmux/pane-io.js';
 import { headlessTurn, type AgentLaunch, type HeadlessPane } from '../turns/headless.js';
 import { startTurn, type TurnEnv, type TurnTarget } from '../turns/turn.js';
 import type { EventHub } from './event-hub.js';
+import { Dispatcher } from './dispatch.js';
+import { Inbox } from './inbox.js';
+import { Jobs } from './jobs.js';
 import { Notifier } from './notify.js';
 import { PaneWatcher, type StatusChange } from './pane-watcher.js';
 import { homeOfPid, waitGroupGone } from './proc.js';
@@ -67,14 +70,17 @@ export class Supervisor {
   readonly table: TerminalTable;
   readonly registry: Registry;
   readonly queue = new PaneQueue();
-  private readonly cache: RegistryCache;
-  private readonly notifier: Notifier;
+  readonly cache: RegistryCache;
+  readonly notifier: Notifier;
   private readonly started = Date.now();
   /** What the registry said when it repaired itself (after a crash): shown by the command that started this supervisor. */
   readonly warnings: string[] = [];
   tcp: string | null = null;
+  readonly jobs: Jobs;
+  readonly inbox: Inbox;
+  readonly dispatch: Dispatcher;
 
-  constructor(private readonly d: SupervisorDeps) {
+  constructor(readonly d: SupervisorDeps) {
     this.registry = new Registry(d.ctx.jaggersDir, {
       onWarning: (w) => {
         d.log.warn({}, w);
@@ -90,6 +96,18 @@ export class Supervisor {
       async () => (await d.ctx.project())?.notify,
       (n) => d.hub.publish('notice', { ...n }),
     );
+    const kick = (terminalId: string) => this.dispatch.kick(terminalId);
+    this.jobs = new Jobs(this, kick);
+    this.inbox = new Inbox(this, kick, (t) => this.dispatch.waiting(t));
+    this.dispatch = new Dispatcher(
+      this,
+      {
+        deliverMessage: (m, e) => this.inbox.deliverMessage(m, e),
+        runJob: (j, e) => this.jobs.runJob(j, e),
+        paneLost: (j, why) => this.jobs.paneLost(j, why),
+      },
+      this.jobs.active,
+    );
   }
 
   /** Watch every agent pane tmux knows, record terminals the registry lost, and follow changes. */
@@ -99,6 +117,9 @@ export class Supervisor {
     this.watcher.onSession((pane, sessionId) => void this.followSession(pane.terminalId ?? null, pane.agent, sessionId));
     await this.table.refresh();
     await this.recordTags();
+    // Jobs and messages left by an earlier supervisor: reopen lost workers, settle claims, follow running turns.
+    await this.jobs.start();
+    await this.dispatch.kickAll();
   }
 
   /** Terminals that only tmux still knows (a registry rebuilt after a crash) are recorded again. */
@@ -133,6 +154,7 @@ export class Supervisor {
       since: new Date(c.since).toISOString(),
     };
     this.d.hub.publish('state', { ...data });
+    if (data.terminalId) this.dispatch.kick(data.terminalId);
     this.d.log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule }, 'state');
     void publishStatus(this.d.commands, c).catch(() => {});
     if (c.status === 'waiting_input') {
@@ -267,7 +289,7 @@ export class Supervisor {
     return now();
   }
 
-  private target(e: TerminalEntry, what: string): TurnTarget {
+  target(e: TerminalEntry, what: string): TurnTarget {
     if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${what}: agent ${e.pane.agent}'s profile cannot be loaded: ${e.problem}`);
     if (e.pane.dead || this.watcher.status(e.pane.paneId) === 'exited') {
       throw new JaggersError(
@@ -302,7 +324,7 @@ export class Supervisor {
     );
   }
 
-  private turnEnv(): TurnEnv {
+  turnEnv(): TurnEnv {
     const d = this.d;
     return {
       io: paneIO(d.commands),
@@ -363,7 +385,7 @@ export class Supervisor {
   }
 
   /** How `up` would start this agent: resuming `sessionId`, or (no conversation yet) starting under it. */
-  private async launchOf(e: TerminalEntry, profile: Profile, sessionId: string | null, conversation: boolean): Promise<Launch> {
+  async launchOf(e: TerminalEntry, profile: Profile, sessionId: string | null, conversation: boolean): Promise<Launch> {
     const ctx = this.d.ctx;
     const project = await ctx.project();
     const size = profile.size ?? (project?.size ? parseSize(project.size, 'jaggers.json size') : { width: e.pane.width, height: e.pane.height });
@@ -415,6 +437,7 @@ export class Supervisor {
   }
 
   stop(): void {
+    this.dispatch.stop();
     this.watcher.stop();
   }
 }

@@ -57,3 +57,39 @@ export const EventsQuery = z.strictObject({
 });
 
 export const ListenBody = z.strictObject({ listen: z.string().min(1) });
+
+const text = z.string().refine((s) => s.trim() !== '', 'must not be empty');
+
+export const JobBody = z.strictObject({
+  /** Chosen by the client, so a request sent again after a dropped connection records the job once. */
+  id: z
+    .string()
+    .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
+    .optional(),
+  target: agentRef,
+  text,
+  name: z.string().min(1).max(200).optional(),
+  timeout: z
+    .number()
+    .positive()
+    .max(7 * 86_400)
+    .optional(),
+  from: agentRef.optional(),
+  fromTerminal: agentRef.optional(),
+  keep: z.boolean().optional(),
+  task: taskId.optional(),
+});
+
+export const MessageBody = z.strictObject({
+  id: z
+    .string()
+    .regex(/^m-[0-9a-f]{8,16}$/, 'must look like m-0123abcd')
+    .optional(),
+  to: agentRef,
+  text,
+  from: agentRef.optional(),
+  fromTerminal: agentRef.optional(),
+  task: taskId.optional(),
+});
+
+export const JobWaitQuery = z.strictObject({ timeout: z.coerce.number().positive().max(86_400).default(60) });

@@ -201,3 +201,9 @@ export async function fixWindowSize(c: ControlClient, windowId: string, size: { 
 export async function setGlobalOption(c: ControlClient, option: string, value: string): Promise<void> {
   await c.runOk(['set-option', '-g', option, value]);
 }
+
+/** Close a window (a finished job's worker); a window already gone is not an error. */
+export async function killWindow(c: ControlClient, windowId: string): Promise<void> {
+  const r = await c.run(['kill-window', '-t', windowId]);
+  if (!r.ok && !/can't find window|no such window/i.test(r.error)) throw new JaggersError('E_TMUX_COMMAND', `kill-window ${windowId}: ${r.error}`);
+}

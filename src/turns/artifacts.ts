@@ -67,7 +67,15 @@ export function writePrompt(
 export function writeReply(
   registry: Registry,
   dirs: { jaggersDir: string; projectRoot: string },
-  o: { prompt: PromptArtifact; target: TurnParty; from: TurnParty | null; text: string; sessionId?: string | null },
+  o: {
+    prompt: PromptArtifact;
+    target: TurnParty;
+    from: TurnParty | null;
+    text: string;
+    sessionId?: string | null;
+    /** More events for the same journal entry (a job's end that this reply is the result of). */
+    extra?: (file: string, data: RegistryData) => Promise<NewJournalEvent[]>;
+  },
 ): Promise<string> {
   const { meta } = o.prompt;
   const sessionId = o.sessionId === undefined ? meta.targetSession : o.sessionId;
@@ -103,6 +111,7 @@ export function writeReply(
             },
           ]
         : [];
+    if (o.extra) events.push(...(await o.extra(file, d)));
     return { events, result: file };
   });
 }

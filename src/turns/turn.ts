@@ -4,19 +4,21 @@
 
 import path from 'node:path';
 import type { DeliveryEvidence, HandoffResult, TurnEventData } from '../api/types.js';
-import { deliverNow } from '../delivery/deliver.js';
+import { deliverNow, type Delivered } from '../delivery/deliver.js';
 import type { PaneIO } from '../delivery/ports.js';
 import type { PaneQueue } from '../delivery/queue.js';
+import { inputAreaLines, sightPrompt } from '../delivery/evidence.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import { readTranscriptReply, replyFromScreen } from '../handover/reply.js';
 import type { Log } from '../logger.js';
 import type { Profile } from '../profiles/schema.js';
-import type { Registry } from '../sessions/registry.js';
+import type { NewJournalEvent } from '../sessions/events.js';
+import type { Registry, RegistryData } from '../sessions/registry.js';
 import { fillTemplate } from '../terminals/plan.js';
-import { writePrompt, writeReply, type TurnParty } from './artifacts.js';
+import { writePrompt, writeReply, type PromptArtifact, type TurnParty } from './artifacts.js';
 import type { TurnWatch } from './ports.js';
-import { waitForTurnEnd } from './wait-end.js';
+import { waitForTurnEnd, type TurnEnd } from './wait-end.js';
 
 export interface TurnEnv {
   io: PaneIO;
@@ -88,36 +90,157 @@ export function startTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest): S
   return { delivered, finished };
 }
 
-async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, delivered: (r: HandoffResult) => void): Promise<HandoffResult> {
-  const t0 = performance.now();
+/** A turn's handover file written and its pointer made, before anything is typed. */
+export interface PreparedTurn {
+  prompt: PromptArtifact;
+  nonce: string;
+  pointer: string;
+}
+
+export function pointerFor(target: TurnTarget, prompt: { artifact: string; cwd: string }, nonce: string): string {
+  // The path as the agent sees it from its own folder.
+  return fillTemplate([target.profile.delivery.pointer], { file: path.relative(prompt.cwd, prompt.artifact) || prompt.artifact, nonce })[0]!;
+}
+
+/** Write the turn's handover file and choose its nonce. */
+export async function prepareTurn(env: TurnEnv, target: TurnTarget, req: Omit<TurnRequest, 'timeoutMs' | 'label'>): Promise<PreparedTurn> {
   const dirs = { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot };
   const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
+  const prompt = await writePrompt(env.registry, dirs, { task: req.task, workflow: req.workflow, target: party, from: req.from, payload: req.payload });
+  const nonce = makeNonce();
+  return { prompt, nonce, pointer: pointerFor(target, prompt, nonce) };
+}
+
+/** Type the pointer and verify the agent took it; throws with the reason when it did not. */
+export async function deliverPointer(
+  env: TurnEnv,
+  target: TurnTarget,
+  p: PreparedTurn,
+  req: Pick<TurnRequest, 'timeoutMs' | 'label'>,
+): Promise<Extract<Delivered, { kind: 'delivered' }>> {
+  const d = await deliverNow(env.io, env.watch, target, p.pointer, { nonce: p.nonce, readyTimeoutMs: req.timeoutMs });
+  if (d.kind === 'delivered') return d;
+  const why =
+    d.kind === 'not-ready'
+      ? `${target.agent} never became ready (${d.status})`
+      : d.kind === 'timeout'
+        ? `${target.agent} did not take the prompt within ${target.profile.delivery.verifyTimeoutMs} ms${d.stillInInput ? ' (it is still in the input box)' : ''}`
+        : `${target.agent}'s pane went away: ${d.error}`;
+  const code = d.kind === 'pane-gone' ? 'E_PANE_GONE' : d.kind === 'not-ready' && d.status.startsWith('waiting_input') ? 'E_AGENT_WAITING' : 'E_TIMEOUT';
+  throw new JaggersError(code, `${req.label}: ${why}; the handover file stays at ${p.prompt.artifact}`);
+}
+
+export interface TurnReply {
+  text: string;
+  from: 'transcript' | 'screen';
+  artifact: string;
+  by: 'transcript' | 'screen';
+}
+
+/**
+ * Wait for the end of the turn the pointer started, capture the reply and write it as the next
+ * artifact. `extra` adds events to the journal entry of the reply (a job's end), so both are recorded
+ * together or not at all.
+ */
+export async function awaitReply(
+  env: TurnEnv,
+  target: TurnTarget,
+  p: PreparedTurn,
+  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from'>,
+  turnsBefore: number,
+  extra?: (replyFile: string, reply: string, data: RegistryData) => Promise<NewJournalEvent[]>,
+): Promise<TurnReply> {
+  const dirs = { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot };
+  const { prompt, nonce } = p;
+  const home = await env.homeOf(target.pid);
+  const sessionId = prompt.meta.targetSession;
+  const end = await turnEnd(env, target, { nonce, cwd: prompt.cwd, sessionId, artifact: prompt.artifact, home }, req, turnsBefore);
+  const reply =
+    end.by === 'transcript'
+      ? { text: end.reply, from: 'transcript' as const }
+      : { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const };
+  const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
+  const artifact = await writeReply(env.registry, dirs, {
+    prompt,
+    target: party,
+    from: req.from,
+    text: reply.text,
+    ...(extra ? { extra: (file: string, d: RegistryData) => extra(file, reply.text, d) } : {}),
+  });
+  if (!sessionId && env.discoverPin)
+    await env.discoverPin(target, home).catch((e: Error) => env.log.warn({ agent: target.agent, err: e.message }, 'could not pin the session the CLI made'));
+  return { ...reply, artifact, by: end.by };
+}
+
+export interface PromptRef {
+  nonce: string;
+  /** The target's folder, where its CLI keeps the transcript of this project. */
+  cwd: string;
+  sessionId: string | null;
+  /** The file the prompt points to, for messages. */
+  artifact: string;
+  home?: string;
+}
+
+/** The end of the turn the prompt with `nonce` started (see wait-end.ts), confirmed to the pane's machine. */
+export async function turnEnd(
+  env: TurnEnv,
+  target: TurnTarget,
+  p: PromptRef,
+  req: Pick<TurnRequest, 'timeoutMs' | 'label'>,
+  turnsBefore: number,
+): Promise<TurnEnd> {
+  const home = p.home ?? (await env.homeOf(target.pid));
+  const kind = target.profile.session.transcript;
+  const { sessionId, nonce, cwd } = p;
+  const readTranscript = kind && sessionId ? () => readTranscriptReply(kind, home, cwd, sessionId, nonce) : null;
+  const end = await waitForTurnEnd(env.watch, env.io, {
+    paneId: target.paneId,
+    agent: target.agent,
+    profile: target.profile,
+    nonce,
+    turnsBefore,
+    timeoutMs: req.timeoutMs,
+    artifact: p.artifact,
+    readTranscript,
+    label: req.label,
+  });
+  env.watch.confirmTurn(target.paneId, end.by);
+  return end;
+}
+
+/**
+ * Whether the prompt that carried `nonce` went in, for a supervisor that was killed between claiming a
+ * delivery and recording it: the CLI's transcript has it, or the visible screen shows its echo above
+ * the input box (a copy still in the input box is not an echo: it was never submitted).
+ */
+export async function promptWentIn(env: TurnEnv, target: TurnTarget, p: PromptRef): Promise<'found-in-transcript' | 'found-on-screen' | null> {
+  const kind = target.profile.session.transcript;
+  if (kind && p.sessionId) {
+    const home = p.home ?? (await env.homeOf(target.pid));
+    if (await readTranscriptReply(kind, home, p.cwd, p.sessionId, p.nonce).catch(() => null)) return 'found-in-transcript';
+  }
+  const screen = await env.io.capture(target.paneId).catch(() => null);
+  if (screen !== null && sightPrompt(screen, `[jg:${p.nonce}]`, inputAreaLines(target.profile) || 6).echoes > 0) return 'found-on-screen';
+  return null;
+}
+
+async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, delivered: (r: HandoffResult) => void): Promise<HandoffResult> {
+  const t0 = performance.now();
   const states: string[] = [];
   const offStates = env.watch.onChange((c) => {
     if (c.pane.paneId === target.paneId) states.push(c.status);
   });
-  const prompt = await writePrompt(env.registry, dirs, { task: req.task, workflow: req.workflow, target: party, from: req.from, payload: req.payload });
+  const prepared = await prepareTurn(env, target, req);
+  const { prompt, pointer } = prepared;
   const log = env.log.child({ task: req.task, terminal: target.terminalId, agent: target.agent, turn: prompt.turn, session: prompt.meta.targetSession });
   const event = (phase: TurnEventData['phase'], more: Partial<TurnEventData> = {}) =>
     env.emit({ phase, agent: target.agent, terminalId: target.terminalId, task: req.task, turn: prompt.turn, artifact: prompt.artifact, ...more });
   event('written');
   try {
-    const nonce = makeNonce();
-    // The path as the agent sees it from its own folder.
-    const pointer = fillTemplate([target.profile.delivery.pointer], { file: path.relative(prompt.cwd, prompt.artifact) || prompt.artifact, nonce })[0]!;
     const turnsBefore = env.watch.turns(target.paneId);
-    const d = await deliverNow(env.io, env.watch, target, pointer, { nonce, readyTimeoutMs: req.timeoutMs });
+    const d = await deliverPointer(env, target, prepared, req);
     const deliverMs = performance.now() - t0;
-    if (d.kind !== 'delivered') {
-      const why =
-        d.kind === 'not-ready'
-          ? `${target.agent} never became ready (${d.status})`
-          : d.kind === 'timeout'
-            ? `${target.agent} did not take the prompt within ${target.profile.delivery.verifyTimeoutMs} ms${d.stillInInput ? ' (it is still in the input box)' : ''}`
-            : `${target.agent}'s pane went away: ${d.error}`;
-      const code = d.kind === 'pane-gone' ? 'E_PANE_GONE' : d.kind === 'not-ready' && d.status.startsWith('waiting_input') ? 'E_AGENT_WAITING' : 'E_TIMEOUT';
-      throw new JaggersError(code, `${req.label}: ${why}; the handover file stays at ${prompt.artifact}`);
-    }
     log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms) }, 'prompt delivered');
     const base: HandoffResult = {
       task: req.task,
@@ -134,40 +257,17 @@ async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, deliv
     };
     event('delivered');
     delivered(base);
-
-    const home = await env.homeOf(target.pid);
-    const sessionId = prompt.meta.targetSession;
-    const kind = target.profile.session.transcript;
-    const readTranscript = kind && sessionId ? () => readTranscriptReply(kind, home, prompt.cwd, sessionId, nonce) : null;
-    const end = await waitForTurnEnd(env.watch, env.io, {
-      paneId: target.paneId,
-      agent: target.agent,
-      profile: target.profile,
-      nonce,
-      turnsBefore,
-      timeoutMs: req.timeoutMs,
-      artifact: prompt.artifact,
-      readTranscript,
-      label: req.label,
-    });
-    env.watch.confirmTurn(target.paneId, end.by);
     const replyStart = performance.now();
-    const reply =
-      end.by === 'transcript'
-        ? { text: end.reply, from: 'transcript' as const }
-        : { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const };
-    const replyArtifact = await writeReply(env.registry, dirs, { prompt, target: party, from: req.from, text: reply.text });
-    if (!sessionId && env.discoverPin)
-      await env.discoverPin(target, home).catch((e: Error) => log.warn({ err: e.message }, 'could not pin the session the CLI made'));
+    const r = await awaitReply(env, target, prepared, req, turnsBefore);
     const now = performance.now();
-    log.info({ by: end.by, from: reply.from, ms: Math.round(now - t0) }, 'turn finished');
-    event('done', { reply: replyArtifact });
+    log.info({ by: r.by, from: r.from, ms: Math.round(now - t0) }, 'turn finished');
+    event('done', { reply: r.artifact });
     return {
       ...base,
       states: [...states],
-      reply: { ...reply, artifact: replyArtifact },
+      reply: { text: r.text, from: r.from, artifact: r.artifact },
       timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 },
-      confirmedBy: end.by,
+      confirmedBy: r.by,
     };
   } catch (e) {
     const message = (e as Error).message;

@@ -1,0 +1,168 @@
+// Jobs and inbox messages in the registry snapshot: their records and the pure reducer steps that
+// derive them from journal events. Final job states and delivered messages cannot change again, so a
+// second finish or a second delivery is refused by the reducer, not merely avoided by the caller.
+import { z } from 'zod';
+import { JaggersError } from '../errors.js';
+import { DELIVERED_HOW, JOB_FINAL_STATES, JOB_KINDS, JOB_STATES, type EventOf, type JournalEvent } from './events.js';
+
+const id = z.string().min(1);
+const isoTime = z.iso.datetime({ offset: true });
+
+export const jobRecordSchema = z.object({
+  id,
+  name: z.string().nullable(),
+  target: id,
+  kind: z.enum(JOB_KINDS),
+  terminalId: id.nullable(),
+  /** The agent that runs it (the team agent, or the worker's name). */
+  agent: z.string().nullable(),
+  window: z.string().nullable(),
+  from: id.nullable(),
+  fromAgent: z.string().nullable(),
+  prompt: z.string(),
+  bytes: z.number().int().nonnegative(),
+  timeoutMs: z.number().int().positive().nullable(),
+  keep: z.boolean(),
+  created: isoTime,
+  state: z.enum(JOB_STATES),
+  reason: z.string(),
+  updated: isoTime,
+  nonce: id.nullable(),
+  artifact: z.string().nullable(),
+  reply: z.string().nullable(),
+  turn: z.number().int().positive().nullable(),
+  history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
+});
+
+export const MESSAGE_STATES = ['pending', 'claimed', 'delivered'] as const;
+
+export const messageRecordSchema = z.object({
+  id,
+  to: id,
+  toAgent: id,
+  from: id.nullable(),
+  fromAgent: z.string(),
+  file: z.string(),
+  bytes: z.number().int().nonnegative(),
+  job: id.nullable(),
+  created: isoTime,
+  state: z.enum(MESSAGE_STATES),
+  nonce: id.nullable(),
+  /** How many times it was claimed for delivery (more than one: a crash or a failed attempt in between). */
+  claims: z.number().int().nonnegative(),
+  delivered: isoTime.nullable(),
+  how: z.enum(DELIVERED_HOW).nullable(),
+});
+
+export type JobRecord = z.infer<typeof jobRecordSchema>;
+export type JobState = JobRecord['state'];
+export type MessageRecord = z.infer<typeof messageRecordSchema>;
+
+interface WorkData {
+  jobs: Record<string, JobRecord>;
+  messages: Record<string, MessageRecord>;
+}
+
+export function isFinal(state: JobState): boolean {
+  return (JOB_FINAL_STATES as readonly string[]).includes(state);
+}
+
+function invalid(event: JournalEvent, why: string): JaggersError {
+  return new JaggersError('E_REGISTRY', `event ${event.type} at ${event.ts}: ${why}`);
+}
+
+function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
+  if (data.jobs[e.jobId]) throw invalid(e, `job "${e.jobId}" already exists`);
+  return {
+    id: e.jobId,
+    name: e.name,
+    target: e.target,
+    kind: e.kind,
+    terminalId: e.terminalId,
+    agent: e.kind === 'agent' ? e.target : null,
+    window: null,
+    from: e.from,
+    fromAgent: e.fromAgent,
+    prompt: e.prompt,
+    bytes: e.bytes,
+    timeoutMs: e.timeoutMs,
+    keep: e.keep,
+    created: e.ts,
+    state: 'queued',
+    reason: 'recorded',
+    updated: e.ts,
+    nonce: null,
+    artifact: null,
+    reply: null,
+    turn: null,
+    history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
+  };
+}
+
+function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
+  const j = data.jobs[e.jobId];
+  if (!j) throw invalid(e, `unknown job "${e.jobId}"`);
+  if (isFinal(j.state)) throw invalid(e, `job "${e.jobId}" is already ${j.state}; it cannot become ${e.state}`);
+  return {
+    ...j,
+    state: e.state,
+    reason: e.reason,
+    updated: e.ts,
+    terminalId: e.terminalId ?? j.terminalId,
+    agent: e.agent ?? j.agent,
+    window: e.window ?? j.window,
+    nonce: e.nonce ?? j.nonce,
+    artifact: e.artifact ?? j.artifact,
+    reply: e.reply ?? j.reply,
+    turn: e.turn ?? j.turn,
+    history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
+  };
+}
+
+function message(data: WorkData, e: JournalEvent & { messageId: string }): MessageRecord {
+  const m = data.messages[e.messageId];
+  if (!m) throw invalid(e, `unknown message "${e.messageId}"`);
+  if (m.state === 'delivered') throw invalid(e, `message "${e.messageId}" was already delivered (${m.delivered})`);
+  return m;
+}
+
+type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered'>;
+
+/** The jobs and messages after `e`; throws E_REGISTRY when it does not fit. */
+export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
+  switch (e.type) {
+    case 'job-created':
+      return { ...data, jobs: { ...data.jobs, [e.jobId]: createJob(data, e) } };
+    case 'job-state':
+      return { ...data, jobs: { ...data.jobs, [e.jobId]: changeJob(data, e) } };
+    case 'message-created': {
+      if (data.messages[e.messageId]) throw invalid(e, `message "${e.messageId}" already exists`);
+      const { messageId, to, toAgent, from, fromAgent, file, bytes, job } = e;
+      const m: MessageRecord = {
+        id: messageId,
+        to,
+        toAgent,
+        from,
+        fromAgent,
+        file,
+        bytes,
+        job,
+        created: e.ts,
+        state: 'pending',
+        nonce: null,
+        claims: 0,
+        delivered: null,
+        how: null,
+      };
+      return { ...data, messages: { ...data.messages, [messageId]: m } };
+    }
+    case 'message-claimed': {
+      const m = message(data, e);
+      return { ...data, messages: { ...data.messages, [m.id]: { ...m, state: 'claimed', nonce: e.nonce, claims: m.claims + 1 } } };
+    }
+    case 'message-delivered': {
+      const m = message(data, e);
+      return { ...data, messages: { ...data.messages, [m.id]: { ...m, state: 'delivered', delivered: e.ts, how: e.how } } };
+    }
+  }
+}

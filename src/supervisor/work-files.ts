@@ -1,0 +1,72 @@
+// The files behind jobs and messages: a job's prompt (`.jaggers/jobs/<id>.md`, the text exactly as
+// given) and a message (`.jaggers/inbox/<id>.md`, front matter naming the sender and how to reply,
+// then the text exactly). Both are written and fsynced before the journal records them.
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../sessions/files.js';
+
+export const JOB_ID = /^j-[0-9a-f]{8,16}$/;
+export const MESSAGE_ID = /^m-[0-9a-f]{8,16}$/;
+
+export function newJobId(): string {
+  return `j-${randomBytes(4).toString('hex')}`;
+}
+
+export function newMessageId(): string {
+  return `m-${randomBytes(6).toString('hex')}`;
+}
+
+export function jobPromptFile(jaggersDir: string, id: string): string {
+  return path.join(jaggersDir, 'jobs', `${id}.md`);
+}
+
+export function messageFile(jaggersDir: string, id: string): string {
+  return path.join(jaggersDir, 'inbox', `${id}.md`);
+}
+
+export async function writeDurable(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(file, text, { sync: true });
+}
+
+export interface MessageHeader {
+  id: string;
+  fromAgent: string;
+  from: string | null;
+  toAgent: string;
+  to: string;
+  sent: string;
+  job: string | null;
+}
+
+/** How the receiver answers: a message back to an agent, or nothing to answer (a person, a job's result). */
+export function replyHint(h: Pick<MessageHeader, 'fromAgent' | 'from'>): string {
+  return h.from ? `jaggers message ${h.fromAgent} -m "..." (or -f FILE)` : 'none needed (sent by a person from the command line)';
+}
+
+/** Front matter a person and an agent can read, then the text exactly as it was sent. */
+export function renderMessage(h: MessageHeader, text: string): string {
+  const q = (v: string) => (/^[\w@.:+/-]+$/.test(v) ? v : JSON.stringify(v));
+  const lines = [
+    '---',
+    `message: ${h.id}`,
+    `from: ${q(h.fromAgent)}${h.from ? ` (${h.from})` : ''}`,
+    `to: ${q(h.toAgent)} (${h.to})`,
+    `sent: ${h.sent}`,
+    ...(h.job ? [`job: ${h.job}`] : []),
+    `reply: ${q(replyHint(h))}`,
+    '---',
+  ];
+  return `${lines.join('\n')}\n${text}`;
+}
+
+/** The text of a job's result, as it goes to the inbox of whoever assigned the job. */
+export function renderJobResult(
+  j: { id: string; name: string | null; agent: string | null; state: string; reason: string; reply: string | null },
+  replyText: string | null,
+): string {
+  const what = `Job ${j.id}${j.name ? ` (${j.name})` : ''} that you assigned to ${j.agent ?? 'a worker'}`;
+  if (j.state === 'done') return `${what} is done. Its reply is in ${j.reply}:\n\n${replyText ?? ''}\n`;
+  return `${what} ended ${j.state}: ${j.reason}\n`;
+}
