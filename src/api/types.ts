@@ -103,8 +103,11 @@ export interface HandoffResult {
 
 export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'gap';
 
-/** A background job as the registry holds it; `attach` says where to answer an agent that waits for a person. */
-export type JobView = JobRecord & { attach: string | null };
+/**
+ * A background job as the registry holds it; `attach` says where to answer an agent that waits for a
+ * person, `waiting` why a queued job has not started (its agent is busy, no worker slot...).
+ */
+export type JobView = JobRecord & { attach: string | null; waiting: string | null };
 
 export interface JobResultView {
   job: JobView;

@@ -56,7 +56,14 @@ export function renderJobs(list: JobView[], now = Date.now()): string {
   if (list.length === 0) return 'no jobs\n';
   return renderTable(
     ['JOB', 'STATE', 'AGENT', 'NAME', 'SINCE', 'REASON'],
-    list.map((j) => [j.id, j.state, j.agent ?? `(${j.target} worker)`, j.name ?? '-', age(j.updated, now), j.reason.replace(/\s+/g, ' ').slice(0, 100)]),
+    list.map((j) => [
+      j.id,
+      j.state,
+      j.agent ?? `(${j.target} worker)`,
+      j.name ?? '-',
+      age(j.updated, now),
+      (j.waiting ?? j.reason).replace(/\s+/g, ' ').slice(0, 100),
+    ]),
   );
 }
 

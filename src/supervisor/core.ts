@@ -97,7 +97,7 @@ export class Supervisor {
       (n) => d.hub.publish('notice', { ...n }),
     );
     const kick = (terminalId: string) => this.dispatch.kick(terminalId);
-    this.jobs = new Jobs(this, kick);
+    this.jobs = new Jobs(this, kick, (t) => this.dispatch.waiting(t));
     this.inbox = new Inbox(this, kick, (t) => this.dispatch.waiting(t));
     this.dispatch = new Dispatcher(
       this,

@@ -34,13 +34,12 @@ export interface Party {
 }
 
 /** An agent (by name, in `task` or the default team) or a terminal id, live in tmux or known to the registry. */
-export function resolveParty(s: Supervisor, data: RegistryData, nameOrId: string, task: string | null, what: string): Party | null {
+export function resolveParty(s: Supervisor, data: RegistryData, nameOrId: string, task: string | null): Party | null {
   const live = s.table.find(nameOrId, task);
   if (live?.pane.terminalId) return { terminalId: live.pane.terminalId, agent: live.pane.agent! };
   const byId = data.terminals[nameOrId];
   if (byId) return { terminalId: byId.terminalId, agent: byId.agent };
   const rec = findTerminal(data, { agent: nameOrId, task }) ?? (task ? findTerminal(data, { agent: nameOrId, task: null }) : null);
-  void what;
   return rec ? { terminalId: rec.terminalId, agent: rec.agent } : null;
 }
 
@@ -66,7 +65,7 @@ export class Inbox {
     const known = req.id ? data.messages[req.id] : undefined;
     if (known) return known;
     const task = req.task ?? null;
-    const to = resolveParty(s, data, req.to, task, 'receiver');
+    const to = resolveParty(s, data, req.to, task);
     if (!to) throw new JaggersError('E_AGENT_UNKNOWN', `message: unknown agent ${JSON.stringify(req.to)}: agents are ${knownAgents(s, data)}`);
     const from = await this.sender(data, req, task);
     const id = req.id ?? newMessageId();
@@ -104,7 +103,7 @@ export class Inbox {
 
   private async sender(data: RegistryData, req: MessageRequest, task: string | null): Promise<Party | null> {
     if (req.from !== undefined) {
-      const p = resolveParty(this.s, data, req.from, task, 'sender');
+      const p = resolveParty(this.s, data, req.from, task);
       if (!p) throw new JaggersError('E_AGENT_UNKNOWN', `message --from: unknown agent ${JSON.stringify(req.from)}: agents are ${knownAgents(this.s, data)}`);
       return p;
     }
@@ -126,7 +125,7 @@ export class Inbox {
 
   async list(agent: string, task?: string | null): Promise<InboxView> {
     const data = await this.s.cache.get();
-    const p = resolveParty(this.s, data, agent, task ?? null, 'agent');
+    const p = resolveParty(this.s, data, agent, task ?? null);
     if (!p) throw new JaggersError('E_AGENT_UNKNOWN', `inbox: unknown agent ${JSON.stringify(agent)}: agents are ${knownAgents(this.s, data)}`);
     const messages = Object.values(data.messages).filter((m) => m.to === p.terminalId);
     const pending = messages.filter((m) => m.state !== 'delivered').length;

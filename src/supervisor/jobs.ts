@@ -50,6 +50,7 @@ export class Jobs {
   constructor(
     private readonly s: Supervisor,
     private readonly kick: (terminalId: string) => void,
+    private readonly waiting: (terminalId: string) => string | null,
   ) {}
 
   private get root(): string {
@@ -57,7 +58,10 @@ export class Jobs {
   }
 
   view(j: JobRecord): JobView {
-    return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null };
+    let waiting: string | null = null;
+    if (j.state === 'queued')
+      waiting = j.terminalId ? (this.waiting(j.terminalId) ?? 'next for its agent') : `waiting for a ${j.target} worker slot (maxWorkers)`;
+    return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null, waiting };
   }
 
   async create(req: JobRequest): Promise<JobView> {
@@ -68,7 +72,7 @@ export class Jobs {
     const known = req.id ? data.jobs[req.id] : undefined;
     if (known) return this.view(known);
     const task = req.task ?? null;
-    const agent = resolveParty(s, data, req.target, task, 'agent');
+    const agent = resolveParty(s, data, req.target, task);
     let kind: JobRecord['kind'] = 'agent';
     if (!agent) {
       await loadProfile(req.target, s.d.ctx.jaggersDir).catch((e: JaggersError) => {
@@ -82,7 +86,7 @@ export class Jobs {
     }
     let from = null;
     if (req.from !== undefined) {
-      from = resolveParty(s, data, req.from, task, 'from');
+      from = resolveParty(s, data, req.from, task);
       if (!from) throw new JaggersError('E_AGENT_UNKNOWN', `assign --from: unknown agent ${JSON.stringify(req.from)}: agents are ${knownAgents(s, data)}`);
     } else if (req.fromTerminal !== undefined) {
       const t = data.terminals[req.fromTerminal];
@@ -418,17 +422,13 @@ export class Jobs {
       const left = Math.max(1000, timeoutMs - (Date.now() - since));
       const offWatch = this.followAsking(j, target);
       try {
-        const reply = awaitReply(env, target, p, { timeoutMs: left, label, from }, turnsBefore, async (file, text, d) => {
+        const reply = awaitReply(env, target, p, { timeoutMs: left, label, from, signal: stop.signal }, turnsBefore, async (file, text, d) => {
           const cur = d.jobs[j.id];
           if (!cur || isFinal(cur.state)) return [];
           const done = { ...cur, state: 'done' as const, reason: 'the agent finished its turn', reply: rel(this.root, file) };
           return [{ type: 'job-state', jobId: j.id, state: 'done', reason: done.reason, reply: done.reply }, ...(await this.resultMessage(d, done, text))];
         });
-        const aborted = new Promise<never>((_, reject) =>
-          stop.signal.addEventListener('abort', () => reject(new JaggersError('E_USAGE', 'cancelled')), { once: true }),
-        );
-        aborted.catch(() => {});
-        await Promise.race([reply, aborted]);
+        await reply;
         const done = (await s.cache.get()).jobs[j.id];
         if (done?.state === 'done') {
           this.published(done);

@@ -53,6 +53,8 @@ export interface TurnRequest {
   timeoutMs: number;
   /** What the turn is part of, as errors name it: `handoff`, a job, a workflow step. */
   label: string;
+  /** Stops waiting for the turn's end (a cancelled job). */
+  signal?: AbortSignal;
 }
 
 export interface StartedTurn {
@@ -146,7 +148,7 @@ export async function awaitReply(
   env: TurnEnv,
   target: TurnTarget,
   p: PreparedTurn,
-  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from'>,
+  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from' | 'signal'>,
   turnsBefore: number,
   extra?: (replyFile: string, reply: string, data: RegistryData) => Promise<NewJournalEvent[]>,
 ): Promise<TurnReply> {
@@ -187,7 +189,7 @@ export async function turnEnd(
   env: TurnEnv,
   target: TurnTarget,
   p: PromptRef,
-  req: Pick<TurnRequest, 'timeoutMs' | 'label'>,
+  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'signal'>,
   turnsBefore: number,
 ): Promise<TurnEnd> {
   const home = p.home ?? (await env.homeOf(target.pid));
@@ -204,6 +206,7 @@ export async function turnEnd(
     artifact: p.artifact,
     readTranscript,
     label: req.label,
+    ...(req.signal ? { signal: req.signal } : {}),
   });
   env.watch.confirmTurn(target.paneId, end.by);
   return end;

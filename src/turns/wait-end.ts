@@ -22,6 +22,8 @@ export interface WaitSpec {
   /** The transcript's reply to this prompt, where the CLI keeps one; null when it does not. */
   readTranscript: (() => Promise<{ text: string; finished: boolean } | null>) | null;
   label: string;
+  /** Stops the wait (a cancelled job): it rejects at once. */
+  signal?: AbortSignal;
 }
 
 const HISTORY_LINES = 3000;
@@ -90,6 +92,8 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
         ),
       );
     }, w.timeoutMs);
+    const onAbort = () => finish(new JaggersError('E_USAGE', `${w.label}: cancelled`));
+    w.signal?.addEventListener('abort', onAbort, { once: true });
     const offChange = watch.onChange((c) => void (c.pane.paneId === w.paneId && check()));
     const offScreen = watch.onScreen((id) => void (id === w.paneId && check()));
     function finish(e: Error | null, end?: TurnEnd): void {
@@ -99,9 +103,11 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       clearTimeout(retry);
       offChange();
       offScreen();
+      w.signal?.removeEventListener('abort', onAbort);
       if (e) reject(e);
       else resolve(end!);
     }
-    void check();
+    if (w.signal?.aborted) onAbort();
+    else void check();
   });
 }

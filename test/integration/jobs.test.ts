@@ -1,0 +1,234 @@
+// Assign and forget on a real tmux server with fake agents: jobs for team agents and for worker windows
+// of a profile, `maxWorkers`, cancel, waiting_input, results routed home by terminal id across a
+// supervisor kill -9 and a restart of the assigning agent's window, and the inbox's bad input.
+// The fake agents write every prompt they receive to FAKE_AGENT_PROMPTS: the ground truth of delivery.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HealthView, InboxView, JobResultView, JobView } from '../../src/api/types.js';
+import { api, waitPidGone } from '../helpers/api.js';
+import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+
+interface Received {
+  agent: string;
+  prompt: string;
+}
+
+describe('assign and forget: jobs and the inbox', () => {
+  let rig: Rig;
+  let promptsFile: string;
+
+  /** Every prompt the fake agents received, in order. */
+  const received = async (): Promise<Received[]> => {
+    const text = await readFile(promptsFile, 'utf8').catch(() => '');
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Received);
+  };
+  const jg = (args: string[], env?: NodeJS.ProcessEnv) => rig.run(args, env ? { env: { ...rig.env, ...env } } : {});
+  const jobOf = async (id: string) => JSON.parse((await jg(['jobs', '--json'])).stdout).find((j: JobView) => j.id === id) as JobView;
+  /** Until `check` holds: looked at again on each event of `types` from the supervisor (or after a second without one). */
+  const until = async <T>(check: () => Promise<T | null>, types: string, what: string, timeoutMs = 30_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    const client = api(rig);
+    for (;;) {
+      const v = await check();
+      if (v !== null) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const stop = new AbortController();
+        const timer = setTimeout(() => stop.abort(), 1000);
+        void client
+          .events(`/v1/events?types=${types}`, () => (clearTimeout(timer), stop.abort()), { signal: stop.signal })
+          .catch(() => {})
+          .finally(resolve);
+      });
+    }
+  };
+  const untilState = async (id: string, states: string[]): Promise<JobView> =>
+    until(
+      async () => {
+        const j = await api(rig).call<JobView>('GET', `/v1/jobs/${id}`);
+        return states.includes(j.state) ? j : null;
+      },
+      'job',
+      `job ${id} ${states.join('/')}`,
+    );
+  const inboxDelivered = async (agent: string): Promise<InboxView> =>
+    until(
+      async () => {
+        const ib = JSON.parse((await jg(['inbox', agent, '--json'])).stdout) as InboxView;
+        return ib.messages.length > 0 && ib.pending === 0 ? ib : null;
+      },
+      'message',
+      `${agent}'s inbox delivered`,
+    );
+
+  beforeEach(async () => {
+    rig = await Rig.create();
+    promptsFile = path.join(rig.root, '..', 'prompts.jsonl');
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '300', '--replies', 'work'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    await writeFakeProfile(rig.root, 'slow', ['--think-ms', '2500', '--replies', 'work'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alpha', profile: 'fake' },
+        { name: 'beta', profile: 'slow' },
+      ],
+      maxWorkers: { fake: 1 },
+    });
+    expect((await jg(['up'])).code).toBe(0);
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('assign returns at once with a job id; jobs for one agent run one at a time, in order; wait and result give the reply', async () => {
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const r = await jg(['assign', 'alpha', '-m', `job number ${n}`, '--name', `n${n}`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^j-[0-9a-f]{8}\n$/);
+      ids.push(r.stdout.trim());
+    }
+    const w = await jg(['wait', ...ids, '--timeout', '60']);
+    expect(w.code, w.stdout + w.stderr).toBe(0);
+    const list = JSON.parse((await jg(['jobs', '--json'])).stdout) as JobView[];
+    expect(list.map((j) => [j.id, j.name, j.state])).toEqual(ids.map((id, i) => [id, `n${i + 1}`, 'done']));
+    // One at a time: each started after the one before it was done.
+    for (let i = 1; i < list.length; i++) {
+      const prevDone = list[i - 1]!.history.find((h) => h.state === 'done')!.at;
+      const started = list[i]!.history.find((h) => h.state === 'running')!.at;
+      expect(Date.parse(started)).toBeGreaterThanOrEqual(Date.parse(prevDone));
+    }
+    for (const j of list) expect(j.history.map((h) => h.state)).toEqual(['queued', 'starting', 'running', 'done']);
+    const res = JSON.parse((await jg(['result', ids[1]!, '--json'])).stdout) as JobResultView;
+    expect(res.reply).toContain('job number 2');
+    expect(res.artifact).toMatch(/^\.jaggers\/handover\/turn_2_[0-9a-f]+\.md$/);
+    expect((await jg(['result', ids[1]!])).stdout).toBe(`${res.reply}\n`);
+    // Each prompt went to alpha once.
+    const toAlpha = (await received()).filter((p) => p.agent === 'alpha');
+    expect(toAlpha).toHaveLength(3);
+  });
+
+  it('a profile job gets its own worker window, pinned session and terminal id; maxWorkers queues the rest; the window closes unless --keep', async () => {
+    const a = (await jg(['assign', 'fake', '-m', 'first worker job'])).stdout.trim();
+    const b = (await jg(['assign', 'fake', '-m', 'second worker job', '--keep'])).stdout.trim();
+    // maxWorkers is 1 for `fake`: the second waits while the first has its worker.
+    const first = await untilState(a, ['running', 'done']);
+    expect((await jobOf(b)).state).toBe('queued');
+    expect(first.agent).toBe(`fake-${a}`);
+    expect(first.kind).toBe('worker');
+    expect((await jg(['wait', a, b, '--timeout', '60'])).code).toBe(0);
+    const [ja, jb] = [await jobOf(a), await jobOf(b)];
+    expect(Date.parse(jb.history.find((h) => h.state === 'starting')!.at)).toBeGreaterThanOrEqual(Date.parse(ja.history.find((h) => h.state === 'done')!.at));
+    const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as {
+      terminals: Record<string, { agent: string; sessionId: string | null; task: string | null }>;
+    };
+    const ta = reg.terminals[ja.terminalId!]!;
+    const tb = reg.terminals[jb.terminalId!]!;
+    expect(ja.terminalId).not.toBe(jb.terminalId);
+    expect([ta.agent, tb.agent]).toEqual([`fake-${a}`, `fake-${b}`]);
+    expect(ta.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(tb.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ta.sessionId).not.toBe(tb.sessionId);
+    expect(ta.task).toBe(a);
+    // The first worker's window is gone, the kept one is still there and idle.
+    const windows = await rig.tmux(['list-windows', '-t', rig.session, '-F', '#{window_name}']);
+    expect(windows.split('\n')).not.toContain(`fake-${a}`);
+    expect(windows.split('\n')).toContain(`fake-${b}`);
+    const worker = (await received()).filter((p) => p.agent?.startsWith('fake-j-'));
+    expect(worker.map((p) => p.agent)).toEqual([`fake-${a}`, `fake-${b}`]);
+  });
+
+  it('cancel works while queued and while running; an agent asking for permission makes its job waiting_input and names the window', async () => {
+    const asking = (await jg(['assign', 'alpha', '-m', 'run the tool that needs-approval'])).stdout.trim();
+    const queued = (await jg(['assign', 'alpha', '-m', 'never runs'])).stdout.trim();
+    const waiting = await untilState(asking, ['waiting_input']);
+    expect(waiting.attach).toBe('jaggers attach alpha');
+    expect(waiting.reason).toMatch(/alpha asks: .*jaggers attach alpha/);
+    expect((await jobOf(queued)).state).toBe('queued');
+    const c1 = await jg(['cancel', queued]);
+    expect(c1.code, c1.stderr).toBe(0);
+    expect(c1.stdout).toMatch(/cancelled: cancelled by the user while queued/);
+    const c2 = await jg(['cancel', asking, '--json']);
+    expect((JSON.parse(c2.stdout) as JobView).state).toBe('cancelled');
+    const w = await jg(['wait', asking, queued, '--timeout', '10']);
+    expect(w.code).toBe(1);
+    // The interrupt reached the agent (its menu answered with Escape), and the queued prompt never went in.
+    await rig.waitForScreen('alpha', /denied/);
+    expect((await received()).filter((p) => p.agent === 'alpha')).toHaveLength(1);
+    // Cancelling again is no change.
+    expect((await jg(['cancel', queued])).stdout).toMatch(/cancelled/);
+    // A running one: beta thinks for 2.5 s.
+    const running = (await jg(['assign', 'beta', '-m', 'a long one'])).stdout.trim();
+    await untilState(running, ['running']);
+    expect((await jg(['cancel', running])).code).toBe(0);
+    await rig.waitForScreen('beta', /Interrupted\./);
+    expect((await jobOf(running)).state).toBe('cancelled');
+  });
+
+  it('a job assigned by an agent survives a supervisor kill -9 mid-job and a restart of the assigner: the result comes home once', async () => {
+    const alphaEnv = JSON.parse((await jg(['ls', '--json'])).stdout).find((r: { agent: string }) => r.agent === 'alpha') as { terminalId: string };
+    // As alpha would run it from its pane: JAGGERS_TERMINAL_ID names the caller.
+    const id = (await jg(['assign', 'beta', '-m', 'work for alpha'], { JAGGERS_TERMINAL_ID: alphaEnv.terminalId })).stdout.trim();
+    await untilState(id, ['running']);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    // alpha's window is restarted meanwhile: its process dies, `up` starts it again with the same terminal id.
+    const alphaPane = await rig.paneOf('alpha');
+    const alphaPid = Number(await rig.tmux(['display-message', '-p', '-t', alphaPane, '#{pane_pid}']));
+    process.kill(alphaPid, 'SIGKILL');
+    await rig.waitForDead(alphaPane);
+    expect((await jg(['up'])).code).toBe(0);
+    const w = await jg(['wait', id, '--timeout', '60']);
+    expect(w.code, w.stdout + w.stderr).toBe(0);
+    const res = JSON.parse((await jg(['result', id, '--json'])).stdout) as JobResultView;
+    expect(res.reply).toContain('work for alpha');
+    // The result message reaches alpha (the same terminal id after `up`), exactly once.
+    const ib = await inboxDelivered('alpha');
+    expect(ib.terminalId).toBe(alphaEnv.terminalId);
+    expect(ib.messages).toHaveLength(1);
+    const m = ib.messages[0]!;
+    expect([m.state, m.job, m.fromAgent]).toEqual(['delivered', id, 'beta']);
+    const file = await readFile(path.join(rig.root, m.file), 'utf8');
+    expect(file).toMatch(new RegExp(`Job ${id} that you assigned to beta is done`));
+    const toAlpha = (await received()).filter((p) => p.agent === 'alpha' && p.prompt.includes(path.basename(m.file)));
+    expect(toAlpha).toHaveLength(1);
+    // beta got the job's prompt once, though the supervisor died while it worked on it.
+    expect((await received()).filter((p) => p.agent === 'beta')).toHaveLength(1);
+  });
+
+  it('bad input: unknown agent or profile, empty text, a 1 MB message, control characters and unicode arrive exactly', async () => {
+    const unknown = await jg(['assign', 'nobody', '-m', 'x']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/"nobody" is neither an agent \(agents are alpha, beta\) nor a profile \(known profiles are .*fake/);
+    const nobody = await jg(['message', 'nobody', '-m', 'x']);
+    expect(nobody.stderr).toMatch(/message: unknown agent "nobody": agents are alpha, beta/);
+    expect((await jg(['message', 'alpha', '-m', '  '])).stderr).toMatch(/message --message: the message is empty/);
+    expect((await jg(['assign', 'alpha'])).stderr).toMatch(/give exactly one of --message TEXT or --file PATH/);
+    expect((await jg(['message', 'alpha', '-m', 'x', '--from', 'ghost'])).stderr).toMatch(/--from: unknown agent "ghost"/);
+    expect((await jg(['result', 'j-00000000'])).stderr).toMatch(/no job "j-00000000"/);
+    const big = 'x'.repeat(1024 * 1024 - 10) + '\n€ end ✓\n';
+    const hostile = 'ctrl \x01\x07\x1b[31mred\x1b[0m \u202e rtl \u0000 nul\ttab\r\nnext 🦊\n';
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(rig.root, 'big.txt'), big);
+    const sent: string[] = [];
+    for (const [text, args] of [
+      [big, ['-f', 'big.txt']],
+      [hostile, ['-m', hostile]],
+    ] as const) {
+      const r = await jg(['message', 'alpha', ...args, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const m = JSON.parse(r.stdout) as { id: string; file: string; bytes: number };
+      expect(m.bytes).toBe(Buffer.byteLength(text));
+      const body = (await readFile(path.join(rig.root, m.file), 'utf8')).replace(/^---\n[\s\S]*?\n---\n/, '');
+      expect(body === text, 'the message file holds the text exactly').toBe(true);
+      sent.push(m.id);
+    }
+    const ib = await inboxDelivered('alpha');
+    expect(ib.messages.map((m) => [m.id, m.state])).toEqual(sent.map((id) => [id, 'delivered']));
+    const got = (await received()).filter((p) => p.agent === 'alpha');
+    expect(got.map((p) => sent.findIndex((id) => p.prompt.includes(id)))).toEqual([0, 1]);
+  });
+});

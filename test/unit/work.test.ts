@@ -1,0 +1,92 @@
+// Jobs and messages in the registry: the reducer refuses a second end or a second delivery, an older
+// snapshot without them still loads, and the dispatcher's order (a job to pick up again first, then age).
+import { describe, expect, it } from 'vitest';
+import type { JournalEvent, NewJournalEvent } from '../../src/sessions/events.js';
+import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from '../../src/sessions/schema.js';
+import { workFor } from '../../src/supervisor/dispatch.js';
+
+let clock = 0;
+const ts = () => new Date(Date.UTC(2026, 10, 23, 12, 0, clock++)).toISOString();
+const apply = (data: RegistryData, ...events: NewJournalEvent[]) => events.reduce((d, e) => applyEvent(d, { ...e, ts: ts() } as JournalEvent), data);
+
+const job = (jobId: string, terminalId: string | null = 'jg-1') =>
+  ({
+    type: 'job-created',
+    jobId,
+    name: null,
+    target: 'coder',
+    kind: terminalId ? 'agent' : 'worker',
+    terminalId,
+    from: null,
+    fromAgent: null,
+    prompt: `.jaggers/jobs/${jobId}.md`,
+    bytes: 3,
+    timeoutMs: null,
+    keep: false,
+  }) as const;
+const msg = (messageId: string, to = 'jg-1') =>
+  ({
+    type: 'message-created',
+    messageId,
+    to,
+    toAgent: 'coder',
+    from: null,
+    fromAgent: 'user',
+    file: `.jaggers/inbox/${messageId}.md`,
+    bytes: 1,
+    job: null,
+  }) as const;
+
+describe('jobs and messages in the registry', () => {
+  it('records each job state with its time and reason; a job that ended cannot change again', () => {
+    let d = apply(emptyRegistry(), job('j-1'));
+    d = apply(
+      d,
+      { type: 'job-state', jobId: 'j-1', state: 'starting', reason: 'typing', nonce: 'abcd', artifact: 'a.md', turn: 1 },
+      { type: 'job-state', jobId: 'j-1', state: 'running', reason: 'took it' },
+      { type: 'job-state', jobId: 'j-1', state: 'done', reason: 'finished', reply: 'r.md' },
+    );
+    const j = d.jobs['j-1']!;
+    expect(j.history.map((h) => [h.state, h.reason])).toEqual([
+      ['queued', 'recorded'],
+      ['starting', 'typing'],
+      ['running', 'took it'],
+      ['done', 'finished'],
+    ]);
+    expect([j.nonce, j.artifact, j.reply, j.turn]).toEqual(['abcd', 'a.md', 'r.md', 1]);
+    expect(() => apply(d, { type: 'job-state', jobId: 'j-1', state: 'failed', reason: 'late' })).toThrow(/already done; it cannot become failed/);
+    expect(() => apply(d, job('j-1'))).toThrow(/already exists/);
+    expect(() => apply(d, { type: 'job-state', jobId: 'j-9', state: 'running', reason: '' })).toThrow(/unknown job/);
+  });
+
+  it('counts claims, and refuses a claim or a delivery after a message was delivered', () => {
+    let d = apply(emptyRegistry(), msg('m-1'));
+    d = apply(d, { type: 'message-claimed', messageId: 'm-1', nonce: 'aa' }, { type: 'message-claimed', messageId: 'm-1', nonce: 'bb' });
+    expect([d.messages['m-1']!.state, d.messages['m-1']!.claims, d.messages['m-1']!.nonce]).toEqual(['claimed', 2, 'bb']);
+    d = apply(d, { type: 'message-delivered', messageId: 'm-1', how: 'found-on-screen' });
+    expect(d.messages['m-1']!.how).toBe('found-on-screen');
+    expect(() => apply(d, { type: 'message-delivered', messageId: 'm-1', how: 'verified' })).toThrow(/already delivered/);
+    expect(() => apply(d, { type: 'message-claimed', messageId: 'm-1', nonce: 'cc' })).toThrow(/already delivered/);
+  });
+
+  it('loads a snapshot written before jobs and messages existed', () => {
+    const old = { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
+    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {} });
+  });
+
+  it("orders a terminal's work: a job to follow again after a restart first, then messages and jobs by age", () => {
+    let d = apply(emptyRegistry(), msg('m-old'), job('j-queued'), msg('m-other', 'jg-2'), job('j-running'), msg('m-new'), job('j-done'), job('j-worker', null));
+    d = apply(
+      d,
+      { type: 'job-state', jobId: 'j-running', state: 'running', reason: '' },
+      { type: 'job-state', jobId: 'j-done', state: 'done', reason: '' },
+      { type: 'message-claimed', messageId: 'm-new', nonce: 'aa' },
+    );
+    const ids = (active = new Set<string>()) => workFor(d, 'jg-1', active).map((i) => (i.kind === 'job' ? i.j.id : i.m.id));
+    expect(ids()).toEqual(['j-running', 'm-old', 'j-queued', 'm-new']);
+    // A job being run now is not picked again.
+    expect(ids(new Set(['j-running']))).toEqual(['m-old', 'j-queued', 'm-new']);
+    d = apply(d, { type: 'message-delivered', messageId: 'm-old', how: 'verified' });
+    expect(ids()).toEqual(['j-running', 'j-queued', 'm-new']);
+  });
+});
