@@ -16,7 +16,7 @@ export type { TmuxTaggedWindow } from './lookup.js';
 export { emptyRegistry, applyEvent } from './schema.js';
 export type { RegistryData, TerminalRecord, TaskRecord, TaskAgentRecord } from './schema.js';
 export type { JobRecord, JobState, MessageRecord } from './work.js';
-export { isFinal } from './work.js';
+export { isFinal, KEEP_FINISHED } from './work.js';
 
 export const SNAPSHOT_FILE = 'sessions.json';
 export const JOURNAL_FILE = 'events.jsonl';

@@ -126,6 +126,20 @@ function message(data: WorkData, e: JournalEvent & { messageId: string }): Messa
   return m;
 }
 
+/**
+ * Delivered messages and ended jobs the snapshot keeps, newest first; older ones stay in the journal (and
+ * their files) only, so rewriting the snapshot on every change stays cheap after thousands of them.
+ */
+export const KEEP_FINISHED = 500;
+
+function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean): Record<string, R> {
+  const done = Object.entries(records).filter(([, r]) => finished(r));
+  if (done.length <= KEEP_FINISHED) return records;
+  const out = { ...records };
+  for (const [id] of done.slice(0, done.length - KEEP_FINISHED)) delete out[id];
+  return out;
+}
+
 type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered'>;
 
 /** The jobs and messages after `e`; throws E_REGISTRY when it does not fit. */
@@ -133,8 +147,10 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
   switch (e.type) {
     case 'job-created':
       return { ...data, jobs: { ...data.jobs, [e.jobId]: createJob(data, e) } };
-    case 'job-state':
-      return { ...data, jobs: { ...data.jobs, [e.jobId]: changeJob(data, e) } };
+    case 'job-state': {
+      const jobs = { ...data.jobs, [e.jobId]: changeJob(data, e) };
+      return { ...data, jobs: isFinal(e.state) ? pruned(jobs, (j) => isFinal(j.state)) : jobs };
+    }
     case 'message-created': {
       if (data.messages[e.messageId]) throw invalid(e, `message "${e.messageId}" already exists`);
       const { messageId, to, toAgent, from, fromAgent, file, bytes, job } = e;
@@ -162,7 +178,8 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
     }
     case 'message-delivered': {
       const m = message(data, e);
-      return { ...data, messages: { ...data.messages, [m.id]: { ...m, state: 'delivered', delivered: e.ts, how: e.how } } };
+      const messages = { ...data.messages, [m.id]: { ...m, state: 'delivered' as const, delivered: e.ts, how: e.how } };
+      return { ...data, messages: pruned(messages, (x) => x.state === 'delivered') };
     }
   }
 }

@@ -94,7 +94,9 @@ export class Dispatcher {
       if (!e || e.pane.dead || this.s.watcher.status(e.pane.paneId) === 'exited') {
         const why = e ? `${agent}'s pane is dead: run \`jaggers up\` to restart it` : `${agent} has no window open: run \`jaggers up\``;
         this.why.set(terminalId, why);
-        if (next.kind === 'job' && next.j.kind === 'worker' && next.j.state === 'starting' && e) await this.runner.paneLost(next.j, why);
+        // A turn in a pane that died is lost, and so is a worker that died before its prompt: the job fails.
+        const lost = next.kind === 'job' && (next.resume || (next.j.kind === 'worker' && next.j.state === 'starting' && e));
+        if (lost) await this.runner.paneLost(next.j, why);
         return;
       }
       if (!e.profile) return void this.why.set(terminalId, `${agent}'s profile cannot be loaded: ${e.problem}`);

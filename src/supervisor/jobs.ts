@@ -11,7 +11,7 @@ import { parseArtifact, type HandoverMeta } from '../handover/artifact.js';
 import { loadProfile } from '../profiles/load.js';
 import { maxWorkersOf, parseSize } from '../project/project-file.js';
 import type { NewJournalEvent } from '../sessions/events.js';
-import { isFinal, newTerminalId, type JobRecord, type JobState, type RegistryData } from '../sessions/registry.js';
+import { isFinal, KEEP_FINISHED, newTerminalId, type JobRecord, type JobState, type RegistryData } from '../sessions/registry.js';
 import { windowTags } from '../terminals/apply.js';
 import { findCommand } from '../terminals/find-command.js';
 import { planLaunch } from '../terminals/plan.js';
@@ -346,7 +346,8 @@ export class Jobs {
   }
 
   async paneLost(j: JobRecord, why: string): Promise<void> {
-    await this.change(j.id, 'failed', `its worker died before it took the prompt (${why.replace(/: run .*$/, '')})`);
+    const when = j.state === 'starting' ? 'before it took the prompt' : 'during its turn';
+    await this.change(j.id, 'failed', `the agent's pane died ${when} (${why.replace(/: run .*$/, '')})`);
   }
 
   /** The handover file of a job's turn, read back after a restart. */

@@ -69,6 +69,27 @@ describe('jobs and messages in the registry', () => {
     expect(() => apply(d, { type: 'message-claimed', messageId: 'm-1', nonce: 'cc' })).toThrow(/already delivered/);
   });
 
+  it('keeps the newest 500 delivered messages and ended jobs in the snapshot, every pending one', () => {
+    let d = emptyRegistry();
+    const created = [];
+    for (let i = 0; i < 520; i++) created.push(msg(`m-${i}`), job(`j-${i}`));
+    d = apply(d, ...created);
+    const ended = [];
+    for (let i = 0; i < 510; i++)
+      ended.push(
+        { type: 'message-delivered', messageId: `m-${i}`, how: 'verified' } as const,
+        { type: 'job-state', jobId: `j-${i}`, state: 'done', reason: '' } as const,
+      );
+    d = apply(d, ...ended);
+    const ids = (r: Record<string, unknown>) => Object.keys(r);
+    expect(ids(d.messages)).toHaveLength(510);
+    expect(ids(d.messages)[0]).toBe('m-10');
+    expect(Object.values(d.messages).filter((m) => m.state === 'pending')).toHaveLength(10);
+    expect(ids(d.jobs)).toHaveLength(510);
+    expect(d.jobs['j-9']).toBeUndefined();
+    expect(d.jobs['j-519']!.state).toBe('queued');
+  });
+
   it('loads a snapshot written before jobs and messages existed', () => {
     const old = { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
     expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {} });
