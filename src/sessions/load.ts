@@ -43,12 +43,18 @@ function replay(data: RegistryData, entries: readonly JournalEntry[], file: stri
   return out;
 }
 
-async function readSnapshot(paths: RegistryPaths, now: Date, warnings: string[], trusted: string | null): Promise<Snapshot | null> {
+/** Snapshot text this process wrote or validated, and the data it holds (never changed in place: the reducer makes new objects). */
+export interface Trusted {
+  text: string;
+  data: RegistryData;
+}
+
+async function readSnapshot(paths: RegistryPaths, now: Date, warnings: string[], trusted: Trusted | null): Promise<Snapshot | null> {
   const file = readFrom(paths.snapshot);
   if (!file) return null;
   const text = file.data.toString('utf8');
-  // The very bytes this process wrote or validated last: parsing them again is enough.
-  if (text === trusted) return { data: JSON.parse(text) as RegistryData, text };
+  // The very bytes this process wrote or validated last: their data is known.
+  if (text === trusted?.text) return { data: trusted.data, text };
   const json = parseJson(text, paths.snapshot);
   const valid = json.ok ? validate(registrySchema, json.value, paths.snapshot) : json;
   if (valid.ok) return { data: valid.value, text };
@@ -105,12 +111,12 @@ async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths,
  * Call only while holding the registry lock: this may move files and cut the journal's torn tail.
  * `trusted`: snapshot text known to be valid (this process wrote it), so zod need not check it again.
  */
-export async function loadLocked(paths: RegistryPaths, now: Date, trusted: string | null = null): Promise<Loaded> {
+export async function loadLocked(paths: RegistryPaths, now: Date, trusted: Trusted | null = null): Promise<Loaded> {
   const warnings: string[] = [];
   const snapshot = await readSnapshot(paths, now, warnings, trusted);
   const origin: Origin = snapshot ? 'snapshot' : warnings.length > 0 ? 'rebuild' : 'missing';
   const loaded = await catchUp(snapshot?.data ?? emptyRegistry(), origin, paths, now, warnings);
   // A snapshot moved aside is written back even when the journal held nothing.
   if (origin === 'rebuild') return { ...loaded, dirty: true };
-  return snapshot && !loaded.dirty ? { ...loaded, text: snapshot.text } : loaded;
+  return snapshot && !loaded.dirty ? { ...loaded, text: snapshot.text, data: snapshot.data } : loaded;
 }

@@ -6,7 +6,7 @@ import { JaggersError } from '../errors.js';
 import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './events.js';
 import { appendDurable, writeFileAtomic } from './files.js';
 import { serializeEvents } from './journal.js';
-import { loadLocked, type Loaded, type RegistryPaths } from './load.js';
+import { loadLocked, type Loaded, type RegistryPaths, type Trusted } from './load.js';
 import { withLock, type LockOptions } from './lock.js';
 import { applyEvent, emptyRegistry, type RegistryData } from './schema.js';
 import { validateOrThrow } from './validate.js';
@@ -55,8 +55,8 @@ export class Registry {
   private readonly now: () => Date;
   private readonly options: RegistryOptions;
   private dirReady = false;
-  /** Text of the snapshot as this process last wrote or validated it. */
-  private trusted: string | null = null;
+  /** The snapshot as this process last wrote or validated it: text and data. */
+  private trusted: Trusted | null = null;
 
   constructor(jaggersDir: string, options: RegistryOptions = {}) {
     this.dir = path.resolve(jaggersDir);
@@ -129,7 +129,7 @@ export class Registry {
 
   private async load(): Promise<Loaded> {
     const loaded = await loadLocked(this.paths, this.now(), this.trusted);
-    if (loaded.text !== undefined) this.trusted = loaded.text;
+    if (loaded.text !== undefined) this.trusted = { text: loaded.text, data: loaded.data };
     return loaded;
   }
 
@@ -142,7 +142,7 @@ export class Registry {
     const text = `${JSON.stringify(data, null, 2)}\n`;
     this.trusted = null;
     await writeFileAtomic(this.paths.snapshot, text, { sync });
-    this.trusted = text;
+    this.trusted = { text, data };
   }
 
   private finish(result: ReadResult): ReadResult {

@@ -82,6 +82,9 @@ export class Supervisor {
 
   constructor(readonly d: SupervisorDeps) {
     this.registry = new Registry(d.ctx.jaggersDir, {
+      // The journal is fsynced on every change; the snapshot is replaced atomically without its own
+      // fsyncs (a power loss can leave it behind, and the next load catches it up from the journal).
+      durability: 'journal',
       onWarning: (w) => {
         d.log.warn({}, w);
         if (this.warnings.length < 20) this.warnings.push(w);

@@ -45,6 +45,32 @@ interface Planned extends SentMessage {
   text: string;
 }
 
+type JournalMessage = Pick<MessageView, 'id' | 'state' | 'toAgent' | 'fromAgent' | 'file' | 'claims' | 'nonce' | 'how'>;
+
+/** Every message as the journal tells it (created, each claim, delivered). */
+async function journalMessages(file: string): Promise<Map<string, JournalMessage>> {
+  const out = new Map<string, JournalMessage>();
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const e = JSON.parse(line) as Record<string, string>;
+    const m = out.get(e.messageId!);
+    if (e.type === 'message-created')
+      out.set(e.messageId!, {
+        id: e.messageId!,
+        state: 'pending',
+        toAgent: e.toAgent!,
+        fromAgent: e.fromAgent!,
+        file: e.file!,
+        claims: 0,
+        nonce: null,
+        how: null,
+      });
+    else if (e.type === 'message-claimed' && m) Object.assign(m, { state: 'claimed', claims: m.claims + 1, nonce: e.nonce });
+    else if (e.type === 'message-delivered' && m) Object.assign(m, { state: 'delivered', how: e.how });
+  }
+  return out;
+}
+
 /** Each sender's messages in sending order, to random receivers other than itself. */
 function planMessages(rand: () => number): Planned[][] {
   return SENDERS.map((from, s) =>
@@ -165,7 +191,8 @@ describe('the inbox through supervisor crashes', () => {
     const got = await receipts();
     const verdict = checkDeliveries(sent, got);
     const problems = deliveryProblems(verdict, sent);
-    const records = new Map(settled.views.flatMap((v) => v.messages.map((m) => [m.id, m])));
+    // The snapshot keeps only the newest 500 delivered messages: the journal holds every one.
+    const records = await journalMessages(path.join(rig.root, '.jaggers', 'events.jsonl'));
     const how: Record<string, number> = {};
     for (const m of records.values()) how[m.how ?? m.state] = (how[m.how ?? m.state] ?? 0) + 1;
     const reclaimed = [...records.values()].filter((m) => m.claims > 1).length;
