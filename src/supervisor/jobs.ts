@@ -154,7 +154,7 @@ export class Jobs {
     if (!j)
       throw new JaggersError(
         'E_NOT_FOUND',
-        `no job ${JSON.stringify(id)} in this project (${Object.keys(data.jobs).length} jobs recorded; see \`jaggers jobs\`)`,
+        `no job ${JSON.stringify(id)} in this project (see \`jaggers jobs\`; of ended jobs only the newest ${KEEP_FINISHED} are kept there, older ones are in .jaggers/events.jsonl)`,
       );
     return this.view(j);
   }
