@@ -1,5 +1,6 @@
 // The session registry under `.jaggers/`: the journal events.jsonl is the truth, sessions.json a snapshot
 // derived from it. Every change takes a cross-process lock, appends to the journal, then replaces the snapshot.
+import { readdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
@@ -7,7 +8,7 @@ import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './e
 import { appendDurable, writeFileAtomic } from './files.js';
 import { serializeEvents } from './journal.js';
 import { loadLocked, type Loaded, type RegistryPaths, type Trusted } from './load.js';
-import { withLock, type LockOptions } from './lock.js';
+import { pidIsAlive, withLock, type LockOptions } from './lock.js';
 import { applyEvent, emptyRegistry, type RegistryData } from './schema.js';
 import { validateOrThrow } from './validate.js';
 
@@ -55,6 +56,7 @@ export class Registry {
   private readonly now: () => Date;
   private readonly options: RegistryOptions;
   private dirReady = false;
+  private swept = false;
   /** The snapshot as this process last wrote or validated it: text and data. */
   private trusted: Trusted | null = null;
 
@@ -134,7 +136,30 @@ export class Registry {
   }
 
   private locked<T>(fn: () => Promise<T>): Promise<T> {
-    return withLock(this.paths.snapshot, fn, this.options.lock);
+    return withLock(
+      this.paths.snapshot,
+      async () => {
+        if (!this.swept) this.sweepTemps();
+        return fn();
+      },
+      this.options.lock,
+    );
+  }
+
+  /** Temp snapshots left by a process killed while it wrote one (`sessions.json.tmp-<pid>-<hex>`): removed once per process. */
+  private sweepTemps(): void {
+    this.swept = true;
+    const prefix = `${path.basename(this.paths.snapshot)}.tmp-`;
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const pid = n.startsWith(prefix) ? Number(n.slice(prefix.length).split('-')[0]) : NaN;
+      if (Number.isInteger(pid) && pid !== process.pid && !pidIsAlive(pid)) rmSync(path.join(this.dir, n), { force: true });
+    }
   }
 
   private async writeSnapshot(data: RegistryData): Promise<void> {

@@ -48,6 +48,17 @@ describe('Registry', () => {
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 
+  it('removes temp snapshots left by a process killed mid-write, not those of a live one', async () => {
+    await fill();
+    const { execa } = await import('execa');
+    const dead = (await execa(process.execPath, ['-e', 'console.log(process.pid)'])).stdout.trim();
+    await writeFile(path.join(dir, `sessions.json.tmp-${dead}-abcd1234`), '{"half');
+    await writeFile(path.join(dir, `sessions.json.tmp-${process.pid}-abcd1234`), '{"mine');
+    await registry().record({ type: 'terminal-state', terminalId: 'jg-00000001', state: 'idle' });
+    const left = (await readdir(dir)).filter((n) => n.includes('.tmp-'));
+    expect(left).toEqual([`sessions.json.tmp-${process.pid}-abcd1234`]);
+  });
+
   it('appends every event to the journal and keeps the snapshot equal to replaying it', async () => {
     const r = await fill();
     const lines = (await readFile(journal(), 'utf8')).trimEnd().split('\n');
