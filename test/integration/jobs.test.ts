@@ -232,3 +232,88 @@ describe('assign and forget: jobs and the inbox', () => {
     expect(got.map((p) => sent.findIndex((id) => p.prompt.includes(id)))).toEqual([0, 1]);
   });
 });
+
+// A supervisor killed after it claimed a message and typed its pointer, before it recorded the
+// delivery: the next one must find the pointer on screen (submitted) and not type it again, or find
+// it still sitting in the input box (never submitted) and type it once, with a new nonce.
+describe('the inbox after a crash between claim and delivery', () => {
+  let rig: Rig;
+  let promptsFile: string;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    promptsFile = path.join(rig.root, '..', 'prompts.jsonl');
+    const { builtinProfilesDir } = await import('../../src/package-root.js');
+    const demo = JSON.parse(await readFile(path.join(builtinProfilesDir, 'demo.json'), 'utf8')) as { session: Record<string, unknown> };
+    // No transcript for jaggers to read: only the screen can tell (as with gemini, qwen and codex).
+    const { transcript: _none, ...session } = demo.session;
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '1500'], { env: { FAKE_AGENT_PROMPTS: promptsFile }, session });
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+  });
+  afterEach(async () => rig.cleanup());
+
+  /** As a supervisor that died would leave it: the message recorded and claimed, its pointer typed (and submitted or not). */
+  const leftBehind = async (submit: boolean) => {
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const { Registry } = await import('../../src/sessions/registry.js');
+    const { renderMessage, writeDurable } = await import('../../src/supervisor/work-files.js');
+    const reg = new Registry(path.join(rig.root, '.jaggers'));
+    const to = Object.values((await reg.read()).terminals).find((t) => t.agent === 'alpha')!.terminalId;
+    const id = 'm-0123456789ab';
+    const nonce = 'feedc0de12345678';
+    const file = `.jaggers/inbox/${id}.md`;
+    const sent = new Date().toISOString();
+    await writeDurable(path.join(rig.root, file), renderMessage({ id, fromAgent: 'user', from: null, toAgent: 'alpha', to, sent, job: null }, 'left behind\n'));
+    await reg.record(
+      { type: 'message-created', messageId: id, to, toAgent: 'alpha', from: null, fromAgent: 'user', file, bytes: 12, job: null },
+      { type: 'message-claimed', messageId: id, nonce },
+    );
+    const pane = await rig.paneOf('alpha');
+    await rig.tmux(['send-keys', '-t', pane, '-l', `Read ${file} and do what it asks. [jg:${nonce}]`]);
+    if (submit) await rig.tmux(['send-keys', '-t', pane, 'Enter']);
+    await rig.waitForScreen('alpha', submit ? /esc to interrupt|Worked for/ : new RegExp(`\\[jg:${nonce}\\]`));
+    return { id, nonce };
+  };
+  const settled = async (id: string) => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      // `inbox` brings the supervisor back; its answer says whether the claim is settled.
+      const ib = JSON.parse((await rig.run(['inbox', 'alpha', '--json'])).stdout) as InboxView;
+      const m = ib.messages.find((x) => x.id === id)!;
+      if (m.state === 'delivered') return m;
+      if (Date.now() > deadline) throw new Error(`message still ${m.state}: ${ib.waiting}`);
+      await new Promise<void>((resolve) => {
+        const stop = new AbortController();
+        const timer = setTimeout(() => stop.abort(), 1000);
+        void api(rig)
+          .events('/v1/events?types=message', () => (clearTimeout(timer), stop.abort()), { signal: stop.signal })
+          .catch(() => {})
+          .finally(resolve);
+      });
+    }
+  };
+  const prompts = async () =>
+    (await readFile(promptsFile, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as Received).prompt);
+
+  it('submitted before the crash: found on screen, not typed again', async () => {
+    const { id, nonce } = await leftBehind(true);
+    const m = await settled(id);
+    expect(m.how).toBe('found-on-screen');
+    expect(m.claims).toBe(1);
+    expect((await prompts()).filter((p) => p.includes(id))).toEqual([`Read .jaggers/inbox/${id}.md and do what it asks. [jg:${nonce}]`]);
+  });
+
+  it('left in the input box: cleared, then typed once with a new nonce', async () => {
+    const { id, nonce } = await leftBehind(false);
+    const m = await settled(id);
+    expect(m.how).toBe('verified');
+    expect(m.claims).toBe(2);
+    expect(m.nonce).not.toBe(nonce);
+    expect((await prompts()).filter((p) => p.includes(id))).toEqual([`Read .jaggers/inbox/${id}.md and do what it asks. [jg:${m.nonce}]`]);
+  });
+});
