@@ -387,21 +387,26 @@ export class Supervisor {
     return { name: e.pane.agent!, profile: e.pane.profile ?? '', args: [], env: {}, ...(cwd ? { cwd } : {}) };
   }
 
-  /** How `up` would start this agent: resuming `sessionId`, or (no conversation yet) starting under it. */
-  async launchOf(e: TerminalEntry, profile: Profile, sessionId: string | null, conversation: boolean): Promise<Launch> {
+  /** What starting an agent of this session needs besides its spec and profile (as `up` gives it). */
+  async launchInput(profile: Profile, task: string | null, fallback: { width: number; height: number }, newSessionId: () => string): Promise<LaunchInput> {
     const ctx = this.d.ctx;
-    const project = await ctx.project();
-    const size = profile.size ?? (project?.size ? parseSize(project.size, 'jaggers.json size') : { width: e.pane.width, height: e.pane.height });
-    const input: LaunchInput = {
+    const project = await ctx.project().catch(() => null);
+    const size = profile.size ?? (project?.size ? parseSize(project.size, 'jaggers.json size') : fallback);
+    return {
       projectRoot: ctx.projectRoot,
       session: ctx.session,
       socket: 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path,
       binDir,
       basePath: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       size,
-      task: e.pane.task,
-      newSessionId: () => sessionId ?? randomUUID(),
+      task,
+      newSessionId,
     };
+  }
+
+  /** How `up` would start this agent: resuming `sessionId`, or (no conversation yet) starting under it. */
+  async launchOf(e: TerminalEntry, profile: Profile, sessionId: string | null, conversation: boolean): Promise<Launch> {
+    const input = await this.launchInput(profile, e.pane.task, { width: e.pane.width, height: e.pane.height }, () => sessionId ?? randomUUID());
     return planLaunch(input, await this.specOf(e), profile, e.pane.terminalId!, conversation ? sessionId : null);
   }
 

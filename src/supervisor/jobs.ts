@@ -2,6 +2,7 @@
 // for a team agent waits its turn for that agent (the dispatcher); a job for a profile gets a worker
 // window of its own, at most `maxWorkers` per profile at once. Every state change is journaled with
 // its reason, and the result goes to the inbox of whoever assigned the job, by terminal id.
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobResultView, JobView } from '../api/types.js';
@@ -9,14 +10,13 @@ import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import { parseArtifact, type HandoverMeta } from '../handover/artifact.js';
 import { loadProfile } from '../profiles/load.js';
-import { maxWorkersOf, parseSize } from '../project/project-file.js';
+import { maxWorkersOf } from '../project/project-file.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { isFinal, KEEP_FINISHED, newTerminalId, type JobRecord, type JobState, type RegistryData } from '../sessions/registry.js';
 import { windowTags } from '../terminals/apply.js';
 import { findCommand } from '../terminals/find-command.js';
 import { planLaunch } from '../terminals/plan.js';
 import { fixWindowSize, killWindow, newWindow, setWindowOptions, sendKeys } from '../tmux/commands.js';
-import { binDir } from '../package-root.js';
 import type { PromptArtifact } from '../turns/artifacts.js';
 import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type PreparedTurn, type TurnTarget } from '../turns/turn.js';
 import type { Supervisor } from './core.js';
@@ -288,19 +288,8 @@ export class Jobs {
       const data = await s.cache.get();
       const terminalId = j.terminalId ?? newTerminalId();
       const agent = `${j.target}-${j.id}`;
-      const project = await ctx.project().catch(() => null);
-      const size = profile.size ?? (project?.size ? parseSize(project.size, 'jaggers.json size') : { width: 200, height: 50 });
       const launch = planLaunch(
-        {
-          projectRoot: ctx.projectRoot,
-          session: ctx.session,
-          socket: 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path,
-          binDir,
-          basePath: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-          size,
-          task: j.id,
-          newSessionId: () => crypto.randomUUID(),
-        },
+        await s.launchInput(profile, j.id, { width: 200, height: 50 }, () => randomUUID()),
         { name: agent, profile: j.target, args: [], env: {} },
         profile,
         terminalId,
