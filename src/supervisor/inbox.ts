@@ -81,7 +81,6 @@ export class Inbox {
         events: [
           {
             type: 'message-created',
-            ts: sent,
             messageId: id,
             to: to.terminalId,
             toAgent: to.agent,

@@ -226,7 +226,6 @@ export class Jobs {
     return [
       {
         type: 'message-created',
-        ts: sent,
         messageId: id,
         to: home.terminalId,
         toAgent: home.agent,

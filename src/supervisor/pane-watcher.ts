@@ -279,6 +279,12 @@ export class PaneWatcher {
         if (this.entries.get(e.pane.paneId) !== e) return; // unwatched meanwhile
         const at = this.now();
         const file = await this.readFile(e);
+        // The machine moved on while the state file was read (a turn confirmed, a prompt sent): this
+        // reading is older than that, and read again rather than applied (a stale busy would open a turn).
+        if (e.actor.getSnapshot().context.since > at) {
+          e.dirty = true;
+          continue;
+        }
         // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
         if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) continue;
         e.lastScreen = screen;
