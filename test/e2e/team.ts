@@ -3,7 +3,7 @@
 // The agents use the shipped profiles; jaggers.json only overlays each agent's environment.
 
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentStatusRow } from '../../src/commands/status.js';
 import { coalesced } from '../../src/coalesced.js';
@@ -251,7 +251,24 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
       },
       turnsOf: (cli) => stub!.turns().filter((t) => t.api === API_OF[cli]),
       async dispose() {
+        // JAGGERS_E2E_KEEP=DIR: the project's .jaggers (supervisor log, journal, handover and inbox files),
+        // the stub's requests and each pane's last screen, kept in DIR/<test folder> for a look.
+        const keep = process.env.JAGGERS_E2E_KEEP && path.join(process.env.JAGGERS_E2E_KEEP, path.basename(path.dirname(rig.root)));
+        if (keep) {
+          await mkdir(keep, { recursive: true });
+          for (const cli of clis) {
+            const screen = await pane(cli)
+              .then((p) => rig.tmux(['capture-pane', '-p', '-S', '-200', '-t', p.paneId]))
+              .catch((e: unknown) => String(e));
+            await writeFile(path.join(keep, `screen-${cli}.txt`), screen);
+          }
+          await writeFile(path.join(keep, 'stub-requests.json'), JSON.stringify(stub!.requests, null, 1));
+        }
         await killServer();
+        if (keep)
+          await cp(path.join(rig.root, '.jaggers'), path.join(keep, 'jaggers'), { recursive: true, filter: (f) => !f.endsWith('.sock') }).catch(
+            () => undefined,
+          );
         await rig.cleanup().catch(() => undefined);
         await stub?.close().catch(() => undefined);
       },

@@ -32,6 +32,15 @@ describe('replies read off the screen', () => {
     expect(reply).toHaveLength(3);
   });
 
+  it('codex: a tip it shows under the reply (`└ Tip: ...`, seen in the e2e jobs run) is not part of the reply', () => {
+    const profile = load('codex');
+    const screen = fixture('codex-0.169.0-done-with-tip');
+    expect(replyFromScreen(screen, 'ad822da634c5283f', profile)).toBe('answer: job for codex from claude, at once');
+    const afterTool = replyFromScreen(tagged(fixture('codex-0.169.0-done-after-tool'), 'Run the command that needs-approval'), 'fx01', profile);
+    expect(afterTool).not.toContain('Tip:');
+    expect(afterTool.endsWith('stub: the command ran.')).toBe(true);
+  });
+
   it("keeps lines in the middle of a reply that look like chrome, and a second block's text", () => {
     const profile = load('gemini');
     const screen = tagged(fixture('gemini-0.61.0-done'), 'Tell me about foxes').replace(`✦ ${FOXES}`, '✦ one\n  ──────\n  ? for shortcuts\n  two');
