@@ -111,3 +111,24 @@ export async function fakeTurns(rig: Rig, agent: string): Promise<FakeTurn[]> {
 export async function waitPidGone(pid: number, timeoutMs = 10_000): Promise<void> {
   if (!(await untilGone(() => processRuns(pid), timeoutMs))) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
 }
+
+/**
+ * Until `check` gives a value: looked at again on each event of `types` from the supervisor (or after a
+ * second without one, so a supervisor restarted meanwhile is read again too).
+ */
+export async function untilEvent<T>(client: ApiClient, types: string, check: () => Promise<T | null>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise<void>((resolve) => {
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(), 1000);
+      void client
+        .events(`/v1/events?types=${types}`, () => (clearTimeout(timer), stop.abort()), { signal: stop.signal })
+        .catch(() => {})
+        .finally(resolve);
+    });
+  }
+}

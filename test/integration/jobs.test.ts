@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, InboxView, JobResultView, JobView } from '../../src/api/types.js';
-import { api, waitPidGone } from '../helpers/api.js';
+import { api, untilEvent, waitPidGone } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 
@@ -29,24 +29,7 @@ describe('assign and forget: jobs and the inbox', () => {
   };
   const jg = (args: string[], env?: NodeJS.ProcessEnv) => rig.run(args, env ? { env: { ...rig.env, ...env } } : {});
   const jobOf = async (id: string) => JSON.parse((await jg(['jobs', '--json'])).stdout).find((j: JobView) => j.id === id) as JobView;
-  /** Until `check` holds: looked at again on each event of `types` from the supervisor (or after a second without one). */
-  const until = async <T>(check: () => Promise<T | null>, types: string, what: string, timeoutMs = 30_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    const client = api(rig);
-    for (;;) {
-      const v = await check();
-      if (v !== null) return v;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const stop = new AbortController();
-        const timer = setTimeout(() => stop.abort(), 1000);
-        void client
-          .events(`/v1/events?types=${types}`, () => (clearTimeout(timer), stop.abort()), { signal: stop.signal })
-          .catch(() => {})
-          .finally(resolve);
-      });
-    }
-  };
+  const until = <T>(check: () => Promise<T | null>, types: string, what: string) => untilEvent(api(rig), types, check, what);
   const untilState = async (id: string, states: string[]): Promise<JobView> =>
     until(
       async () => {
@@ -276,24 +259,18 @@ describe('the inbox after a crash between claim and delivery', () => {
     await rig.waitForScreen('alpha', submit ? /esc to interrupt|Worked for/ : new RegExp(`\\[jg:${nonce}\\]`));
     return { id, nonce };
   };
-  const settled = async (id: string) => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      // `inbox` brings the supervisor back; its answer says whether the claim is settled.
-      const ib = JSON.parse((await rig.run(['inbox', 'alpha', '--json'])).stdout) as InboxView;
-      const m = ib.messages.find((x) => x.id === id)!;
-      if (m.state === 'delivered') return m;
-      if (Date.now() > deadline) throw new Error(`message still ${m.state}: ${ib.waiting}`);
-      await new Promise<void>((resolve) => {
-        const stop = new AbortController();
-        const timer = setTimeout(() => stop.abort(), 1000);
-        void api(rig)
-          .events('/v1/events?types=message', () => (clearTimeout(timer), stop.abort()), { signal: stop.signal })
-          .catch(() => {})
-          .finally(resolve);
-      });
-    }
-  };
+  /** `inbox` brings the supervisor back; its answer says whether the claim is settled. */
+  const settled = (id: string) =>
+    untilEvent(
+      api(rig),
+      'message',
+      async () => {
+        const ib = JSON.parse((await rig.run(['inbox', 'alpha', '--json'])).stdout) as InboxView;
+        const m = ib.messages.find((x) => x.id === id)!;
+        return m.state === 'delivered' ? m : null;
+      },
+      `message ${id} delivered`,
+    );
   const prompts = async () =>
     (await readFile(promptsFile, 'utf8').catch(() => ''))
       .split('\n')
