@@ -45,7 +45,8 @@ async function answers(api: ApiClient): Promise<boolean> {
 }
 
 /** Until the supervisor answers, waking on changes in the socket's folder (and every 250 ms), up to `ms`. */
-async function waitForAnswer(api: ApiClient, socketDir: string, ms: number): Promise<boolean> {
+/** Until the supervisor answers (true), `ms` ran out or `gone()` says it died (false). */
+async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone?: () => Promise<boolean>): Promise<boolean> {
   const deadline = Date.now() + ms;
   let wake: () => void = () => {};
   let watcher: ReturnType<typeof watch> | null = null;
@@ -57,6 +58,7 @@ async function waitForAnswer(api: ApiClient, socketDir: string, ms: number): Pro
   try {
     while (Date.now() < deadline) {
       if (await answers(api)) return true;
+      if (gone && (await gone())) return false;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now())));
         wake = () => {
@@ -96,7 +98,9 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
         const r = await runInWindowZero(ctx.server, ctx.session, w0?.paneId ?? null, launch);
         if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
       }
-      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS)) {
+      // A supervisor that exits at once (a node flag it refuses, a broken install) is not waited for.
+      const dead = async () => (await windowZero(ctx.server, ctx.session))?.dead ?? true;
+      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, dead)) {
         // Repairs it made on start (a registry rebuilt after a crash) are told once, here.
         const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
         for (const w of h?.warnings ?? []) ctx.warn(w);
@@ -104,9 +108,10 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
       }
       const screen = { stdout: await captureOneShot(ctx.server, `=${ctx.session}:0`) };
       const log = currentLogPath(ctx.jaggersDir);
+      const what = (await dead()) ? 'the supervisor exited as it started' : `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s`;
       throw new JaggersError(
         'E_SUPERVISOR_START',
-        `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s; see its log ${log}` +
+        `${what}; see its log ${log}` +
           `${(await tail(log, 5)) ? `:\n${await tail(log, 5)}` : ''}\nwindow 0 shows:\n${screen.stdout.trimEnd().split('\n').slice(-8).join('\n')}`,
       );
     },

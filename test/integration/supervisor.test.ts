@@ -118,6 +118,21 @@ describe('the supervisor owns the session', () => {
     expect(turns[0]!.prompt).not.toContain(stray);
   });
 
+  it('a supervisor that exits as it starts is reported at once, with what window 0 shows', async () => {
+    expect((await rig.run(['up'])).code).toBe(0);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    // A flag node refuses, in the environment tmux gives window 0: the next supervisor dies at once.
+    await rig.tmux(['set-environment', '-g', 'NODE_OPTIONS', '--no-such-node-flag']);
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const r = await rig.run(['status']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the supervisor exited as it started; see its log .*current\.log/);
+    expect(r.stderr).toMatch(/window 0 shows:[\s\S]*(no-such-node-flag|Pane is dead)/);
+    await rig.tmux(['set-environment', '-g', '-u', 'NODE_OPTIONS']);
+    expect((await rig.run(['status'])).code).toBe(0);
+  });
+
   it('two `up` at once, as two processes: each agent gets exactly one window', async () => {
     const runs = await Promise.all([0, 1].map(() => execa(process.execPath, [jaggersBin, 'up'], { cwd: rig.root, env: rig.env, reject: false })));
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
