@@ -93,8 +93,14 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
           const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
           let lastLines: string[] | null = null;
           if (v?.state === 'exited') {
-            const s = await api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
-            // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its history.
+            const screen = () => api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
+            // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its
+            // history, a moment after it reports the death: a few looks (only on this failure path) for it.
+            let s = await screen();
+            for (let i = 0; i < 20 && !/^Pane is dead/m.test(s?.screen ?? ''); i++) {
+              await new Promise((r) => setTimeout(r, 50));
+              s = await screen();
+            }
             lastLines = (s?.screen ?? '')
               .trimEnd()
               .split('\n')
