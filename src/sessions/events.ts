@@ -126,6 +126,8 @@ export const jobStateEvent = z.object({
   artifact: z.string().min(1).optional(),
   reply: z.string().min(1).optional(),
   turn: z.number().int().positive().optional(),
+  /** The agent's process when its turn started: a different one later means the turn was lost with it. */
+  pid: z.number().int().positive().optional(),
 });
 
 /** A message for a terminal's inbox: the text is in `file`, written and fsynced before this is recorded. */

@@ -31,6 +31,7 @@ export const jobRecordSchema = z.object({
   artifact: z.string().nullable(),
   reply: z.string().nullable(),
   turn: z.number().int().positive().nullable(),
+  pid: z.number().int().positive().nullable().default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
 });
 
@@ -95,6 +96,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     artifact: null,
     reply: null,
     turn: null,
+    pid: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
   };
 }
@@ -115,6 +117,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     artifact: e.artifact ?? j.artifact,
     reply: e.reply ?? j.reply,
     turn: e.turn ?? j.turn,
+    pid: e.pid ?? j.pid,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }

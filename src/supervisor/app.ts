@@ -52,7 +52,15 @@ function sameSecret(a: string, b: string): boolean {
 const body = (code: ErrorCode, message: string) => ({ error: { code, message } });
 
 export function buildApp(o: AppOptions): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, requestTimeout: 0, keepAliveTimeout: 60_000, return503OnClosing: true });
+  // A stopping supervisor closes every connection (event streams, long polls) rather than wait for them.
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    requestTimeout: 0,
+    keepAliveTimeout: 60_000,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

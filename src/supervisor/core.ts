@@ -78,6 +78,8 @@ export class Supervisor {
   tcp: string | null = null;
   readonly jobs: Jobs;
   readonly inbox: Inbox;
+  /** Aborted when the supervisor stops. */
+  readonly stopping = new AbortController();
   readonly dispatch: Dispatcher;
 
   constructor(readonly d: SupervisorDeps) {
@@ -275,6 +277,7 @@ export class Supervisor {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         off();
+        this.stopping.signal.removeEventListener('abort', stopped);
         reject(
           new JaggersError(
             'E_TIMEOUT',
@@ -282,10 +285,17 @@ export class Supervisor {
           ),
         );
       }, timeoutMs);
+      const stopped = () => {
+        clearTimeout(timer);
+        off();
+        reject(new JaggersError('E_SUPERVISOR_DOWN', 'the supervisor is stopping'));
+      };
+      this.stopping.signal.addEventListener('abort', stopped, { once: true });
       const off = this.watcher.onChange((c) => {
         if (c.pane.paneId !== paneId || !states.includes(c.status)) return;
         clearTimeout(timer);
         off();
+        this.stopping.signal.removeEventListener('abort', stopped);
         resolve();
       });
     });
@@ -445,6 +455,9 @@ export class Supervisor {
   }
 
   stop(): void {
+    // Waits for turns end here (a job's is picked up again by the next supervisor); no timer of theirs keeps the process alive.
+    this.stopping.abort();
+    for (const c of this.jobs.active.values()) c.abort();
     this.dispatch.stop();
     this.watcher.stop();
   }

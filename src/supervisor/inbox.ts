@@ -166,8 +166,8 @@ export class Inbox {
     }
     await this.delivered(m, d.evidence === 'unverified' ? 'unverified' : 'verified');
     // The receiver's turn on it runs to its end before the next message or job goes in.
-    await turnEnd(env, target, ref(nonce), { timeoutMs: MESSAGE_TURN_MS, label: `message ${m.id}` }, turnsBefore).catch((err: Error) =>
-      s.d.log.warn({ agent: m.toAgent, message: m.id, err: err.message }, 'did not see the end of the turn a message started'),
+    await turnEnd(env, target, ref(nonce), { timeoutMs: MESSAGE_TURN_MS, label: `message ${m.id}`, signal: s.stopping.signal }, turnsBefore).catch(
+      (err: Error) => s.d.log.warn({ agent: m.toAgent, message: m.id, err: err.message }, 'did not see the end of the turn a message started'),
     );
   }
 

@@ -165,11 +165,14 @@ export class Jobs {
     if (isFinal(now.state)) return now;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, timeoutMs);
+      this.s.stopping.signal.addEventListener('abort', done, { once: true });
       const off = this.s.d.hub.subscribe((e) => {
         if (e.type === 'job' && e.data.id === id && isFinal(e.data.state as JobState)) done();
       });
+      const stopping = this.s.stopping.signal;
       function done(): void {
         clearTimeout(timer);
+        stopping.removeEventListener('abort', done);
         off();
         resolve();
       }
@@ -375,6 +378,14 @@ export class Jobs {
       let p: PreparedTurn;
       let turnsBefore = s.watcher.turns(target.paneId);
       if (j.state === 'running' || j.state === 'waiting_input') {
+        if (j.pid && target.pid && j.pid !== target.pid) {
+          await this.change(
+            j.id,
+            'failed',
+            `${target.agent} was restarted during the job's turn (pid ${j.pid}, now ${target.pid}): the turn was lost; assign it again`,
+          );
+          return;
+        }
         // Its turn may have ended while no supervisor watched: the transcript or the screen says so.
         p = await this.prepared(j, target, cwd);
       } else {
@@ -403,7 +414,7 @@ export class Jobs {
           if (!starting) return;
           turnsBefore = s.watcher.turns(target.paneId);
           const d = await deliverPointer(env, target, p, { timeoutMs: 60_000, label });
-          j = (await this.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`)) ?? j;
+          j = (await this.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
         }
       }
       if (isFinal(j.state) || stop.signal.aborted) return;

@@ -182,6 +182,18 @@ describe('assign and forget: jobs and the inbox', () => {
     expect((await received()).filter((p) => p.agent === 'beta')).toHaveLength(1);
   });
 
+  it('down while a job runs: the supervisor exits at once; after up, the turn lost with the agent fails and says so', async () => {
+    const id = (await jg(['assign', 'beta', '-m', 'cut short'])).stdout.trim();
+    await untilState(id, ['running']);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    expect((await jg(['down'])).code).toBe(0);
+    // Nothing the running job waits for keeps the stopped supervisor alive.
+    await waitPidGone(pid, 5000);
+    expect((await jg(['up'])).code).toBe(0);
+    const j = await untilState(id, ['failed']);
+    expect(j.reason).toMatch(/beta was restarted during the job's turn \(pid \d+, now \d+\): the turn was lost; assign it again/);
+  });
+
   it('bad input: unknown agent or profile, empty text, a 1 MB message, control characters and unicode arrive exactly', async () => {
     const unknown = await jg(['assign', 'nobody', '-m', 'x']);
     expect(unknown.code).toBe(1);
