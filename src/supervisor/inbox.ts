@@ -43,6 +43,20 @@ export function resolveParty(s: Supervisor, data: RegistryData, nameOrId: string
   return rec ? { terminalId: rec.terminalId, agent: rec.agent } : null;
 }
 
+/** Who sends (a message) or assigns (a job): `from` by name, else the caller's terminal id, else a person (null). */
+export function resolveSender(s: Supervisor, data: RegistryData, req: { from?: string; fromTerminal?: string }, task: string | null, op: string): Party | null {
+  if (req.from !== undefined) {
+    const p = resolveParty(s, data, req.from, task);
+    if (!p) throw new JaggersError('E_AGENT_UNKNOWN', `${op} --from: unknown agent ${JSON.stringify(req.from)}: agents are ${knownAgents(s, data)}`);
+    return p;
+  }
+  if (req.fromTerminal === undefined) return null;
+  const t = data.terminals[req.fromTerminal];
+  if (!t)
+    throw new JaggersError('E_AGENT_UNKNOWN', `${op}: the caller's JAGGERS_TERMINAL_ID ${JSON.stringify(req.fromTerminal)} is not a terminal of this project`);
+  return { terminalId: t.terminalId, agent: t.agent };
+}
+
 export function knownAgents(s: Supervisor, data: RegistryData): string {
   const names = new Set([...s.table.list().map((e) => e.pane.agent!), ...Object.values(data.terminals).map((t) => t.agent)]);
   return [...names].sort().join(', ') || 'none';
@@ -67,7 +81,7 @@ export class Inbox {
     const task = req.task ?? null;
     const to = resolveParty(s, data, req.to, task);
     if (!to) throw new JaggersError('E_AGENT_UNKNOWN', `message: unknown agent ${JSON.stringify(req.to)}: agents are ${knownAgents(s, data)}`);
-    const from = await this.sender(data, req, task);
+    const from = resolveSender(s, data, req, task, 'message');
     const id = req.id ?? newMessageId();
     const file = messageFile(s.d.ctx.jaggersDir, id);
     const sent = new Date().toISOString();
@@ -98,24 +112,6 @@ export class Inbox {
     if (!m) this.published(rec, 'queued');
     this.kick(to.terminalId);
     return rec;
-  }
-
-  private async sender(data: RegistryData, req: MessageRequest, task: string | null): Promise<Party | null> {
-    if (req.from !== undefined) {
-      const p = resolveParty(this.s, data, req.from, task);
-      if (!p) throw new JaggersError('E_AGENT_UNKNOWN', `message --from: unknown agent ${JSON.stringify(req.from)}: agents are ${knownAgents(this.s, data)}`);
-      return p;
-    }
-    if (req.fromTerminal !== undefined) {
-      const t = data.terminals[req.fromTerminal];
-      if (!t)
-        throw new JaggersError(
-          'E_AGENT_UNKNOWN',
-          `message: the sender's JAGGERS_TERMINAL_ID ${JSON.stringify(req.fromTerminal)} is not a terminal of this project`,
-        );
-      return { terminalId: t.terminalId, agent: t.agent };
-    }
-    return null;
   }
 
   published(m: MessageRecord, state: string): void {

@@ -20,7 +20,7 @@ import { fixWindowSize, killWindow, newWindow, setWindowOptions, sendKeys } from
 import type { PromptArtifact } from '../turns/artifacts.js';
 import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type PreparedTurn, type TurnTarget } from '../turns/turn.js';
 import type { Supervisor } from './core.js';
-import { knownAgents, resolveParty } from './inbox.js';
+import { knownAgents, resolveParty, resolveSender } from './inbox.js';
 import type { TerminalEntry } from './terminals.js';
 import { JOB_ID, jobPromptFile, messageFile, newJobId, newMessageId, renderJobResult, renderMessage, writeDurable } from './work-files.js';
 
@@ -84,19 +84,7 @@ export class Jobs {
       });
       kind = 'worker';
     }
-    let from = null;
-    if (req.from !== undefined) {
-      from = resolveParty(s, data, req.from, task);
-      if (!from) throw new JaggersError('E_AGENT_UNKNOWN', `assign --from: unknown agent ${JSON.stringify(req.from)}: agents are ${knownAgents(s, data)}`);
-    } else if (req.fromTerminal !== undefined) {
-      const t = data.terminals[req.fromTerminal];
-      if (!t)
-        throw new JaggersError(
-          'E_AGENT_UNKNOWN',
-          `assign: the caller's JAGGERS_TERMINAL_ID ${JSON.stringify(req.fromTerminal)} is not a terminal of this project`,
-        );
-      from = { terminalId: t.terminalId, agent: t.agent };
-    }
+    const from = resolveSender(s, data, req, task, 'assign');
     const id = req.id ?? newJobId();
     const file = jobPromptFile(s.d.ctx.jaggersDir, id);
     await writeDurable(file, req.text);
