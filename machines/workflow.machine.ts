@@ -222,8 +222,9 @@ export function workflowMachine(input: WorkflowInput | WorkflowDef) {
       outcome: null,
     }),
     on: { CANCEL: { target: '.cancelled', actions: assign({ error: ({ event }) => `cancelled by ${event.by}` }) } },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- states built from data; xstate's config types cannot follow them
     states: {
+      // States built from data: xstate's config types cannot follow them.
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       ...(stepStates as any),
       done: { type: 'final' },
       failed: { type: 'final' },
