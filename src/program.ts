@@ -94,14 +94,17 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 
   program
     .command('resume <task>')
-    .description("reopen a task's agents, each in its own pinned conversation, with the same terminal ids")
-    .addHelpText('after', examples(['jaggers resume fix-login']))
-    .action(async (task: string) => {
-      const { resume } = await import('./commands/sessions.js');
-      const { renderUp, upFailed } = await import('./commands/up.js');
-      const r = await resume(await ctx(), task);
-      e.io.writeOut(renderUp(r));
-      if (upFailed(r)) setExit(1);
+    .description("reopen a task's agents, each in its own pinned conversation; a workflow task goes on from its last finished turn")
+    .option('--detach', 'return once the workflow goes on (the supervisor sees it through)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers resume fix-login', 'jaggers resume t-5e6f7a8b --detach']))
+    .action(async (task: string, o: { detach?: boolean; json?: boolean }) => {
+      checkTask(task, 'resume');
+      const { resumeTask, renderRunEnd } = await import('./commands/tasks.js');
+      const v = await resumeTask(await ctx(), e.io, task, o);
+      if (!v || v.source === null) return;
+      e.io.writeOut(o.json ? json(v) : o.detach ? `${v.id} ${v.status}${v.reason ? `: ${v.reason}` : ''}\n` : renderRunEnd(v));
+      if (!o.detach && v.status !== 'done') setExit(1);
     });
 
   program
@@ -286,14 +289,22 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     });
 
   program
-    .command('cancel <job>')
-    .description("cancel a job: a queued one never starts, a running one's agent is interrupted (its profile's interrupt keys)")
+    .command('cancel <id>')
+    .description(
+      "cancel a job (a queued one never starts, a running one's agent is interrupted with its profile's interrupt keys) or a workflow task (its turn's job is cancelled)",
+    )
     .option('--json', 'print JSON')
-    .addHelpText('after', examples(['jaggers cancel j-1a2b3c4d']))
+    .addHelpText('after', examples(['jaggers cancel j-1a2b3c4d', 'jaggers cancel t-5e6f7a8b']))
     .action(async (id: string, o: { json?: boolean }) => {
-      const { cancel } = await import('./commands/jobs.js');
-      const j = await cancel(await ctx(), id);
-      e.io.writeOut(o.json ? json(j) : `${j.id} ${j.state}: ${j.reason}\n`);
+      if (/^j-[0-9a-f]{8,16}$/.test(id)) {
+        const { cancel } = await import('./commands/jobs.js');
+        const j = await cancel(await ctx(), id);
+        return e.io.writeOut(o.json ? json(j) : `${j.id} ${j.state}: ${j.reason}\n`);
+      }
+      checkTask(id, 'cancel');
+      const { cancelTask } = await import('./commands/tasks.js');
+      const t = await cancelTask(await ctx(), id);
+      e.io.writeOut(o.json ? json(t) : `${t.id} ${t.status}${t.reason ? `: ${t.reason}` : ''}\n`);
     });
 
   program
@@ -358,6 +369,64 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
         e.io.writeOut(r.reply.text.replace(/\n*$/, '\n'));
       },
     );
+
+  program
+    .command('run <workflow>')
+    .description('run a workflow (collaborative, adversarial, troubleshoot, handshake, handoff, or your own) as a task of its own')
+    .requiredOption('--task <text>', 'what the task is about (the prompts quote it)')
+    .option('--agents <a,b>', "the agents for the workflow's roles, in order (default: the first agents of the team)")
+    .option('--detach', 'return at once with the task id; the supervisor runs it (and resumes it after its own restart)')
+    .option('--dry-run', 'print the prompts the first pass would send, and start nothing')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples([
+        'jaggers run collaborative --task "design the cache layer" --agents claude,gemini',
+        'jaggers run adversarial --task "harden src/parse.ts" --detach',
+        'jaggers run review --task "review the last commit" --dry-run',
+      ]),
+    )
+    .action(async (workflow: string, o: { task: string; agents?: string; detach?: boolean; dryRun?: boolean; json?: boolean }) => {
+      const { run, renderRunEnd, renderDryRun } = await import('./commands/tasks.js');
+      const r = await run(await ctx(), e.io, workflow, o);
+      if ('prompts' in r) return e.io.writeOut(o.json ? json(r) : renderDryRun(r));
+      if (o.detach) {
+        e.io.writeOut(o.json ? json(r) : `${r.id}\n`);
+        if (!o.json) e.io.writeErr(`jaggers: task ${r.id} runs ${r.workflow}; follow it with \`jaggers show ${r.id}\` or \`jaggers resume ${r.id}\`\n`);
+        return;
+      }
+      e.io.writeOut(o.json ? json(r) : renderRunEnd(r));
+      if (r.status !== 'done') setExit(1);
+    });
+
+  program
+    .command('tasks')
+    .description('list tasks: workflow, status, turn, agents')
+    .option('--json', 'print JSON')
+    .option('--watch', 'redraw whenever a task changes')
+    .addHelpText('after', examples(['jaggers tasks', 'jaggers tasks --json']))
+    .action(async (o: { json?: boolean; watch?: boolean }) => {
+      const c = await ctx();
+      const { tasks, renderTasks } = await import('./commands/tasks.js');
+      if (o.watch) {
+        const { watchStates } = await import('./commands/watch.js');
+        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderTasks(await tasks(c))}`), undefined, 'task,hello');
+      }
+      const list = await tasks(c);
+      e.io.writeOut(o.json ? json(list) : renderTasks(list));
+    });
+
+  program
+    .command('show <task>')
+    .description("a task's turns: step, agent, state, time, the session each went to, its handover and reply files")
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers show t-5e6f7a8b', 'jaggers show t-5e6f7a8b --json']))
+    .action(async (task: string, o: { json?: boolean }) => {
+      checkTask(task, 'show');
+      const { show, renderShow } = await import('./commands/tasks.js');
+      const t = await show(await ctx(), task);
+      e.io.writeOut(o.json ? json(t) : renderShow(t));
+    });
 
   program
     .command('capture <agent>')

@@ -101,7 +101,7 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'gap';
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'gap';
 
 /**
  * A background job as the registry holds it; `attach` says where to answer an agent that waits for a
@@ -170,4 +170,51 @@ export interface TurnEventData {
 
 export interface ApiErrorBody {
   error: { code: string; message: string };
+}
+
+/** One turn of a workflow task. */
+export interface TaskTurnView {
+  seq: number;
+  step: string;
+  agent: string;
+  round: number;
+  /** The job that ran it (the one that finished, else the latest try). */
+  job: string | null;
+  attempts: number;
+  state: string;
+  reason: string | null;
+  /** Its handover file and its reply's, relative to the project. */
+  prompt: string | null;
+  reply: string | null;
+  /** The agent's conversation the turn went to (from its handover file; `show` only). */
+  sessionId: string | null;
+  started: string | null;
+  ended: string | null;
+  ms: number | null;
+}
+
+/** A task: a workflow run (`jaggers run`), or the task of an `up --task` or a handoff. */
+export interface TaskView {
+  id: string;
+  workflow: string;
+  /** created, running, waiting, interrupted, done, failed, cancelled. */
+  status: string;
+  reason: string | null;
+  step: string | null;
+  agent: string | null;
+  text: string | null;
+  source: string | null;
+  roles: Record<string, string>;
+  detached: boolean;
+  created: string;
+  updated: string | null;
+  /** The last reply of a task that is done, relative to the project. */
+  final: string | null;
+  outcome: string | null;
+  seq: number;
+  /** Its machine runs in this supervisor now. */
+  live: boolean;
+  attach: string | null;
+  agents: Record<string, { terminalId: string; sessionId: string | null; turns: number }>;
+  turns: TaskTurnView[];
 }

@@ -63,6 +63,37 @@ export const taskStatusEvent = z.object({
   type: z.literal('task-status'),
   taskId: id,
   status: id,
+  /** Why, in words: the turn it is at, what the agent asks, why it failed. */
+  reason: z.string().optional(),
+  step: z.string().nullable().optional(),
+  agent: z.string().nullable().optional(),
+  /** The final artifact (the last reply), relative to the project. */
+  final: z.string().nullable().optional(),
+  outcome: z.string().nullable().optional(),
+});
+
+/** A workflow for a task (`jaggers run`): its definition is kept with the task, so a resume runs the same one. */
+export const taskWorkflowEvent = z.object({
+  ...base,
+  type: z.literal('task-workflow'),
+  taskId: id,
+  workflow: id,
+  /** Where the definition came from: `built-in` or the file, relative to the project. */
+  source: z.string(),
+  definition: z.record(z.string(), z.unknown()),
+  text: z.string(),
+  /** Role -> agent. */
+  roles: z.record(z.string(), z.string()),
+  /** Driven by the supervisor alone: it resumes the task on its own start. */
+  detached: z.boolean(),
+});
+
+/** The workflow machine's persisted snapshot, after a transition. */
+export const taskSnapshotEvent = z.object({
+  ...base,
+  type: z.literal('task-snapshot'),
+  taskId: id,
+  snapshot: z.record(z.string(), z.unknown()),
 });
 
 export const taskAgentEvent = z.object({
@@ -109,6 +140,9 @@ export const jobCreatedEvent = z.object({
   bytes: z.number().int().nonnegative(),
   timeoutMs: z.number().int().positive().nullable(),
   keep: z.boolean(),
+  /** A workflow's turn: the task its handover files belong to, and the workflow. */
+  task: id.nullable().optional(),
+  workflow: id.optional(),
 });
 
 export const jobStateEvent = z.object({
@@ -128,6 +162,8 @@ export const jobStateEvent = z.object({
   turn: z.number().int().positive().optional(),
   /** The agent's process when its turn started: a different one later means the turn was lost with it. */
   pid: z.number().int().positive().optional(),
+  /** `agent-lost`: the agent died or was restarted during the turn (a workflow restarts it and tries once more). */
+  cause: z.enum(['agent-lost']).optional(),
 });
 
 /** A message for a terminal's inbox: the text is in `file`, written and fsynced before this is recorded. */
@@ -168,6 +204,8 @@ export const journalEventSchema = z.discriminatedUnion('type', [
   sessionForkedEvent,
   taskCreatedEvent,
   taskStatusEvent,
+  taskWorkflowEvent,
+  taskSnapshotEvent,
   taskAgentEvent,
   turnEvent,
   jobCreatedEvent,

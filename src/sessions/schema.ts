@@ -28,12 +28,30 @@ export const taskAgentSchema = z.object({
   turns: z.number().int().nonnegative(),
 });
 
+const isoTime = z.iso.datetime({ offset: true });
+
 export const taskRecordSchema = z.object({
   id,
   workflow: id,
   status: id,
-  created: z.iso.datetime({ offset: true }),
+  created: isoTime,
   agents: z.record(z.string(), taskAgentSchema),
+  /** A workflow task (`jaggers run`): what it is and where it stands. */
+  text: z.string().nullable().default(null),
+  source: z.string().nullable().default(null),
+  definition: z.record(z.string(), z.unknown()).nullable().default(null),
+  roles: z.record(z.string(), z.string()).default({}),
+  detached: z.boolean().default(false),
+  reason: z.string().nullable().default(null),
+  step: z.string().nullable().default(null),
+  agent: z.string().nullable().default(null),
+  final: z.string().nullable().default(null),
+  outcome: z.string().nullable().default(null),
+  updated: isoTime.nullable().default(null),
+  /** The machine's latest persisted snapshot, and the latest one taken while it still ran (a failed task resumes from it). */
+  snapshot: z.record(z.string(), z.unknown()).nullable().default(null),
+  resumable: z.record(z.string(), z.unknown()).nullable().default(null),
+  history: z.array(z.object({ status: z.string(), at: isoTime, reason: z.string() })).default([]),
 });
 
 export const registrySchema = z
@@ -89,6 +107,30 @@ function withTerminal(data: RegistryData, t: TerminalRecord): RegistryData {
 
 function withTask(data: RegistryData, t: TaskRecord): RegistryData {
   return { ...data, tasks: { ...data.tasks, [t.id]: t } };
+}
+
+function newTask(id: string, workflow: string, ts: string): TaskRecord {
+  return {
+    id,
+    workflow,
+    status: 'created',
+    created: ts,
+    agents: {},
+    text: null,
+    source: null,
+    definition: null,
+    roles: {},
+    detached: false,
+    reason: null,
+    step: null,
+    agent: null,
+    final: null,
+    outcome: null,
+    updated: null,
+    snapshot: null,
+    resumable: null,
+    history: [],
+  };
 }
 
 /** Point every task agent that runs in `terminalId` at its terminal's new session. */
@@ -167,9 +209,33 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
       return forkSession(data, event);
     case 'task-created':
       if (data.tasks[event.taskId]) throw invalid(event, `task "${event.taskId}" already exists`);
-      return withTask(data, { id: event.taskId, workflow: event.workflow, status: 'created', created: event.ts, agents: {} });
-    case 'task-status':
-      return withTask(data, { ...taskOf(data, event), status: event.status });
+      return withTask(data, newTask(event.taskId, event.workflow, event.ts));
+    case 'task-status': {
+      const t = taskOf(data, event);
+      const reason = event.reason ?? null;
+      return withTask(data, {
+        ...t,
+        status: event.status,
+        reason,
+        step: event.step === undefined ? t.step : event.step,
+        agent: event.agent === undefined ? t.agent : event.agent,
+        final: event.final === undefined ? t.final : event.final,
+        outcome: event.outcome === undefined ? t.outcome : event.outcome,
+        updated: event.ts,
+        history: [...t.history, { status: event.status, at: event.ts, reason: reason ?? '' }],
+      });
+    }
+    case 'task-workflow': {
+      const t = taskOf(data, event);
+      if (t.definition) throw invalid(event, `task "${event.taskId}" already runs workflow ${t.workflow}`);
+      const { workflow, source, definition, text, roles, detached } = event;
+      return withTask(data, { ...t, workflow, source, definition, text, roles, detached, updated: event.ts });
+    }
+    case 'task-snapshot': {
+      const t = taskOf(data, event);
+      const active = event.snapshot.status === 'active';
+      return withTask(data, { ...t, snapshot: event.snapshot, resumable: active ? event.snapshot : t.resumable, updated: event.ts });
+    }
     case 'task-agent': {
       const task = taskOf(data, event);
       const terminal = terminalOf(data, event);

@@ -32,6 +32,9 @@ export const jobRecordSchema = z.object({
   reply: z.string().nullable(),
   turn: z.number().int().positive().nullable(),
   pid: z.number().int().positive().nullable().default(null),
+  task: z.string().nullable().default(null),
+  workflow: z.string().nullable().default(null),
+  cause: z.string().nullable().default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
 });
 
@@ -97,6 +100,9 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     reply: null,
     turn: null,
     pid: null,
+    task: e.task ?? null,
+    workflow: e.workflow ?? null,
+    cause: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
   };
 }
@@ -118,6 +124,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     reply: e.reply ?? j.reply,
     turn: e.turn ?? j.turn,
     pid: e.pid ?? j.pid,
+    cause: e.cause ?? j.cause,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }

@@ -19,6 +19,7 @@ import {
   ListenBody,
   MessageBody,
   ScreenQuery,
+  TaskBody,
   TaskQuery,
   WaitQuery,
 } from './schemas.js';
@@ -134,6 +135,14 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.get('/v1/terminals/:agent/inbox', { schema: { querystring: TaskQuery } }, async (req) =>
     s.inbox.list((req.params as { agent: string }).agent, req.query.task),
   );
+
+  const taskId = (req: FastifyRequest) => (req.params as { id: string }).id;
+  r.post('/v1/tasks', { schema: { body: TaskBody } }, async (req, reply) => reply.code(201).send(await s.tasks.create(req.body)));
+  r.get('/v1/tasks', async () => s.tasks.list());
+  r.get('/v1/tasks/:id', async (req) => s.tasks.show(taskId(req)));
+  r.get('/v1/tasks/:id/wait', { schema: { querystring: JobWaitQuery } }, async (req) => s.tasks.wait(taskId(req), req.query.timeout * 1000));
+  r.post('/v1/tasks/:id/resume', async (req) => s.tasks.resume(taskId(req)));
+  r.post('/v1/tasks/:id/cancel', async (req) => s.tasks.cancel(taskId(req)));
 
   const control = o.control;
   if (control) {

@@ -31,6 +31,7 @@ import type { EventHub } from './event-hub.js';
 import { Dispatcher } from './dispatch.js';
 import { Inbox } from './inbox.js';
 import { Jobs } from './jobs.js';
+import { Tasks } from './tasks.js';
 import { Notifier } from './notify.js';
 import { PaneWatcher, type StatusChange } from './pane-watcher.js';
 import { homeOfPid, waitGroupGone } from './proc.js';
@@ -81,6 +82,7 @@ export class Supervisor {
   /** Aborted when the supervisor stops. */
   readonly stopping = new AbortController();
   readonly dispatch: Dispatcher;
+  readonly tasks: Tasks;
 
   constructor(readonly d: SupervisorDeps) {
     this.registry = new Registry(d.ctx.jaggersDir, {
@@ -104,6 +106,7 @@ export class Supervisor {
     const kick = (terminalId: string) => this.dispatch.kick(terminalId);
     this.jobs = new Jobs(this, kick, (t) => this.dispatch.waiting(t));
     this.inbox = new Inbox(this, kick, (t) => this.dispatch.waiting(t));
+    this.tasks = new Tasks(this);
     this.dispatch = new Dispatcher(
       this,
       {
@@ -125,6 +128,8 @@ export class Supervisor {
     // Jobs and messages left by an earlier supervisor: reopen lost workers, settle claims, follow running turns.
     await this.jobs.start();
     await this.dispatch.kickAll();
+    // Workflow tasks: detached ones go on from their stored snapshots.
+    await this.tasks.startAll();
   }
 
   /** Terminals that only tmux still knows (a registry rebuilt after a crash) are recorded again. */
@@ -458,6 +463,7 @@ export class Supervisor {
     // Waits for turns end here (a job's is picked up again by the next supervisor); no timer of theirs keeps the process alive.
     this.stopping.abort();
     for (const c of this.jobs.active.values()) c.abort();
+    this.tasks.stop();
     this.dispatch.stop();
     this.watcher.stop();
   }

@@ -35,6 +35,8 @@ export interface JobRequest {
   fromTerminal?: string;
   keep?: boolean;
   task?: string;
+  /** A workflow's turn: the workflow's name (its handover files are the task's). */
+  workflow?: string;
 }
 
 /** A job's turn may run this long unless `--timeout` says otherwise. */
@@ -104,6 +106,7 @@ export class Jobs {
         bytes: Buffer.byteLength(req.text),
         timeoutMs: req.timeout ? Math.round(req.timeout * 1000) : null,
         keep: req.keep ?? false,
+        ...(req.workflow ? { task, workflow: req.workflow } : {}),
       };
       return { events: [e], result: true };
     });
@@ -326,7 +329,7 @@ export class Jobs {
 
   async paneLost(j: JobRecord, why: string): Promise<void> {
     const when = j.state === 'starting' ? 'before it took the prompt' : 'during its turn';
-    await this.change(j.id, 'failed', `the agent's pane died ${when} (${why.replace(/: run .*$/, '')})`);
+    await this.change(j.id, 'failed', `the agent's pane died ${when} (${why.replace(/: run .*$/, '')})`, { cause: 'agent-lost' });
   }
 
   /** The handover file of a job's turn, read back after a restart. */
@@ -371,6 +374,7 @@ export class Jobs {
             j.id,
             'failed',
             `${target.agent} was restarted during the job's turn (pid ${j.pid}, now ${target.pid}): the turn was lost; assign it again`,
+            { cause: 'agent-lost' },
           );
           return;
         }
@@ -387,7 +391,7 @@ export class Jobs {
           }
         } else {
           const payload = await readFile(path.resolve(this.root, j.prompt), 'utf8');
-          p = await prepareTurn(env, target, { task: j.id, workflow: 'job', payload, from });
+          p = await prepareTurn(env, target, { task: j.task ?? j.id, workflow: j.workflow ?? 'job', payload, from });
         }
         if (found) {
           j = (await this.change(j.id, 'running', `${target.agent} had taken the prompt before the supervisor restarted (${found})`)) ?? j;
@@ -427,7 +431,8 @@ export class Jobs {
         offWatch();
       }
     } catch (err) {
-      if (!stop.signal.aborted) await this.change(j.id, 'failed', (err as Error).message);
+      const lost = (err as JaggersError).code === 'E_PANE_GONE';
+      if (!stop.signal.aborted) await this.change(j.id, 'failed', (err as Error).message, lost ? { cause: 'agent-lost' } : {});
     } finally {
       this.active.delete(j.id);
     }

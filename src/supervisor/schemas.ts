@@ -93,3 +93,16 @@ export const MessageBody = z.strictObject({
 });
 
 export const JobWaitQuery = z.strictObject({ timeout: z.coerce.number().positive().max(86_400).default(60) });
+
+export const TaskBody = z.strictObject({
+  /** Chosen by the client (its agents were opened with \`up --task\` under it); a resent request records the task once. */
+  id: taskId,
+  workflow: z.string().min(1).max(64),
+  /** `built-in` or the definition's file. */
+  source: z.string().min(1).max(4096),
+  /** The definition, validated again by the supervisor (workflowSchema). */
+  definition: z.record(z.string(), z.unknown()),
+  text,
+  roles: z.record(z.string(), agentRef),
+  detached: z.boolean().default(false),
+});

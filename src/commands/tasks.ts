@@ -1,0 +1,256 @@
+// `run`, `tasks`, `show`, `resume`, `cancel <task>`: workflow tasks. `run` opens the task's agents
+// (`up --task`), hands the workflow to the supervisor, and follows it turn by turn; `--detach` returns
+// at once and the supervisor sees it through, across its own restarts.
+import path from 'node:path';
+import { withApi } from '../api/connect.js';
+import type { StreamEvent, TaskView } from '../api/types.js';
+import type { Context } from '../context.js';
+import { JaggersError } from '../errors.js';
+import type { Output } from '../output.js';
+import { newTaskId } from '../task-id.js';
+import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
+import { renderTable } from './render.js';
+import { resume as reopenTask } from './sessions.js';
+import { loadTeam, teamSpecs } from './team.js';
+import { renderUp, up, upFailed } from './up.js';
+
+export interface RunOptions {
+  task: string;
+  agents?: string;
+  detach?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+  /** The task id (default a new one). */
+  id?: string;
+}
+
+export const TASK_FINAL = new Set(['done', 'failed', 'cancelled']);
+
+export interface DryRun {
+  workflow: string;
+  roles: Record<string, string>;
+  prompts: { seq: number; step: string; agent: string; prompt: string }[];
+}
+
+export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+  if (o.task.trim() === '') throw new JaggersError('E_USAGE', 'run: --task is empty');
+  const { def, source } = await loadWorkflow(ctx.jaggersDir, name);
+  const specs = await teamSpecs(ctx, undefined).catch(() => []);
+  const given = o.agents?.split(',').map((a) => a.trim());
+  const roles = bindRoles(def, given, specs.map((s) => s.name));
+  const id = o.id ?? newTaskId();
+  if (o.dryRun) return { workflow: def.name, roles, prompts: dryRunPrompts(def, roles, o.task, id) };
+  // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
+  const names = [...new Set(Object.values(roles))];
+  const bySpec = new Map(specs.map((s) => [s.name, s]));
+  const chosen = names.map((n) => bySpec.get(n) ?? { name: n, profile: n, args: [], env: {} });
+  const opened = await up(ctx, await loadTeam(ctx, chosen), { task: id });
+  if (upFailed(opened)) throw new JaggersError('E_COMMAND_NOT_FOUND', `run: not every agent of task ${id} started:\n${renderUp(opened)}`);
+  const body = {
+    id,
+    workflow: def.name,
+    source: source === 'built-in' ? source : path.relative(ctx.projectRoot, source),
+    definition: def,
+    text: o.task,
+    roles,
+    detached: o.detach ?? false,
+  };
+  const v = await withApi(ctx, (api) => api.call<TaskView>('POST', '/v1/tasks', body));
+  if (o.detach) return v;
+  if (!o.json) io.writeErr(`task ${id}: ${def.name} with ${Object.entries(roles).map(([r, a]) => `${r}=${a}`).join(', ')}\n`);
+  return follow(ctx, io, id, o.json ?? false);
+}
+
+/** Follow a task to its end: its turns on stderr; a supervisor that went away is started again and the task resumed. */
+export async function follow(ctx: Context, io: Output, id: string, quiet: boolean): Promise<TaskView> {
+  const shown = quiet ? null : new TaskProgress(io, id);
+  const stop = new AbortController();
+  // Where it stands now (the stream starts after it).
+  const first = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }).catch(() => null);
+  if (first) shown?.event({ id: 0, type: 'task', at: '', data: { ...first } });
+  let last: number | undefined;
+  const stream = (async () => {
+    while (!stop.signal.aborted) {
+      await withApi(
+        ctx,
+        (api) =>
+          api.events(
+            '/v1/events?types=task,job',
+            (e) => {
+              last = e.id;
+              shown?.event(e);
+            },
+            { signal: stop.signal, ...(last !== undefined ? { lastEventId: last } : {}) },
+          ),
+        { readOnly: true },
+      ).catch(() => {});
+    }
+  })();
+  try {
+    for (;;) {
+      const v = await withApi(ctx, async (api) => {
+        const now = await api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`);
+        // A supervisor started again leaves a foreground task interrupted: this command goes on with it.
+        if (!TASK_FINAL.has(now.status) && !now.live) await api.call<TaskView>('POST', `/v1/tasks/${encodeURIComponent(id)}/resume`);
+        return api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}/wait?timeout=30`);
+      }).catch((e: unknown) => {
+        if (e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN') return null;
+        throw e;
+      });
+      if (v && TASK_FINAL.has(v.status)) return v;
+    }
+  } finally {
+    shown?.stop();
+    stop.abort();
+    await stream;
+  }
+}
+
+const FRAMES = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
+
+/** Each turn as it happens: a spinner line on a terminal, plain lines when stderr is a file or a pipe. */
+class TaskProgress {
+  private line = 'starting';
+  private frame = 0;
+  private readonly t0 = Date.now();
+  private turnStart = Date.now();
+  private timer: NodeJS.Timeout | null = null;
+  private lastText = '';
+
+  constructor(
+    private readonly io: Output,
+    private readonly id: string,
+  ) {
+    if (io.errIsTTY) {
+      this.timer = setInterval(() => this.draw(), 100);
+      this.timer.unref();
+    }
+  }
+
+  private secs(from: number): string {
+    return `${((Date.now() - from) / 1000).toFixed(1)} s`;
+  }
+
+  private draw(): void {
+    this.frame = (this.frame + 1) % FRAMES.length;
+    this.io.writeErr(`\r\x1b[K${FRAMES[this.frame]} ${this.line} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
+  }
+
+  private say(text: string): void {
+    if (text === this.lastText) return;
+    this.lastText = text;
+    if (this.io.errIsTTY) this.io.writeErr(`\r\x1b[K${text}\n`);
+    else this.io.writeErr(`${text} (${this.secs(this.t0)})\n`);
+  }
+
+  event(e: StreamEvent): void {
+    const d = e.data as Record<string, unknown>;
+    if (e.type === 'task' && d.id === this.id) {
+      if (d.status === 'running' && d.seq !== undefined && !this.line.startsWith(`turn ${String(d.seq)}:`)) this.turnStart = Date.now();
+      this.line = String(d.reason ?? d.status);
+      this.say(`${String(d.status)}: ${this.line}`);
+    } else if (e.type === 'job' && typeof d.name === 'string' && d.name.startsWith(`${this.id} turn `)) {
+      // The turn's job: its end, and what stops it on the way (the task's own events say the rest).
+      const state = String(d.state);
+      if (!['done', 'failed', 'cancelled'].includes(state)) return;
+      const how = state === 'done' ? `done in ${this.secs(this.turnStart)}` : `${state}: ${String(d.reason)}`;
+      this.say(`  ${d.name.slice(this.id.length + 1)} (${String(d.agent ?? '')}) ${how}${d.reply ? `, reply ${String(d.reply)}` : ''}`);
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.io.errIsTTY) this.io.writeErr('\r\x1b[K');
+  }
+}
+
+export function renderRunEnd(v: TaskView): string {
+  if (v.status === 'done') return `${v.final ?? '(no reply)'}\n`;
+  return `task ${v.id} ${v.status}: ${v.reason ?? ''}\n`;
+}
+
+export function renderDryRun(d: DryRun): string {
+  const head = `workflow ${d.workflow} with ${Object.entries(d.roles)
+    .map(([r, a]) => `${r}=${a}`)
+    .join(', ')}: the prompts of the first pass (loops may repeat steps)\n`;
+  return head + d.prompts.map((p) => `\n--- turn ${p.seq}: ${p.step} -> ${p.agent}\n${p.prompt}\n`).join('');
+}
+
+export async function tasks(ctx: Context): Promise<TaskView[]> {
+  return withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true });
+}
+
+export function renderTasks(list: TaskView[]): string {
+  if (list.length === 0) return 'no tasks\n';
+  return renderTable(
+    ['TASK', 'WORKFLOW', 'STATUS', 'TURN', 'AGENTS', 'UPDATED', 'REASON'],
+    list.map((t) => [
+      t.id,
+      t.workflow,
+      t.status,
+      t.seq ? String(t.seq) : '-',
+      Object.keys(t.agents).join(',') || '-',
+      (t.updated ?? t.created).replace('T', ' ').slice(0, 19),
+      (t.reason ?? '').replace(/\s+/g, ' ').slice(0, 80),
+    ]),
+  );
+}
+
+export async function show(ctx: Context, id: string): Promise<TaskView> {
+  return withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true });
+}
+
+export function renderShow(t: TaskView): string {
+  const lines = [
+    `task ${t.id}: ${t.workflow}${t.source && t.source !== 'built-in' ? ` (${t.source})` : ''}, ${t.status}${t.reason ? `: ${t.reason}` : ''}`,
+  ];
+  if (t.text !== null) lines.push(`text: ${t.text.length > 300 ? `${t.text.slice(0, 300)}...` : t.text}`);
+  if (Object.keys(t.roles).length)
+    lines.push(
+      `roles: ${Object.entries(t.roles)
+        .map(([r, a]) => `${r}=${a}`)
+        .join(', ')}${t.detached ? ' (detached)' : ''}`,
+    );
+  if (t.attach) lines.push(`waiting for you: ${t.attach}`);
+  if (t.final) lines.push(`final: ${t.final}`);
+  if (t.outcome) lines.push(`outcome: ${t.outcome}`);
+  const agents = Object.entries(t.agents);
+  if (agents.length) {
+    lines.push('', renderTable(['AGENT', 'TERMINAL', 'SESSION', 'TURNS'], agents.map(([n, a]) => [n, a.terminalId, a.sessionId ?? '-', String(a.turns)])).trimEnd());
+  }
+  if (t.turns.length) {
+    lines.push(
+      '',
+      renderTable(
+        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'SESSION', 'PROMPT', 'REPLY'],
+        t.turns.map((x) => [
+          String(x.seq),
+          x.round > 1 ? `${x.step} (round ${x.round})` : x.step,
+          x.agent,
+          x.attempts > 1 ? `${x.state} (try ${x.attempts})` : x.state,
+          x.ms !== null ? `${(x.ms / 1000).toFixed(1)} s` : '-',
+          x.sessionId ?? '-',
+          x.prompt ?? '-',
+          x.reply ?? '-',
+        ]),
+      ).trimEnd(),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Reopen a task's agents in their pinned conversations; a workflow task then goes on from its last finished turn. */
+export async function resumeTask(ctx: Context, io: Output, id: string, o: { detach?: boolean; json?: boolean }): Promise<TaskView | null> {
+  const opened = await reopenTask(ctx, id);
+  if (!o.json) io.writeErr(renderUp(opened));
+  if (upFailed(opened)) throw new JaggersError('E_COMMAND_NOT_FOUND', `resume: not every agent of task ${id} started`);
+  const v = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`)).catch(() => null);
+  if (!v || v.source === null) return v;
+  const resumed = await withApi(ctx, (api) => api.call<TaskView>('POST', `/v1/tasks/${encodeURIComponent(id)}/resume`));
+  if (o.detach || resumed.status === 'done') return resumed;
+  return follow(ctx, io, id, o.json ?? false);
+}
+
+export async function cancelTask(ctx: Context, id: string): Promise<TaskView> {
+  return withApi(ctx, (api) => api.call<TaskView>('POST', `/v1/tasks/${encodeURIComponent(id)}/cancel`));
+}

@@ -1,0 +1,474 @@
+// Workflow tasks (`jaggers run`): the supervisor runs one workflow machine per task and stores its
+// persisted snapshot with the task after every transition. Each turn is a job in the task's own pinned
+// window of that agent, named by the task and the turn's number, so a machine restored after a crash
+// finds the job of the turn it was in (finished, or still running) instead of running the turn again.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { createActor, fromPromise, type Actor } from 'xstate';
+import { workflowMachine, workflowStatus, type TurnInput, type TurnOutput, type WorkflowContext, type WorkflowMachine } from '../../machines/workflow.machine.js';
+import type { TaskTurnView, TaskView } from '../api/types.js';
+import { JaggersError } from '../errors.js';
+import { parseArtifact } from '../handover/artifact.js';
+import type { NewJournalEvent } from '../sessions/events.js';
+import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
+import { respawnPane } from '../tmux/commands.js';
+import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
+import { readFile } from 'node:fs/promises';
+import type { Supervisor } from './core.js';
+
+export interface TaskRequest {
+  id: string;
+  workflow: string;
+  source: string;
+  definition: Record<string, unknown>;
+  text: string;
+  roles: Record<string, string>;
+  detached: boolean;
+}
+
+export const TASK_FINAL = ['done', 'failed', 'cancelled'] as const;
+const finalTask = (status: string) => (TASK_FINAL as readonly string[]).includes(status);
+
+/** The job of a task's turn: the same task, turn and attempt always give the same id. */
+export function turnJobId(task: string, seq: number, attempt: number): string {
+  return `j-${createHash('sha256').update(`${task}\0${seq}\0${attempt}`).digest('hex').slice(0, 12)}`;
+}
+
+interface Running {
+  actor: Actor<WorkflowMachine>;
+  /** Snapshot writes, in order. */
+  chain: Promise<void>;
+  lastSaved: string;
+  lastStatus: string;
+  /** A resumed failed turn is tried once more (a new job) instead of reporting the old failure. */
+  retry: boolean;
+}
+
+export class Tasks {
+  private readonly running = new Map<string, Running>();
+
+  constructor(private readonly s: Supervisor) {}
+
+  private get root(): string {
+    return this.s.d.ctx.projectRoot;
+  }
+
+  async get(id: string): Promise<TaskView> {
+    const data = await this.s.cache.get();
+    const t = data.tasks[id];
+    if (!t) {
+      const known = Object.keys(data.tasks);
+      throw new JaggersError('E_NOT_FOUND', `no task ${JSON.stringify(id)} in this project${known.length ? ` (see \`jaggers tasks\`)` : ' (there is none yet)'}`);
+    }
+    return this.view(t, data);
+  }
+
+  async list(): Promise<TaskView[]> {
+    const data = await this.s.cache.get();
+    return Object.values(data.tasks).map((t) => this.view(t, data, false));
+  }
+
+  private view(t: TaskRecord, data: RegistryData, turns = true): TaskView {
+    const ctx = (t.snapshot?.context ?? null) as WorkflowContext | null;
+    const windowOf = (agent: string | null) => (agent ? `${agent}+${t.id}` : null);
+    const list: TaskTurnView[] = turns
+      ? (ctx?.turns ?? []).map((x) => {
+          const jobs = [1, 2, 3].map((k) => data.jobs[turnJobId(t.id, x.seq, k)]).filter((j): j is JobRecord => !!j);
+          const j = jobs.find((y) => y.state === 'done') ?? jobs.at(-1);
+          const started = j?.history.find((h) => h.state === 'starting' || h.state === 'running')?.at ?? null;
+          const ended = j && isFinal(j.state) ? j.updated : null;
+          return {
+            seq: x.seq,
+            step: x.step,
+            agent: x.agent,
+            round: x.round,
+            job: j?.id ?? x.job,
+            attempts: jobs.length,
+            state: j?.state ?? (x.reply ? 'done' : 'queued'),
+            reason: j?.reason ?? null,
+            prompt: x.prompt ?? j?.artifact ?? null,
+            reply: x.reply ?? j?.reply ?? null,
+            sessionId: null,
+            started,
+            ended,
+            ms: started && ended ? Date.parse(ended) - Date.parse(started) : null,
+          };
+        })
+      : [];
+    const agents = Object.fromEntries(
+      Object.entries(t.agents).map(([name, a]) => [name, { terminalId: a.terminalId, sessionId: data.terminals[a.terminalId]?.sessionId ?? a.sessionId, turns: a.turns }]),
+    );
+    return {
+      id: t.id,
+      workflow: t.workflow,
+      status: t.status,
+      reason: t.reason,
+      step: t.step,
+      agent: t.agent,
+      text: t.text,
+      source: t.source,
+      roles: t.roles,
+      detached: t.detached,
+      created: t.created,
+      updated: t.updated,
+      final: t.final,
+      outcome: t.outcome,
+      seq: ctx?.seq ?? 0,
+      live: this.running.has(t.id),
+      attach: t.status === 'waiting' && t.agent ? `jaggers attach ${windowOf(t.agent)}` : null,
+      agents,
+      turns: list,
+    };
+  }
+
+  /** The task once it ended, or as it is when `timeoutMs` ran out. */
+  async wait(id: string, timeoutMs: number): Promise<TaskView> {
+    const now = await this.get(id);
+    if (finalTask(now.status)) return now;
+    await new Promise<void>((resolve) => {
+      const stopping = this.s.stopping.signal;
+      const timer = setTimeout(done, timeoutMs);
+      stopping.addEventListener('abort', done, { once: true });
+      const off = this.s.d.hub.subscribe((e) => {
+        if (e.type === 'task' && e.data.id === id && finalTask(String(e.data.status))) done();
+      });
+      function done(): void {
+        clearTimeout(timer);
+        stopping.removeEventListener('abort', done);
+        off();
+        resolve();
+      }
+    });
+    return this.show(id);
+  }
+
+  /** `show`: the view with each turn's session id read from its handover file. */
+  async show(id: string): Promise<TaskView> {
+    const v = await this.get(id);
+    for (const turn of v.turns) {
+      if (!turn.prompt) continue;
+      const text = await readFile(path.resolve(this.root, turn.prompt), 'utf8').catch(() => null);
+      const s = text ? parseArtifact(text).meta.target_session : null;
+      turn.sessionId = typeof s === 'string' ? s : null;
+    }
+    return v;
+  }
+
+  /** Record the workflow of a task whose agents `up --task` opened, and start it. A resent request changes nothing. */
+  async create(req: TaskRequest): Promise<TaskView> {
+    const def = parseDefinition(req.definition, req.workflow);
+    const data = await this.s.cache.get();
+    const known = data.tasks[req.id];
+    if (known?.definition) return this.get(req.id);
+    for (const role of def.agents) {
+      const agent = req.roles[role];
+      if (!agent) throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
+      const a = known?.agents[agent];
+      if (!a || !this.s.table.find(a.terminalId))
+        throw new JaggersError(
+          'E_AGENT_UNKNOWN',
+          `run: task ${req.id} has no window for agent ${JSON.stringify(agent)} (its agents: ${Object.keys(known?.agents ?? {}).join(', ') || 'none'}); open them with \`jaggers up --task ${req.id} --agents ${Object.values(req.roles).join(',')}\``,
+        );
+    }
+    await this.s.registry.update((d) => {
+      if (d.tasks[req.id]?.definition) return { events: [], result: null };
+      const events: NewJournalEvent[] = [];
+      if (!d.tasks[req.id]) events.push({ type: 'task-created', taskId: req.id, workflow: def.name });
+      events.push({
+        type: 'task-workflow',
+        taskId: req.id,
+        workflow: def.name,
+        source: req.source,
+        definition: req.definition,
+        text: req.text,
+        roles: req.roles,
+        detached: req.detached,
+      });
+      return { events, result: null };
+    });
+    this.s.d.log.info({ task: req.id, workflow: def.name, roles: req.roles, detached: req.detached }, 'workflow task recorded');
+    await this.start(req.id, null, false);
+    return this.get(req.id);
+  }
+
+  /** Continue a task from its stored snapshot (a failed or cancelled one from the last turn it was in). */
+  async resume(id: string): Promise<TaskView> {
+    const data = await this.s.cache.get();
+    const t = data.tasks[id];
+    if (!t) return this.get(id);
+    if (!t.definition) return this.get(id);
+    if (this.running.has(id) || t.status === 'done') return this.get(id);
+    if (finalTask(t.status)) {
+      if (!t.resumable) throw new JaggersError('E_USAGE', `task ${id} ${t.status} before its first turn: run it again`);
+      await this.start(id, t.resumable, true);
+    } else {
+      await this.start(id, t.snapshot, false);
+    }
+    return this.get(id);
+  }
+
+  async cancel(id: string, by = 'the user'): Promise<TaskView> {
+    const r = this.running.get(id);
+    if (r) {
+      r.actor.send({ type: 'CANCEL', by });
+      await r.chain;
+      await this.settled(id);
+      return this.get(id);
+    }
+    const t = (await this.get(id)) as TaskView;
+    if (!finalTask(t.status)) {
+      await this.record(id, [{ type: 'task-status', taskId: id, status: 'cancelled', reason: `cancelled by ${by}` }]);
+      this.published(await this.get(id));
+    }
+    return this.get(id);
+  }
+
+  /** Waits until the task's writes after the actor stopped are done. */
+  private async settled(id: string): Promise<void> {
+    for (let i = 0; i < 3 && this.running.has(id); i++) await this.running.get(id)?.chain;
+  }
+
+  /** On the supervisor's start: detached tasks go on; a foreground one waits for `jaggers resume` (its `run` asks for it). */
+  async startAll(): Promise<void> {
+    const data = await this.s.cache.get();
+    for (const t of Object.values(data.tasks)) {
+      if (!t.definition || finalTask(t.status) || t.status === 'interrupted') continue;
+      if (t.detached) {
+        await this.start(t.id, t.snapshot, false).catch((e: Error) => this.s.d.log.error({ task: t.id, err: e.message }, 'could not resume the task'));
+      } else {
+        await this.record(t.id, [
+          {
+            type: 'task-status',
+            taskId: t.id,
+            status: 'interrupted',
+            reason: `the supervisor restarted during turn ${(t.snapshot?.context as WorkflowContext | undefined)?.seq ?? 0}; \`jaggers resume ${t.id}\` continues it`,
+          },
+        ]);
+      }
+    }
+  }
+
+  private async record(id: string, events: NewJournalEvent[]): Promise<void> {
+    await this.s.registry.update((d) => ({ events: d.tasks[id] ? events : [], result: null }));
+  }
+
+  private published(v: TaskView): void {
+    this.s.d.hub.publish('task', { id: v.id, workflow: v.workflow, status: v.status, reason: v.reason, step: v.step, agent: v.agent, seq: v.seq, final: v.final });
+  }
+
+  private async start(id: string, snapshot: Record<string, unknown> | null, retry: boolean): Promise<void> {
+    if (this.running.has(id) || this.s.stopping.signal.aborted) return;
+    const data = await this.s.cache.get();
+    const t = data.tasks[id]!;
+    const def = parseDefinition(t.definition!, `task ${id}`);
+    const machine = workflowMachine(def).provide({
+      actors: { turn: fromPromise<TurnOutput, TurnInput>(({ input, signal }) => this.turn(input, signal)) },
+    });
+    const input = { taskId: id, task: t.text ?? '', roles: t.roles };
+    const actor = createActor(machine, snapshot ? { input, snapshot: snapshot as never } : { input });
+    const r: Running = { actor, chain: Promise.resolve(), lastSaved: snapshot ? JSON.stringify(snapshot) : '', lastStatus: '', retry };
+    this.running.set(id, r);
+    actor.subscribe({
+      next: () => this.save(id, r),
+      error: (e) => this.s.d.log.error({ task: id, err: (e as Error).message }, 'workflow machine error'),
+    });
+    this.s.d.log.info({ task: id, workflow: def.name, resumed: snapshot !== null, retry }, snapshot ? 'workflow task resumed' : 'workflow task started');
+    actor.start();
+    this.save(id, r, true);
+  }
+
+  /** Store the machine's persisted snapshot (and the task's status when it changed), in order. */
+  private save(id: string, r: Running, force = false): void {
+    // A stopping supervisor stops the machines: that is no transition of the task's.
+    if (this.s.stopping.signal.aborted) return;
+    const snap = r.actor.getSnapshot();
+    const persisted = r.actor.getPersistedSnapshot() as unknown as Record<string, unknown>;
+    const text = JSON.stringify(persisted);
+    const st = workflowStatus(snap);
+    const ctx = snap.context;
+    const last = ctx.turns.at(-1);
+    const reason =
+      st.status === 'running'
+        ? `turn ${st.seq}: ${st.step} by ${st.agent}`
+        : st.status === 'waiting'
+          ? `${st.agent} asks: ${ctx.asking ?? 'a question'}; answer it with \`jaggers attach ${st.agent}+${id}\``
+          : st.status === 'done'
+            ? (ctx.outcome ?? 'every step done')
+            : (ctx.error ?? st.status);
+    const statusKey = `${st.status}\0${reason}`;
+    if (!force && text === r.lastSaved && statusKey === r.lastStatus) return;
+    const changed = statusKey !== r.lastStatus;
+    r.lastSaved = text;
+    r.lastStatus = statusKey;
+    const final = st.status === 'done' ? (last?.reply ?? null) : null;
+    r.chain = r.chain
+      .then(async () => {
+        const events: NewJournalEvent[] = [{ type: 'task-snapshot', taskId: id, snapshot: persisted }];
+        if (changed)
+          events.push({
+            type: 'task-status',
+            taskId: id,
+            status: st.status,
+            reason,
+            step: st.step,
+            agent: st.agent,
+            ...(final ? { final } : {}),
+            outcome: ctx.outcome,
+          });
+        await this.record(id, events);
+        if (changed) {
+          this.published(await this.get(id));
+          this.s.d.log.info({ task: id, status: st.status, step: st.step, agent: st.agent, turn: st.seq }, reason);
+        }
+      })
+      .catch((e: Error) => this.s.d.log.error({ task: id, err: e.message }, 'could not store the workflow snapshot'));
+    if (snap.status !== 'active') {
+      void r.chain.then(() => {
+        if (this.running.get(id) === r) this.running.delete(id);
+      });
+    }
+  }
+
+  /**
+   * One turn of a workflow: a job for the agent's window of this task. A job of this turn that is
+   * already done is its result (a restored machine never runs a finished turn again); one still under
+   * way is followed; an agent lost during the turn is restarted in its pinned conversation and the turn
+   * tried once more.
+   */
+  private async turn(input: TurnInput, signal: AbortSignal): Promise<TurnOutput> {
+    if (input.mode === 'headless') return this.headless(input);
+    const r = this.running.get(input.taskId);
+    let retry = r?.retry ?? false;
+    if (r) r.retry = false;
+    for (;;) {
+      const data = await this.s.cache.get();
+      const jobs: JobRecord[] = [];
+      for (let k = 1; data.jobs[turnJobId(input.taskId, input.seq, k)]; k++) jobs.push(data.jobs[turnJobId(input.taskId, input.seq, k)]!);
+      const done = jobs.find((j) => j.state === 'done');
+      if (done) return this.output(done);
+      const last = jobs.at(-1);
+      if (last && !isFinal(last.state)) {
+        await this.follow(last.id, input, signal);
+        continue;
+      }
+      if (last) {
+        const lost = last.cause === 'agent-lost' && jobs.filter((j) => j.cause === 'agent-lost').length < 2;
+        if (!lost && !retry) throw new Error(`${last.reason} (job ${last.id})`);
+        this.s.d.log.warn({ task: input.taskId, turn: input.seq, agent: input.agent, job: last.id }, lost ? 'the agent was lost during the turn: it is restarted and the turn tried again' : 'the failed turn is tried again');
+      }
+      retry = false;
+      const terminalId = await this.ensureAgent(input);
+      const id = turnJobId(input.taskId, input.seq, jobs.length + 1);
+      await this.s.jobs.create({
+        id,
+        target: terminalId,
+        text: input.prompt,
+        name: `${input.taskId} turn ${input.seq}: ${input.step}`,
+        timeout: input.timeoutMs / 1000 + 5,
+        task: input.taskId,
+        workflow: input.workflow,
+      });
+      await this.follow(id, input, signal);
+    }
+  }
+
+  private async output(j: JobRecord): Promise<TurnOutput> {
+    const r = await this.s.jobs.result(j.id);
+    return { prompt: j.artifact ?? '', reply: j.reply ?? '', text: r.reply ?? '', job: j.id };
+  }
+
+  /** Until the job ends; its agent asking a person makes the task waiting. Leaving the turn (timeout, cancel) cancels the job. */
+  private async follow(jobId: string, input: TurnInput, signal: AbortSignal): Promise<void> {
+    const tell = (j: { state: string; reason: string }) => {
+      const actor = this.running.get(input.taskId)?.actor;
+      if (!actor) return;
+      if (j.state === 'waiting_input') actor.send({ type: 'WAITING', what: j.reason.replace(/^.*? asks: /, '').replace(/; answer it with .*$/, '') });
+      else if (j.state === 'running') actor.send({ type: 'WORKING' });
+    };
+    await new Promise<void>((resolve, reject) => {
+      const off = this.s.d.hub.subscribe((e) => {
+        if (e.type !== 'job' || e.data.id !== jobId) return;
+        tell(e.data as { state: string; reason: string });
+        if (isFinal(e.data.state as JobRecord['state'])) finish();
+      });
+      const aborted = () => {
+        finish();
+        if (!this.s.stopping.signal.aborted)
+          void this.s.jobs.cancel(jobId, `workflow task ${input.taskId}`).catch((e: Error) => this.s.d.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
+        reject(new Error('the turn was stopped'));
+      };
+      signal.addEventListener('abort', aborted, { once: true });
+      // A stopping supervisor leaves the turn as it is (the job goes on after a restart): the promise never settles.
+      const stopping = () => {
+        ended = true;
+        off();
+        signal.removeEventListener('abort', aborted);
+      };
+      this.s.stopping.signal.addEventListener('abort', stopping, { once: true });
+      let ended = false;
+      const s = this.s;
+      function finish(): void {
+        if (ended) return;
+        ended = true;
+        off();
+        signal.removeEventListener('abort', aborted);
+        s.stopping.signal.removeEventListener('abort', stopping);
+        resolve();
+      }
+      // The job may have ended (or asked) before the subscription.
+      void this.s.cache.get().then((d) => {
+        const j = d.jobs[jobId];
+        if (!j) return;
+        tell(j);
+        if (isFinal(j.state)) finish();
+      });
+    });
+  }
+
+  /** The task's window of the agent, started again in its pinned conversation when its process exited. */
+  private async ensureAgent(input: TurnInput): Promise<string> {
+    const data = await this.s.cache.get();
+    const a = data.tasks[input.taskId]?.agents[input.agent];
+    const reopen = `run \`jaggers resume ${input.taskId}\` to open it again`;
+    if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}; ${reopen}`);
+    await this.s.table.refresh();
+    const e = this.s.table.find(a.terminalId);
+    if (!e) throw new JaggersError('E_PANE_GONE', `${input.agent}'s window of task ${input.taskId} is gone; ${reopen}`);
+    if (!e.pane.dead && this.s.watcher.status(e.pane.paneId) !== 'exited') return a.terminalId;
+    if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${input.agent}'s profile cannot be loaded: ${e.problem}`);
+    const t = data.terminals[a.terminalId];
+    const launch = await this.s.launchOf(e, e.profile, t?.sessionId ?? null, (t?.turns ?? 0) > 0);
+    await respawnPane(this.s.d.commands, e.pane.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
+    await this.s.table.refresh();
+    this.s.d.log.info({ task: input.taskId, agent: input.agent, terminal: a.terminalId, session: t?.sessionId ?? null }, 'agent restarted in its pinned conversation');
+    await this.s.waitFor(a.terminalId, e.profile.delivery.ready, 60_000).catch(() => {});
+    return a.terminalId;
+  }
+
+  /** A `mode: headless` step: the profile's headless arguments in the same pinned conversation. */
+  private async headless(input: TurnInput): Promise<TurnOutput> {
+    const r = await this.s.handoff({
+      agent: input.agent,
+      task: input.taskId,
+      message: input.prompt,
+      timeout: input.timeoutMs / 1000,
+      wait: true,
+      headless: true,
+      workflow: input.workflow,
+    });
+    const rel = (f: string) => path.relative(this.root, path.resolve(this.root, f));
+    return { prompt: rel(r.artifact), reply: r.reply ? rel(r.reply.artifact) : '', text: r.reply?.text ?? '', job: null };
+  }
+
+  stop(): void {
+    for (const r of this.running.values()) r.actor.stop();
+    this.running.clear();
+  }
+}
+
+function parseDefinition(definition: Record<string, unknown>, where: string): WorkflowDef {
+  const p = workflowSchema.safeParse(definition);
+  if (p.success) return p.data;
+  const first = p.error.issues[0]!;
+  throw new JaggersError('E_WORKFLOW_INVALID', `${where}: field \`${first.path.join('.')}\`: ${first.message}`);
+}
