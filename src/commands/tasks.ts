@@ -37,7 +37,11 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
   const { def, source } = await loadWorkflow(ctx.jaggersDir, name);
   const specs = await teamSpecs(ctx, undefined).catch(() => []);
   const given = o.agents?.split(',').map((a) => a.trim());
-  const roles = bindRoles(def, given, specs.map((s) => s.name));
+  const roles = bindRoles(
+    def,
+    given,
+    specs.map((s) => s.name),
+  );
   const id = o.id ?? newTaskId();
   if (o.dryRun) return { workflow: def.name, roles, prompts: dryRunPrompts(def, roles, o.task, id) };
   // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
@@ -57,7 +61,12 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
   };
   const v = await withApi(ctx, (api) => api.call<TaskView>('POST', '/v1/tasks', body));
   if (o.detach) return v;
-  if (!o.json) io.writeErr(`task ${id}: ${def.name} with ${Object.entries(roles).map(([r, a]) => `${r}=${a}`).join(', ')}\n`);
+  if (!o.json)
+    io.writeErr(
+      `task ${id}: ${def.name} with ${Object.entries(roles)
+        .map(([r, a]) => `${r}=${a}`)
+        .join(', ')}\n`,
+    );
   return follow(ctx, io, id, o.json ?? false);
 }
 
@@ -201,9 +210,7 @@ export async function show(ctx: Context, id: string): Promise<TaskView> {
 }
 
 export function renderShow(t: TaskView): string {
-  const lines = [
-    `task ${t.id}: ${t.workflow}${t.source && t.source !== 'built-in' ? ` (${t.source})` : ''}, ${t.status}${t.reason ? `: ${t.reason}` : ''}`,
-  ];
+  const lines = [`task ${t.id}: ${t.workflow}${t.source && t.source !== 'built-in' ? ` (${t.source})` : ''}, ${t.status}${t.reason ? `: ${t.reason}` : ''}`];
   if (t.text !== null) lines.push(`text: ${t.text.length > 300 ? `${t.text.slice(0, 300)}...` : t.text}`);
   if (Object.keys(t.roles).length)
     lines.push(
@@ -216,7 +223,13 @@ export function renderShow(t: TaskView): string {
   if (t.outcome) lines.push(`outcome: ${t.outcome}`);
   const agents = Object.entries(t.agents);
   if (agents.length) {
-    lines.push('', renderTable(['AGENT', 'TERMINAL', 'SESSION', 'TURNS'], agents.map(([n, a]) => [n, a.terminalId, a.sessionId ?? '-', String(a.turns)])).trimEnd());
+    lines.push(
+      '',
+      renderTable(
+        ['AGENT', 'TERMINAL', 'SESSION', 'TURNS'],
+        agents.map(([n, a]) => [n, a.terminalId, a.sessionId ?? '-', String(a.turns)]),
+      ).trimEnd(),
+    );
   }
   if (t.turns.length) {
     lines.push(

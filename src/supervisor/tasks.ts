@@ -5,7 +5,14 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { createActor, fromPromise, type Actor } from 'xstate';
-import { workflowMachine, workflowStatus, type TurnInput, type TurnOutput, type WorkflowContext, type WorkflowMachine } from '../../machines/workflow.machine.js';
+import {
+  workflowMachine,
+  workflowStatus,
+  type TurnInput,
+  type TurnOutput,
+  type WorkflowContext,
+  type WorkflowMachine,
+} from '../../machines/workflow.machine.js';
 import type { TaskTurnView, TaskView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
 import { parseArtifact } from '../handover/artifact.js';
@@ -58,7 +65,10 @@ export class Tasks {
     const t = data.tasks[id];
     if (!t) {
       const known = Object.keys(data.tasks);
-      throw new JaggersError('E_NOT_FOUND', `no task ${JSON.stringify(id)} in this project${known.length ? ` (see \`jaggers tasks\`)` : ' (there is none yet)'}`);
+      throw new JaggersError(
+        'E_NOT_FOUND',
+        `no task ${JSON.stringify(id)} in this project${known.length ? ` (see \`jaggers tasks\`)` : ' (there is none yet)'}`,
+      );
     }
     return this.view(t, data);
   }
@@ -96,7 +106,10 @@ export class Tasks {
         })
       : [];
     const agents = Object.fromEntries(
-      Object.entries(t.agents).map(([name, a]) => [name, { terminalId: a.terminalId, sessionId: data.terminals[a.terminalId]?.sessionId ?? a.sessionId, turns: a.turns }]),
+      Object.entries(t.agents).map(([name, a]) => [
+        name,
+        { terminalId: a.terminalId, sessionId: data.terminals[a.terminalId]?.sessionId ?? a.sessionId, turns: a.turns },
+      ]),
     );
     return {
       id: t.id,
@@ -162,7 +175,8 @@ export class Tasks {
     if (known?.definition) return this.get(req.id);
     for (const role of def.agents) {
       const agent = req.roles[role];
-      if (!agent) throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
+      if (!agent)
+        throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
       const a = known?.agents[agent];
       if (!a || !this.s.table.find(a.terminalId))
         throw new JaggersError(
@@ -253,7 +267,16 @@ export class Tasks {
   }
 
   private published(v: TaskView): void {
-    this.s.d.hub.publish('task', { id: v.id, workflow: v.workflow, status: v.status, reason: v.reason, step: v.step, agent: v.agent, seq: v.seq, final: v.final });
+    this.s.d.hub.publish('task', {
+      id: v.id,
+      workflow: v.workflow,
+      status: v.status,
+      reason: v.reason,
+      step: v.step,
+      agent: v.agent,
+      seq: v.seq,
+      final: v.final,
+    });
   }
 
   private async start(id: string, snapshot: Record<string, unknown> | null, retry: boolean): Promise<void> {
@@ -354,7 +377,10 @@ export class Tasks {
       if (last) {
         const lost = last.cause === 'agent-lost' && jobs.filter((j) => j.cause === 'agent-lost').length < 2;
         if (!lost && !retry) throw new Error(`${last.reason} (job ${last.id})`);
-        this.s.d.log.warn({ task: input.taskId, turn: input.seq, agent: input.agent, job: last.id }, lost ? 'the agent was lost during the turn: it is restarted and the turn tried again' : 'the failed turn is tried again');
+        this.s.d.log.warn(
+          { task: input.taskId, turn: input.seq, agent: input.agent, job: last.id },
+          lost ? 'the agent was lost during the turn: it is restarted and the turn tried again' : 'the failed turn is tried again',
+        );
       }
       retry = false;
       const terminalId = await this.ensureAgent(input);
@@ -394,7 +420,9 @@ export class Tasks {
       const aborted = () => {
         finish();
         if (!this.s.stopping.signal.aborted)
-          void this.s.jobs.cancel(jobId, `workflow task ${input.taskId}`).catch((e: Error) => this.s.d.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
+          void this.s.jobs
+            .cancel(jobId, `workflow task ${input.taskId}`)
+            .catch((e: Error) => this.s.d.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
         reject(new Error('the turn was stopped'));
       };
       signal.addEventListener('abort', aborted, { once: true });
@@ -437,10 +465,14 @@ export class Tasks {
     if (!e.pane.dead && this.s.watcher.status(e.pane.paneId) !== 'exited') return a.terminalId;
     if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${input.agent}'s profile cannot be loaded: ${e.problem}`);
     const t = data.terminals[a.terminalId];
-    const launch = await this.s.launchOf(e, e.profile, t?.sessionId ?? null, (t?.turns ?? 0) > 0);
+    // As `up` restarts a dead pane: resuming the pinned conversation.
+    const launch = await this.s.launchOf(e, e.profile, t?.sessionId ?? null, (t?.sessionId ?? null) !== null);
     await respawnPane(this.s.d.commands, e.pane.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
     await this.s.table.refresh();
-    this.s.d.log.info({ task: input.taskId, agent: input.agent, terminal: a.terminalId, session: t?.sessionId ?? null }, 'agent restarted in its pinned conversation');
+    this.s.d.log.info(
+      { task: input.taskId, agent: input.agent, terminal: a.terminalId, session: t?.sessionId ?? null },
+      'agent restarted in its pinned conversation',
+    );
     await this.s.waitFor(a.terminalId, e.profile.delivery.ready, 60_000).catch(() => {});
     return a.terminalId;
   }

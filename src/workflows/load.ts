@@ -12,6 +12,11 @@ export function bindRoles(def: WorkflowDef, agents: string[] | undefined, team: 
   const list = agents ?? team.slice(0, def.agents.length);
   return Object.fromEntries(def.agents.map((r, i) => [r, list[i]!]));
 }
-export function dryRunPrompts(_def: WorkflowDef, _roles: Record<string, string>, _task: string, _id: string): { seq: number; step: string; agent: string; prompt: string }[] {
+export function dryRunPrompts(
+  _def: WorkflowDef,
+  _roles: Record<string, string>,
+  _task: string,
+  _id: string,
+): { seq: number; step: string; agent: string; prompt: string }[] {
   return [];
 }

@@ -3,7 +3,7 @@
 // once over agents of the same profiles, an agent that exits during its turn, a turn past its timeout,
 // waiting for permission, cancel, and bad input. The fake agents write every prompt they receive to
 // FAKE_AGENT_PROMPTS, and keep their conversations on disk: the ground truth of what ran where.
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TaskView } from '../../src/api/types.js';
@@ -60,11 +60,27 @@ describe('workflows', () => {
   beforeEach(async () => {
     rig = await Rig.create();
     promptsFile = path.join(rig.root, '..', 'prompts.jsonl');
-    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '200', '--replies', 'receipt'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    // Scripted markers, by the handover file's turn number: a prompt is turn 2k-1 of its task.
+    const rules = path.join(rig.root, '..', 'rules.json');
+    await writeFile(
+      rules,
+      JSON.stringify([
+        { match: 'turn_5_', reply: 'AGREED' },
+        { match: 'turn_7_', reply: 'ACCEPTED\nAGREED' },
+        { match: 'turn_9_', reply: 'VERIFIED' },
+      ]),
+    );
+    const env = { env: { FAKE_AGENT_PROMPTS: promptsFile } };
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '200', '--replies', 'receipt'], env);
+    await writeFakeProfile(rig.root, 'marker', ['--think-ms', '200', '--rules', rules], env);
+    await writeFakeProfile(rig.root, 'slow', ['--think-ms', '2500'], env);
     await writeProject(rig.root, {
       agents: [
         { name: 'alpha', profile: 'fake' },
         { name: 'beta', profile: 'fake' },
+        { name: 'gamma', profile: 'marker' },
+        { name: 'delta', profile: 'marker' },
+        { name: 'slowpoke', profile: 'slow' },
       ],
     });
   });
@@ -120,9 +136,184 @@ describe('workflows', () => {
     expect(shown).toContain('synthesize');
     expect(shown).toContain(t.turns[0]!.sessionId!);
   });
-});
 
-void writeFile;
-void mkdir;
-void waitPidGone;
-export type { HealthView };
+  it('handoff, adversarial, troubleshoot and handshake run end to end: loops, exit markers and the turn sequence', async () => {
+    const cases = [
+      { wf: 'handoff', agents: 'gamma', steps: ['work'], outcome: null },
+      {
+        wf: 'adversarial',
+        agents: 'gamma,delta',
+        steps: ['produce', 'attack', 'defend', 'attack'],
+        outcome: /^attack: its reply matches .*ACCEPTED.* \(round 2\)$/,
+      },
+      { wf: 'troubleshoot', agents: 'gamma,delta', steps: ['diagnose', 'fix', 'verify', 'fix', 'verify'], outcome: /^verify: .*VERIFIED.* \(round 2\)$/ },
+      {
+        wf: 'handshake',
+        agents: 'gamma,delta',
+        steps: ['draft_a', 'draft_b', 'draft_a', 'draft_b'],
+        outcome: /^draft_b: the replies of draft_a and draft_b each match .*AGREED/,
+      },
+    ];
+    for (const c of cases) {
+      const r = await jg(['run', c.wf, '--task', `the ${c.wf} task`, '--agents', c.agents, '--json']);
+      expect(r.code, `${c.wf}: ${r.stderr}`).toBe(0);
+      const v = JSON.parse(r.stdout) as TaskView;
+      expect(v.status).toBe('done');
+      expect(v.workflow).toBe(c.wf);
+      expect(
+        v.turns.map((x) => x.step),
+        c.wf,
+      ).toEqual(c.steps);
+      const roles = c.agents.split(',');
+      // Roles a and b alternate as the workflow says: a-steps to the first agent.
+      expect(v.turns[0]!.agent).toBe(roles[0]);
+      if (roles[1]) expect(v.turns[1]!.agent).toBe(roles[1]);
+      if (c.outcome) expect(v.outcome).toMatch(c.outcome);
+      expect(v.final).toBe(v.turns.at(-1)!.reply);
+      // Every turn's reply file holds the agent's answer, and each prompt went in once.
+      for (const t of v.turns) expect(await readFile(path.join(rig.root, t.reply!), 'utf8')).toMatch(/turn \d+ of session [0-9a-f]{8}/);
+    }
+    const prompts = (await received()).map((p) => p.agent);
+    expect(prompts).toHaveLength(cases.reduce((n, c) => n + c.steps.length, 0));
+  });
+
+  it("two collaborative tasks at once over the same agents never touch each other's sessions or artifacts", async () => {
+    const [r1, r2] = await Promise.all([
+      jg(['run', 'collaborative', '--task', 'first task', '--agents', 'alpha,beta', '--json']),
+      jg(['run', 'collaborative', '--task', 'second task', '--agents', 'alpha,beta', '--json']),
+    ]);
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r2.code, r2.stderr).toBe(0);
+    const [t1, t2] = [JSON.parse(r1.stdout) as TaskView, JSON.parse(r2.stdout) as TaskView];
+    expect(t1.id).not.toBe(t2.id);
+    const reg = await registry();
+    const sessionsOf = (t: TaskView) => t.turns.map((x) => x.sessionId);
+    for (const [mine, other] of [
+      [t1, t2],
+      [t2, t1],
+    ] as const) {
+      // Own windows (terminals) per task, own conversations, own files.
+      expect(mine.agents.alpha!.terminalId).not.toBe(other.agents.alpha!.terminalId);
+      expect(reg.terminals[mine.agents.alpha!.terminalId]!.task).toBe(mine.id);
+      for (const s of sessionsOf(mine)) expect(sessionsOf(other)).not.toContain(s);
+      for (const x of mine.turns) {
+        for (const f of [x.prompt!, x.reply!]) expect(await readFile(path.join(rig.root, f), 'utf8')).toMatch(new RegExp(`^task: ${mine.id}$`, 'm'));
+      }
+      // Every prompt in the task's conversations points at this task's handover files only.
+      for (const sid of new Set(sessionsOf(mine))) {
+        for (const turn of await conversation(sid!)) {
+          const file = /Read (\S+) and do/.exec(turn.prompt)![1]!;
+          expect(await readFile(path.resolve(rig.root, file), 'utf8')).toMatch(new RegExp(`^task: ${mine.id}$`, 'm'));
+        }
+      }
+      expect(mine.turns[2]!.sessionId).toBe(mine.turns[0]!.sessionId);
+    }
+    // The team's own alpha and beta (no task) received nothing.
+    const team = Object.values(reg.terminals).filter((t) => t.task === null && (t.agent === 'alpha' || t.agent === 'beta'));
+    for (const t of team) if (t.sessionId) await expect(conversation(t.sessionId)).rejects.toThrow();
+    expect(await received()).toHaveLength(6);
+  });
+
+  for (const how of ['resume', 'its own restart'] as const) {
+    it(`a detached collaborative task killed (kill -9 of the supervisor) in the middle of turn 2 goes on after ${how}: no turn runs twice, turn 3 in turn 1's conversation`, async () => {
+      const r = await jg(['run', 'collaborative', '--task', 'survive a crash', '--agents', 'alpha,slowpoke', '--detach']);
+      expect(r.code, r.stderr).toBe(0);
+      const id = r.stdout.trim();
+      expect(id).toMatch(/^t-[0-9a-f]{8}$/);
+      // The middle of turn 2: its job is starting or running (slowpoke thinks 2.5 s), at a random moment.
+      await untilTask(id, (t) => t.seq === 2 && ['starting', 'running'].includes(t.turns[1]?.state ?? ''), 'turn 2 under way');
+      await new Promise((res) => setTimeout(res, Math.floor(Math.random() * 1500)));
+      const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+      process.kill(pid, 'SIGKILL');
+      await waitPidGone(pid);
+      if (how === 'resume') {
+        const res = await jg(['resume', id]);
+        expect(res.code, res.stderr).toBe(0);
+        expect(res.stdout.trim()).toMatch(/^\.jaggers\/handover\/turn_6_[0-9a-f]+\.md$/);
+      } else {
+        // The next command starts the supervisor again; it resumes detached tasks by itself.
+        expect((await jg(['tasks'])).code).toBe(0);
+        await untilTask(id, (t) => t.status === 'done', 'the task done after the restart');
+      }
+      const t = await task(id);
+      expect(t.status).toBe('done');
+      expect(t.turns.map((x) => [x.step, x.agent, x.state, x.attempts])).toEqual([
+        ['propose', 'alpha', 'done', 1],
+        ['critique', 'slowpoke', 'done', 1],
+        ['synthesize', 'alpha', 'done', 1],
+      ]);
+      // The fake agents' record: one prompt per turn, though the supervisor died during turn 2.
+      expect((await received()).map((p) => p.agent)).toEqual(['alpha', 'slowpoke', 'alpha']);
+      expect(t.turns[2]!.sessionId).toBe(t.turns[0]!.sessionId);
+      const conv = await conversation(t.turns[0]!.sessionId!);
+      expect(conv.map((x) => /Read (\S+)/.exec(x.prompt)![1]).map((f) => path.basename(f!))).toEqual([
+        path.basename(t.turns[0]!.prompt!),
+        path.basename(t.turns[2]!.prompt!),
+      ]);
+    });
+  }
+
+  it('an agent that exits during its turn is restarted in its pinned conversation and the turn tried once more', async () => {
+    const r = await jg(['run', 'collaborative', '--task', 'lose an agent', '--agents', 'alpha,slowpoke', '--detach']);
+    const id = r.stdout.trim();
+    const during = await untilTask(id, (t) => t.seq === 2 && t.turns[1]?.state === 'running', 'turn 2 running');
+    const term = during.agents.slowpoke!;
+    const views = await api(rig).call<{ terminalId: string; pid: number; pane: string }[]>('GET', `/v1/terminals?task=${id}`);
+    const v = views.find((x) => x.terminalId === term.terminalId)!;
+    process.kill(v.pid, 'SIGKILL');
+    const t = await untilTask(id, (x) => ['done', 'failed'].includes(x.status), 'the task ended', 20_000).catch(async (e) => {
+      console.log((await jg(['logs'])).stdout.slice(-6000));
+      console.log(JSON.stringify(await task(id), null, 1).slice(0, 3000));
+      throw e;
+    });
+    expect(t.status, t.reason ?? '').toBe('done');
+    expect(t.turns[1]!.attempts).toBe(2);
+    const shown = await task(id);
+    // The retry went to the same conversation: the agent was resumed in its pinned session.
+    expect(shown.turns[1]!.sessionId).toBe(term.sessionId);
+    expect(shown.agents.slowpoke!.sessionId).toBe(term.sessionId);
+    const lines = (await journal()).filter((e) => e.type === 'job-state' && (e as { cause?: string }).cause === 'agent-lost');
+    expect(lines).toHaveLength(1);
+  });
+
+  it('an agent asking for permission makes the task waiting with the window to attach to; cancel stops the task and its turn', async () => {
+    const r = await jg(['run', 'handoff', '--task', 'run the tool that needs-approval', '--agents', 'alpha', '--detach']);
+    const id = r.stdout.trim();
+    const w = await untilTask(id, (t) => t.status === 'waiting', 'the task waiting');
+    expect(w.attach).toBe(`jaggers attach alpha+${id}`);
+    expect(w.reason).toMatch(new RegExp(`alpha asks: .*; answer it with \`jaggers attach alpha\\+${id}\``));
+    const c = await jg(['cancel', id, '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    const t = JSON.parse(c.stdout) as TaskView;
+    expect(t.status).toBe('cancelled');
+    expect(t.reason).toBe('cancelled by the user');
+    const job = await untilEvent(
+      api(rig),
+      'job',
+      async () => {
+        const j = await api(rig).call<{ state: string }>('GET', `/v1/jobs/${t.turns[0]!.job}`);
+        return j.state === 'cancelled' ? j : null;
+      },
+      'the turn cancelled',
+    );
+    expect(job.state).toBe('cancelled');
+    expect((await jg(['tasks', '--json'])).stdout).toContain('"cancelled"');
+  });
+
+  it('bad input: unknown workflow and agents name what exists; an empty task; show of an unknown task', async () => {
+    const unknown = await jg(['run', 'nope', '--task', 'x']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nope/);
+    expect(unknown.stderr).toMatch(/collaborative/);
+    const agent = await jg(['run', 'collaborative', '--task', 'x', '--agents', 'alpha,nobody']);
+    expect(agent.code).toBe(1);
+    expect(agent.stderr).toMatch(/nobody/);
+    expect(agent.stderr).toMatch(/alpha, beta/);
+    const empty = await jg(['run', 'handoff', '--task', '  ']);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/--task is empty/);
+    const show = await jg(['show', 't-00000000']);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toMatch(/no task "t-00000000"/);
+  });
+});
