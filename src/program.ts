@@ -101,8 +101,13 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .action(async (task: string, o: { detach?: boolean; json?: boolean }) => {
       checkTask(task, 'resume');
       const { resumeTask, renderRunEnd } = await import('./commands/tasks.js');
-      const v = await resumeTask(await ctx(), e.io, task, o);
-      if (!v || v.source === null) return;
+      const { renderUp, upFailed } = await import('./commands/up.js');
+      const { opened, task: v } = await resumeTask(await ctx(), e.io, task, o);
+      if (!v) {
+        e.io.writeOut(o.json ? json(opened) : renderUp(opened));
+        if (upFailed(opened)) setExit(1);
+        return;
+      }
       e.io.writeOut(o.json ? json(v) : o.detach ? `${v.id} ${v.status}${v.reason ? `: ${v.reason}` : ''}\n` : renderRunEnd(v));
       if (!o.detach && v.status !== 'done') setExit(1);
     });

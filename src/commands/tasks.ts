@@ -12,7 +12,7 @@ import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
 import { renderTable } from './render.js';
 import { resume as reopenTask } from './sessions.js';
 import { loadTeam, teamSpecs } from './team.js';
-import { renderUp, up, upFailed } from './up.js';
+import { renderUp, up, upFailed, type UpResult } from './up.js';
 
 export interface RunOptions {
   task: string;
@@ -253,15 +253,21 @@ export function renderShow(t: TaskView): string {
 }
 
 /** Reopen a task's agents in their pinned conversations; a workflow task then goes on from its last finished turn. */
-export async function resumeTask(ctx: Context, io: Output, id: string, o: { detach?: boolean; json?: boolean }): Promise<TaskView | null> {
+export async function resumeTask(
+  ctx: Context,
+  io: Output,
+  id: string,
+  o: { detach?: boolean; json?: boolean },
+): Promise<{ opened: UpResult; task: TaskView | null }> {
   const opened = await reopenTask(ctx, id);
-  if (!o.json) io.writeErr(renderUp(opened));
-  if (upFailed(opened)) throw new JaggersError('E_COMMAND_NOT_FOUND', `resume: not every agent of task ${id} started`);
+  if (upFailed(opened)) return { opened, task: null };
   const v = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`)).catch(() => null);
-  if (!v || v.source === null) return v;
+  // A task of `up --task` or a handoff: its agents are open again, and that is all.
+  if (!v || v.source === null) return { opened, task: null };
+  if (!o.json) io.writeErr(renderUp(opened));
   const resumed = await withApi(ctx, (api) => api.call<TaskView>('POST', `/v1/tasks/${encodeURIComponent(id)}/resume`));
-  if (o.detach || resumed.status === 'done') return resumed;
-  return follow(ctx, io, id, o.json ?? false);
+  if (o.detach || resumed.status === 'done') return { opened, task: resumed };
+  return { opened, task: await follow(ctx, io, id, o.json ?? false) };
 }
 
 export async function cancelTask(ctx: Context, id: string): Promise<TaskView> {

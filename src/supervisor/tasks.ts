@@ -2,7 +2,7 @@
 // persisted snapshot with the task after every transition. Each turn is a job in the task's own pinned
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
@@ -18,7 +18,11 @@ import { JaggersError } from '../errors.js';
 import { parseArtifact } from '../handover/artifact.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
-import { respawnPane } from '../tmux/commands.js';
+import { loadProfile } from '../profiles/load.js';
+import { windowTags } from '../terminals/apply.js';
+import { findCommand } from '../terminals/find-command.js';
+import { planLaunch } from '../terminals/plan.js';
+import { fixWindowSize, newWindow, respawnPane, setWindowOptions } from '../tmux/commands.js';
 import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
 import { readFile } from 'node:fs/promises';
 import type { Supervisor } from './core.js';
@@ -246,7 +250,7 @@ export class Tasks {
   async startAll(): Promise<void> {
     const data = await this.s.cache.get();
     for (const t of Object.values(data.tasks)) {
-      if (!t.definition || finalTask(t.status) || t.status === 'interrupted') continue;
+      if (!t.definition || finalTask(t.status) || t.status === 'interrupted' || this.running.has(t.id)) continue;
       if (t.detached) {
         await this.start(t.id, t.snapshot, false).catch((e: Error) => this.s.d.log.error({ task: t.id, err: e.message }, 'could not resume the task'));
       } else {
@@ -457,11 +461,10 @@ export class Tasks {
   private async ensureAgent(input: TurnInput): Promise<string> {
     const data = await this.s.cache.get();
     const a = data.tasks[input.taskId]?.agents[input.agent];
-    const reopen = `run \`jaggers resume ${input.taskId}\` to open it again`;
-    if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}; ${reopen}`);
+    if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
     await this.s.table.refresh();
     const e = this.s.table.find(a.terminalId);
-    if (!e) throw new JaggersError('E_PANE_GONE', `${input.agent}'s window of task ${input.taskId} is gone; ${reopen}`);
+    if (!e) return this.openWindow(input, a.terminalId);
     if (!e.pane.dead && this.s.watcher.status(e.pane.paneId) !== 'exited') return a.terminalId;
     if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${input.agent}'s profile cannot be loaded: ${e.problem}`);
     const t = data.terminals[a.terminalId];
@@ -475,6 +478,45 @@ export class Tasks {
     );
     await this.s.waitFor(a.terminalId, e.profile.delivery.ready, 60_000).catch(() => {});
     return a.terminalId;
+  }
+
+  /** The task's window of an agent, gone with its tmux server (a reboot): opened again as `up --task` would, resuming its conversation. */
+  private async openWindow(input: TurnInput, terminalId: string): Promise<string> {
+    const s = this.s;
+    const data = await s.cache.get();
+    const t = data.terminals[terminalId];
+    if (!t) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId}: no terminal ${terminalId} for ${input.agent}`);
+    const spec = (await s.d.ctx.project().catch(() => null))?.agents.find((x) => x.name === t.agent);
+    const { profile } = await loadProfile(t.profile, s.d.ctx.jaggersDir);
+    const launch = planLaunch(
+      await s.launchInput(profile, input.taskId, { width: 200, height: 50 }, () => t.sessionId ?? randomUUID()),
+      { args: [], env: {}, ...spec, name: t.agent, profile: t.profile },
+      profile,
+      terminalId,
+      t.sessionId,
+    );
+    if (!findCommand(profile.command, launch.env.PATH ?? '', launch.cwd))
+      throw new JaggersError('E_COMMAND_NOT_FOUND', `${t.agent}'s command ${JSON.stringify(profile.command)} is not installed (not found on PATH)`);
+    const w = await newWindow(s.d.commands, {
+      session: s.d.ctx.session,
+      name: `${t.agent}+${input.taskId}`,
+      cwd: launch.cwd,
+      env: launch.env,
+      command: launch.command,
+    });
+    await setWindowOptions(s.d.commands, w.windowId, windowTags(t.agent, t.profile, terminalId, input.taskId));
+    await fixWindowSize(s.d.commands, w.windowId, launch);
+    const events: NewJournalEvent[] = [{ type: 'terminal-window', terminalId, window: w.windowId }];
+    if (launch.sessionId && launch.pin && launch.sessionId !== t.sessionId)
+      events.push({ type: 'session-pinned', terminalId, sessionId: launch.sessionId, how: launch.pin });
+    await this.record(input.taskId, events);
+    await s.table.refresh();
+    s.d.log.info(
+      { task: input.taskId, agent: t.agent, terminal: terminalId, session: launch.sessionId },
+      "the task's window of the agent was gone: opened again in its pinned conversation",
+    );
+    await s.waitFor(terminalId, profile.delivery.ready, 60_000).catch(() => {});
+    return terminalId;
   }
 
   /** A `mode: headless` step: the profile's headless arguments in the same pinned conversation. */

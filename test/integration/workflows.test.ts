@@ -253,6 +253,29 @@ describe('workflows', () => {
     });
   }
 
+  it('down in the middle of turn 2 (the tmux server and every window gone, as after a reboot): after up the supervisor reopens the task windows in their conversations and finishes the task', async () => {
+    const id = (await jg(['run', 'collaborative', '--task', 'survive a reboot', '--agents', 'alpha,slowpoke', '--detach'])).stdout.trim();
+    const before = await untilTask(id, (t) => t.seq === 2 && t.turns[1]?.state === 'running', 'turn 2 running');
+    expect((await jg(['down'])).code).toBe(0);
+    // `up` opens the team only; the supervisor it starts resumes the detached task and reopens its windows.
+    expect((await jg(['up', '--no-wait'])).code).toBe(0);
+    const t = await untilTask(id, (x) => ['done', 'failed'].includes(x.status), 'the task ended');
+    expect(t.status, t.reason ?? '').toBe('done');
+    const shown = await task(id);
+    // Turn 2 was lost with its agent's process: tried once more, in the same conversation.
+    expect(shown.turns.map((x) => [x.step, x.attempts])).toEqual([
+      ['propose', 1],
+      ['critique', 2],
+      ['synthesize', 1],
+    ]);
+    expect(shown.agents.alpha!.terminalId).toBe(before.agents.alpha!.terminalId);
+    expect(shown.turns[2]!.sessionId).toBe(shown.turns[0]!.sessionId);
+    expect(shown.turns[1]!.sessionId).toBe(before.agents.slowpoke!.sessionId);
+    expect((await received()).map((p) => p.agent)).toEqual(['alpha', 'slowpoke', 'slowpoke', 'alpha']);
+    const windows = await rig.tmux(['list-windows', '-t', rig.session, '-F', '#{window_name}']);
+    expect(windows.split('\n')).toEqual(expect.arrayContaining([`alpha+${id}`, `slowpoke+${id}`]));
+  });
+
   it('an agent that exits during its turn is restarted in its pinned conversation and the turn tried once more', async () => {
     const r = await jg(['run', 'collaborative', '--task', 'lose an agent', '--agents', 'alpha,slowpoke', '--detach']);
     const id = r.stdout.trim();
