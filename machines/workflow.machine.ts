@@ -143,7 +143,14 @@ export function workflowMachine(input: WorkflowInput | WorkflowDef) {
           reenter: true,
           actions: [
             record(i),
-            assign({ rounds: ({ context }: { context: WorkflowContext }) => ({ ...context.rounds, [s.id]: (context.rounds[s.id] ?? 0) + 1 }) }),
+            assign({
+              rounds: ({ context }: { context: WorkflowContext }) => {
+                // Loops inside this one start their rounds over on each pass of it.
+                const rounds = { ...context.rounds, [s.id]: (context.rounds[s.id] ?? 0) + 1 };
+                for (const inner of steps.slice(back, i)) if (inner.loop) delete rounds[inner.id];
+                return rounds;
+              },
+            }),
           ],
         });
         const limit = `the loop ${s.loop.back}..${s.id} reached its limit of ${s.loop.max} rounds back${s.until || inLoopUntil(steps, i) ? ' without its exit condition' : ''}`;
@@ -236,14 +243,14 @@ export function workflowMachine(input: WorkflowInput | WorkflowDef) {
 function describe(s: StepDef): string {
   const c = s.until!;
   const what = c.contains !== undefined ? `contains ${JSON.stringify(c.contains)}` : `matches /${c.matches}/`;
-  return (c.of && c.of.length > 1) || (c.of && c.of[0] !== s.id)
-    ? `the replies of ${c.of.join(' and ')} each ${what.replace('contains', 'contain').replace('matches', 'match')}`
-    : `its reply ${what}`;
+  if (!c.of || (c.of.length === 1 && c.of[0] === s.id)) return `its reply ${what}`;
+  if (c.of.length === 1) return `the reply of ${c.of[0]} ${what}`;
+  return `the replies of ${c.of.join(' and ')} each ${what.replace('contains', 'contain').replace('matches', 'match')}`;
 }
 
+/** Whether a step of the loop that `end` closes (not of a loop inside it) has an exit condition. */
 function inLoopUntil(steps: readonly StepDef[], end: number): boolean {
-  const start = steps.findIndex((x) => x.id === steps[end]!.loop!.back);
-  return steps.slice(start, end + 1).some((s) => s.until);
+  return steps.some((s, j) => s.until !== undefined && loopAround(steps, j)?.end === end);
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

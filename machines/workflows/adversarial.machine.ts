@@ -11,7 +11,7 @@ export const definition: WorkflowInput = {
     {
       id: 'attack',
       agent: 'b',
-      reads: ['produce', 'defend'],
+      reads: ['defend', 'produce'],
       prompt:
         'Task ({{task_id}}: attack, round {{round}} of {{max_rounds}})\n\n{{task}}\n\n{{agent.a}} produced this (the latest first if there are several):\n{{reads}}\n\nAttack it: find what breaks, what is wrong or unproven. If it holds, reply with the word ACCEPTED on a line of its own; otherwise list the problems.',
       until: { matches: '^\\W*ACCEPTED\\W*$' },

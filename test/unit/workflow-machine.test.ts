@@ -476,7 +476,7 @@ describe('workflow machine: a definition of its own', () => {
     ]);
     expect(s.context.rounds).toEqual({ poll: 1, revise: 2 });
     expect(s.context.latest.revise!.passes).toEqual([1]);
-    expect(s.context.outcome).toBe('review: the replies of revise each contain "FINAL" (round 3)');
+    expect(s.context.outcome).toBe('review: the reply of revise contains "FINAL" (round 3)');
     expect(s.context.error).toBeNull();
   });
 
@@ -547,5 +547,39 @@ describe('workflowMachine rejects an invalid definition', () => {
   it('a definition that is fine compiles, and so do the five built-ins', () => {
     expect(() => workflowMachine({ ...base, steps: [{ id: 'x', agent: 'a', prompt: '{{task}}' }] })).not.toThrow();
     for (const w of [handoff, collaborative, adversarial, troubleshoot, handshake]) expect(() => workflowMachine(w.definition)).not.toThrow();
+  });
+});
+
+describe('workflow machine: nested loops', () => {
+  it('a loop inside another starts its rounds over on each pass of the outer one', async () => {
+    const m = workflowMachine({
+      name: 'nested',
+      agents: ['a'],
+      steps: [
+        { id: 'plan', agent: 'a', prompt: 'plan {{round}}' },
+        { id: 'try', agent: 'a', prompt: 'try {{round}}' },
+        { id: 'check', agent: 'a', prompt: 'check', until: { contains: 'PASS' }, loop: { back: 'try', max: 1 } },
+        { id: 'review', agent: 'a', prompt: 'review', loop: { back: 'plan', max: 1 } },
+      ],
+    });
+    const t = start(m, { a: 'claude' });
+    // Outer pass 1: the inner loop runs to its limit (2 tries); outer pass 2: again 2 tries, not 1.
+    await t.reply('p', 't', 'no', 't', 'no', 'r', 'p', 't', 'no', 't', 'no', 'r');
+    expect(t.snap().status).toBe('done');
+    expect(t.sequence()).toEqual([
+      'plan:claude:1',
+      'try:claude:1',
+      'check:claude:1',
+      'try:claude:2',
+      'check:claude:2',
+      'review:claude:1',
+      'plan:claude:2',
+      'try:claude:1',
+      'check:claude:1',
+      'try:claude:2',
+      'check:claude:2',
+      'review:claude:2',
+    ]);
+    expect(t.snap().context.outcome).toBe('the loop plan..review reached its limit of 1 rounds back');
   });
 });
