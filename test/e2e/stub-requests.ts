@@ -77,7 +77,10 @@ function anthropicConversation(body: Json): Conversation {
             .filter((b) => b.type === 'text')
             .map((b) => str(b.text) ?? '');
     const kept = texts.filter((t) => t.trim() !== '' && !isInjected(t));
-    (m.role === 'user' ? conv.user : conv.assistant).push(...kept);
+    // claude 2.1.197 also puts a `system` message into the history (its agent types and skills), after
+    // the first prompt: neither side's words (test/fixtures/requests/claude-2.1.197-system-message-in-history.json).
+    if (m.role === 'user') conv.user.push(...kept);
+    else if (m.role === 'assistant') conv.assistant.push(...kept);
   }
   const last = messages.at(-1);
   conv.hasToolResult = last?.role === 'user' && asArray(last.content).some((b) => isObject(b) && b.type === 'tool_result');

@@ -1,9 +1,10 @@
 // The stub model server on its own (no CLI needed): each wire format, recording, the default script.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeRequest } from './stub-requests.js';
 import { startStubServer, type StubServer } from './stub-server.js';
 
 interface Frame {
@@ -139,5 +140,19 @@ describe('stub model server', () => {
     expect(frames.map((f) => f.candidates[0]!.content.parts[0]!.text)).toEqual(['ab', 'cd', 'ef']);
     expect(frames.at(-1)!.candidates[0]!.finishReason).toBe('STOP');
     expect(stub.turns()[0]).toMatchObject({ api: 'gemini', hasToolResult: true, toolNames: ['run_shell_command'] });
+  });
+
+  it("reads claude's history around the system message it puts in it: neither the user's words nor the model's", () => {
+    const fixture = new URL('../fixtures/requests/claude-2.1.197-system-message-in-history.json', import.meta.url);
+    const { method, path, body } = JSON.parse(readFileSync(fixture, 'utf8')) as { method: string; path: string; body: { messages: { role: string }[] } };
+    expect(body.messages.map((m) => m.role)).toEqual(['user', 'system', 'assistant', 'user']);
+    const req = describeRequest(1, method, path, body);
+    expect(req).toMatchObject({ api: 'anthropic', purpose: 'turn', hasToolResult: false });
+    expect(req.userTexts).toEqual([
+      'Read ../../.jaggers/handover/turn_1_1c0774.md and do what it asks. [jg:94dc2927710b8592]',
+      'Read ../../.jaggers/handover/turn_5_1cad1c.md and do what it asks. [jg:88b6c87de98dde00]',
+    ]);
+    expect(req.assistantTexts).toEqual(['answer: Task (t-aeaa2240, step 1 of 3: propose)']);
+    expect(req.lastUserText).toBe(req.userTexts[1]);
   });
 });
