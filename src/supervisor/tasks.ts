@@ -162,11 +162,16 @@ export class Tasks {
   /** `show`: the view with each turn's session id read from its handover file. */
   async show(id: string): Promise<TaskView> {
     const v = await this.get(id);
+    const data = await this.s.cache.get();
     for (const turn of v.turns) {
       if (!turn.prompt) continue;
       const text = await readFile(path.resolve(this.root, turn.prompt), 'utf8').catch(() => null);
       const s = text ? parseArtifact(text).meta.target_session : null;
       turn.sessionId = typeof s === 'string' ? s : null;
+      // A CLI that cannot take an id up front (codex) had none when its first turn was written: the
+      // conversation pinned after it, its first, is the one that turn made.
+      const t = data.terminals[v.agents[turn.agent]?.terminalId ?? ''];
+      if (turn.sessionId === null && t?.sessionId && t.sessionHistory.length === 0 && turn.state === 'done') turn.sessionId = t.sessionId;
     }
     return v;
   }
