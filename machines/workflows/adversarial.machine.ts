@@ -7,13 +7,13 @@ export const definition: WorkflowInput = {
   description: 'A produces, B attacks, A defends or fixes; until B replies ACCEPTED or 3 rounds',
   agents: ['a', 'b'],
   steps: [
-    { id: 'produce', agent: 'a', prompt: '{{task}}\n\n(Task {{task_id}}: produce.)\n\nDo it. {{agent.b}} will attack your work next.' },
+    { id: 'produce', agent: 'a', prompt: 'Task ({{task_id}}: produce)\n\n{{task}}\n\nDo it. {{agent.b}} will attack your work next.' },
     {
       id: 'attack',
       agent: 'b',
       reads: ['defend', 'produce'],
       prompt:
-        '{{task}}\n\n(Task {{task_id}}: attack, round {{round}} of {{max_rounds}}.)\n\n{{agent.a}} produced this (the latest first if there are several):\n{{reads}}\n\nAttack it: find what breaks, what is wrong or unproven. If it holds, reply with the word ACCEPTED on a line of its own; otherwise list the problems.',
+        'Task ({{task_id}}: attack, round {{round}} of {{max_rounds}})\n\n{{task}}\n\n{{agent.a}} produced this (the latest first if there are several):\n{{reads}}\n\nAttack it: find what breaks, what is wrong or unproven. If it holds, reply with the word ACCEPTED on a line of its own; otherwise list the problems.',
       until: { matches: '^\\W*ACCEPTED\\W*$' },
     },
     {
@@ -21,7 +21,7 @@ export const definition: WorkflowInput = {
       agent: 'a',
       reads: ['attack'],
       prompt:
-        '{{task}}\n\n(Task {{task_id}}: defend, round {{round}} of {{max_rounds}}.)\n\n{{agent.b}} attacked your work:\n{{reads}}\n\nFix what is right in the attack, and defend what is not (say why).',
+        'Task ({{task_id}}: defend, round {{round}} of {{max_rounds}})\n\n{{task}}\n\n{{agent.b}} attacked your work:\n{{reads}}\n\nFix what is right in the attack, and defend what is not (say why).',
       loop: { back: 'attack', max: 2 },
     },
   ],

@@ -10,21 +10,21 @@ export const definition: WorkflowInput = {
     {
       id: 'propose',
       agent: 'a',
-      prompt: '{{task}}\n\n(Task {{task_id}}, step 1 of 3: propose.)\n\nPropose a solution. {{agent.b}} will critique your proposal next.',
+      prompt: 'Task ({{task_id}}, step 1 of 3: propose)\n\n{{task}}\n\nPropose a solution. {{agent.b}} will critique your proposal next.',
     },
     {
       id: 'critique',
       agent: 'b',
       reads: ['propose'],
       prompt:
-        '{{task}}\n\n(Task {{task_id}}, step 2 of 3: critique.)\n\n{{agent.a}} proposed a solution:\n{{reads}}\n\nRead it and critique it: what is wrong, missing or risky, and what you would change. {{agent.a}} will use your critique to write the final version.',
+        'Task ({{task_id}}, step 2 of 3: critique)\n\n{{task}}\n\n{{agent.a}} proposed a solution:\n{{reads}}\n\nRead it and critique it: what is wrong, missing or risky, and what you would change. {{agent.a}} will use your critique to write the final version.',
     },
     {
       id: 'synthesize',
       agent: 'a',
       reads: ['propose', 'critique'],
       prompt:
-        '{{task}}\n\n(Task {{task_id}}, step 3 of 3: synthesize.)\n\n{{agent.b}} critiqued your proposal:\n{{reads}}\n\nWrite the final version: your proposal with the critique taken into account (say which points you did not take, and why).',
+        'Task ({{task_id}}, step 3 of 3: synthesize)\n\n{{task}}\n\n{{agent.b}} critiqued your proposal:\n{{reads}}\n\nWrite the final version: your proposal with the critique taken into account (say which points you did not take, and why).',
     },
   ],
 };

@@ -14,7 +14,7 @@ export const definition: WorkflowInput = {
       agent: 'a',
       reads: ['draft_b'],
       prompt:
-        '{{task}}\n\n(Task {{task_id}}: handshake, round {{round}} of {{max_rounds}}.)\n\nYou and {{agent.b}} must agree on one answer. The latest draft of {{agent.b}}:\n{{reads}}\n\nWrite your draft (or revise it). If you agree with the latest draft of {{agent.b}} as it stands, reply with the word AGREED on a line of its own.',
+        'Task ({{task_id}}: handshake, round {{round}} of {{max_rounds}})\n\n{{task}}\n\nYou and {{agent.b}} must agree on one answer. The latest draft of {{agent.b}}:\n{{reads}}\n\nWrite your draft (or revise it). If you agree with the latest draft of {{agent.b}} as it stands, reply with the word AGREED on a line of its own.',
       until: agreed,
     },
     {
@@ -22,7 +22,7 @@ export const definition: WorkflowInput = {
       agent: 'b',
       reads: ['draft_a'],
       prompt:
-        '{{task}}\n\n(Task {{task_id}}: handshake, round {{round}} of {{max_rounds}}.)\n\nYou and {{agent.a}} must agree on one answer. The latest draft of {{agent.a}}:\n{{reads}}\n\nWrite your draft (or revise it). If you agree with the draft of {{agent.a}} as it stands, reply with the word AGREED on a line of its own.',
+        'Task ({{task_id}}: handshake, round {{round}} of {{max_rounds}})\n\n{{task}}\n\nYou and {{agent.a}} must agree on one answer. The latest draft of {{agent.a}}:\n{{reads}}\n\nWrite your draft (or revise it). If you agree with the draft of {{agent.a}} as it stands, reply with the word AGREED on a line of its own.',
       until: agreed,
       loop: { back: 'draft_a', max: 3 },
     },

@@ -129,8 +129,7 @@ describe('workflow machine: the built-ins', () => {
     ]);
     const [p1, p2, p3] = t.calls.map((c) => c.input.prompt);
     expect(p1).toContain(TASK);
-    expect(p1).toContain('(Task t1, step 1 of 3: propose.)');
-    expect(p1?.startsWith(TASK)).toBe(true);
+    expect(p1).toContain('Task (t1, step 1 of 3: propose)');
     expect(p1).toContain('codex will critique your proposal next');
     expect(p1).not.toContain('.reply.md');
     expect(p2).toContain('claude proposed a solution:\n- propose (by claude): .jaggers/tasks/t1/1-propose.reply.md\n');
