@@ -95,14 +95,16 @@ export const MessageBody = z.strictObject({
 export const JobWaitQuery = z.strictObject({ timeout: z.coerce.number().positive().max(86_400).default(60) });
 
 export const TaskBody = z.strictObject({
-  /** Chosen by the client (its agents were opened with \`up --task\` under it); a resent request records the task once. */
-  id: taskId,
+  /** Chosen by the client (default a new one); a resent request records the task once. */
+  id: taskId.optional(),
   workflow: z.string().min(1).max(64),
-  /** `built-in` or the definition's file. */
-  source: z.string().min(1).max(4096),
-  /** The definition, validated again by the supervisor (workflowSchema). */
-  definition: z.record(z.string(), z.unknown()),
   text,
-  roles: z.record(z.string(), agentRef),
-  detached: z.boolean().default(false),
+  /** The agents for the workflow's roles, in order (default: the first agents of the team). */
+  agents: z.array(agentRef).min(1).max(8).optional(),
+  /** Role -> agent, instead of `agents`. */
+  roles: z.record(z.string(), agentRef).optional(),
+  detached: z.boolean().default(true),
+  /** `jaggers run` sends the definition it loaded (and where from); else the supervisor loads `workflow`. */
+  definition: z.record(z.string(), z.unknown()).optional(),
+  source: z.string().min(1).max(4096).optional(),
 });

@@ -17,7 +17,9 @@ import type { TaskTurnView, TaskView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
 import { parseArtifact } from '../handover/artifact.js';
 import type { NewJournalEvent } from '../sessions/events.js';
-import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
+import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
+import { newTaskId } from '../task-id.js';
+import { bindRoles, loadWorkflow } from '../workflows/load.js';
 import { loadProfile } from '../profiles/load.js';
 import { windowTags } from '../terminals/apply.js';
 import { findCommand } from '../terminals/find-command.js';
@@ -28,14 +30,19 @@ import { readFile } from 'node:fs/promises';
 import type { Supervisor } from './core.js';
 
 export interface TaskRequest {
-  id: string;
+  id?: string;
   workflow: string;
-  source: string;
-  definition: Record<string, unknown>;
   text: string;
-  roles: Record<string, string>;
+  agents?: string[];
+  roles?: Record<string, string>;
   detached: boolean;
+  /** The definition the client loaded, and its source; else the supervisor loads `workflow` itself. */
+  definition?: Record<string, unknown>;
+  source?: string;
 }
+
+/** Worker windows of profile jobs (`claude-j-1a2b3c4d`) are not agents of the team. */
+const JOB_AGENT = /-j-[0-9a-f]{8,16}$/;
 
 export const TASK_FINAL = ['done', 'failed', 'cancelled'] as const;
 const finalTask = (status: string) => (TASK_FINAL as readonly string[]).includes(status);
@@ -176,42 +183,84 @@ export class Tasks {
     return v;
   }
 
-  /** Record the workflow of a task whose agents `up --task` opened, and start it. A resent request changes nothing. */
+  /**
+   * Record a workflow task and start it. Its agents get windows of their own for the task (those `up
+   * --task` opened are used as they are). A resent request changes nothing.
+   */
   async create(req: TaskRequest): Promise<TaskView> {
-    const def = parseDefinition(req.definition, req.workflow);
-    const data = await this.s.cache.get();
-    const known = data.tasks[req.id];
-    if (known?.definition) return this.get(req.id);
-    for (const role of def.agents) {
-      const agent = req.roles[role];
-      if (!agent)
-        throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
-      const a = known?.agents[agent];
-      if (!a || !this.s.table.find(a.terminalId))
-        throw new JaggersError(
-          'E_AGENT_UNKNOWN',
-          `run: task ${req.id} has no window for agent ${JSON.stringify(agent)} (its agents: ${Object.keys(known?.agents ?? {}).join(', ') || 'none'}); open them with \`jaggers up --task ${req.id} --agents ${Object.values(req.roles).join(',')}\``,
-        );
+    const id = req.id ?? newTaskId();
+    let definition = req.definition;
+    let source = req.source ?? 'built-in';
+    if (!definition) {
+      const loaded = await loadWorkflow(this.s.d.ctx.jaggersDir, req.workflow);
+      definition = loaded.def as unknown as Record<string, unknown>;
+      source = loaded.source === 'built-in' ? 'built-in' : path.relative(this.root, loaded.source);
     }
+    const def = parseDefinition(definition, req.workflow);
+    const known = (await this.s.cache.get()).tasks[id];
+    if (known?.definition) return this.get(id);
+    const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames());
+    for (const role of def.agents)
+      if (!roles[role])
+        throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
+    for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
     await this.s.registry.update((d) => {
-      if (d.tasks[req.id]?.definition) return { events: [], result: null };
+      if (d.tasks[id]?.definition) return { events: [], result: null };
       const events: NewJournalEvent[] = [];
-      if (!d.tasks[req.id]) events.push({ type: 'task-created', taskId: req.id, workflow: def.name });
-      events.push({
-        type: 'task-workflow',
-        taskId: req.id,
-        workflow: def.name,
-        source: req.source,
-        definition: req.definition,
-        text: req.text,
-        roles: req.roles,
-        detached: req.detached,
-      });
+      if (!d.tasks[id]) events.push({ type: 'task-created', taskId: id, workflow: def.name });
+      events.push({ type: 'task-workflow', taskId: id, workflow: def.name, source, definition: definition!, text: req.text, roles, detached: req.detached });
       return { events, result: null };
     });
-    this.s.d.log.info({ task: req.id, workflow: def.name, roles: req.roles, detached: req.detached }, 'workflow task recorded');
-    await this.start(req.id, null, false);
-    return this.get(req.id);
+    this.s.d.log.info({ task: id, workflow: def.name, roles, detached: req.detached }, 'workflow task recorded');
+    await this.start(id, null, false);
+    return this.get(id);
+  }
+
+  /** The team's agents, in order: jaggers.json's, else those the registry knows without a task. */
+  private async teamNames(): Promise<string[]> {
+    const project = await this.s.d.ctx.project().catch(() => null);
+    if (project) return project.agents.map((a) => a.name);
+    const data = await this.s.cache.get();
+    return [
+      ...new Set(
+        Object.values(data.terminals)
+          .filter((t) => t.task === null && !JOB_AGENT.test(t.agent))
+          .map((t) => t.agent),
+      ),
+    ];
+  }
+
+  /** The agent's terminal of this task, with a live window: made and opened here when `up --task` did not. */
+  private async taskAgent(task: string, agent: string): Promise<void> {
+    const data = await this.s.cache.get();
+    const a = data.tasks[task]?.agents[agent];
+    if (a && this.s.table.find(a.terminalId) && !this.s.table.find(a.terminalId)!.pane.dead) return;
+    let terminalId = a?.terminalId ?? findTerminal(data, { agent, task })?.terminalId ?? null;
+    if (!terminalId) {
+      const spec = (await this.s.d.ctx.project().catch(() => null))?.agents.find((x) => x.name === agent);
+      const team = findTerminal(data, { agent, task: null });
+      const profile = spec?.profile ?? team?.profile;
+      if (!profile) {
+        const names = await this.teamNames();
+        throw new JaggersError('E_AGENT_UNKNOWN', `run: unknown agent ${JSON.stringify(agent)}: agents are ${names.join(', ') || 'none'}`);
+      }
+      await loadProfile(profile, this.s.d.ctx.jaggersDir);
+      terminalId = newTerminalId();
+      const cwd = path.resolve(this.root, spec?.cwd ?? '.');
+      const tid = terminalId;
+      await this.s.registry.update((d) => {
+        const events: NewJournalEvent[] = [];
+        if (!d.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: 'run' });
+        events.push({ type: 'terminal-created', terminalId: tid, agent, profile, cwd, task });
+        return { events, result: null };
+      });
+    }
+    const tid = terminalId;
+    await this.s.registry.update((d) => ({
+      events: d.tasks[task]?.agents[agent]?.terminalId === tid ? [] : [{ type: 'task-agent', taskId: task, agent, terminalId: tid }],
+      result: null,
+    }));
+    await this.ensureAgent({ taskId: task, agent });
   }
 
   /** Continue a task from its stored snapshot (a failed or cancelled one from the last turn it was in). */
@@ -463,7 +512,7 @@ export class Tasks {
   }
 
   /** The task's window of the agent, started again in its pinned conversation when its process exited. */
-  private async ensureAgent(input: TurnInput): Promise<string> {
+  private async ensureAgent(input: Pick<TurnInput, 'taskId' | 'agent'>): Promise<string> {
     const data = await this.s.cache.get();
     const a = data.tasks[input.taskId]?.agents[input.agent];
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
@@ -486,7 +535,7 @@ export class Tasks {
   }
 
   /** The task's window of an agent, gone with its tmux server (a reboot): opened again as `up --task` would, resuming its conversation. */
-  private async openWindow(input: TurnInput, terminalId: string): Promise<string> {
+  private async openWindow(input: Pick<TurnInput, 'taskId' | 'agent'>, terminalId: string): Promise<string> {
     const s = this.s;
     const data = await s.cache.get();
     const t = data.terminals[terminalId];

@@ -323,6 +323,30 @@ describe('workflows', () => {
     expect((await jg(['tasks', '--json'])).stdout).toContain('"cancelled"');
   });
 
+  it('the API alone runs a workflow: POST /v1/tasks with a workflow name and agents opens the task windows itself', async () => {
+    expect((await jg(['up'])).code).toBe(0);
+    const created = await api(rig).call<TaskView>('POST', '/v1/tasks', { workflow: 'collaborative', text: 'through the API', agents: ['gamma', 'delta'] });
+    expect(created.id).toMatch(/^t-[0-9a-f]{8}$/);
+    expect(created.detached).toBe(true);
+    expect(created.roles).toEqual({ a: 'gamma', b: 'delta' });
+    const done = await api(rig).call<TaskView>('GET', `/v1/tasks/${created.id}/wait?timeout=60`);
+    expect(done.status, done.reason ?? '').toBe('done');
+    expect(done.turns.map((x) => x.agent)).toEqual(['gamma', 'delta', 'gamma']);
+    expect(done.turns[2]!.sessionId).toBe(done.turns[0]!.sessionId);
+    const windows = (await rig.tmux(['list-windows', '-t', rig.session, '-F', '#{window_name}'])).split('\n');
+    expect(windows).toEqual(expect.arrayContaining([`gamma+${created.id}`, `delta+${created.id}`, 'gamma', 'delta']));
+    // The team's own gamma got nothing: the task's gamma is a window and a conversation of its own.
+    const reg = await registry();
+    const teamGamma = Object.values(reg.terminals).find((t) => t.agent === 'gamma' && t.task === null)!;
+    expect(teamGamma.terminalId).not.toBe(done.agents.gamma!.terminalId);
+    expect(teamGamma.sessionId).not.toBe(done.turns[0]!.sessionId);
+    const err = await api(rig)
+      .call('POST', '/v1/tasks', { workflow: 'collaborative', text: 'x', agents: ['gamma', 'nobody'] })
+      .catch((e: Error & { code?: string }) => e);
+    expect((err as { code?: string }).code).toBe('E_AGENT_UNKNOWN');
+    expect((err as Error).message).toMatch(/unknown agent "nobody": agents are alpha, beta, gamma, delta, slowpoke/);
+  });
+
   it('bad input: unknown workflow and agents name what exists; an empty task; show of an unknown task', async () => {
     const unknown = await jg(['run', 'nope', '--task', 'x']);
     expect(unknown.code).toBe(1);
