@@ -376,6 +376,33 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     );
 
   program
+    .command('workflows')
+    .description("list the workflows: built-in ones and the project's .jaggers/workflows/*.yaml")
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers workflows', 'jaggers workflows --json']))
+    .action(async (o: { json?: boolean }) => {
+      const c = await ctx();
+      const { workflows, renderWorkflows } = await import('./commands/workflows.js');
+      const list = await workflows(c);
+      e.io.writeOut(o.json ? json(list) : renderWorkflows(c, list));
+    });
+
+  program
+    .command('workflow')
+    .description('one workflow')
+    .command('show <name>')
+    .description("a workflow's steps: agent role, what each reads, loops and exit conditions, and each prompt template")
+    .option('--yaml', 'print it as YAML (copy it to .jaggers/workflows/<name>.yaml to change it)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers workflow show collaborative', 'jaggers workflow show adversarial --yaml > .jaggers/workflows/adversarial.yaml']))
+    .action(async (name: string, o: { yaml?: boolean; json?: boolean }) => {
+      const c = await ctx();
+      const { showWorkflow, renderWorkflow, renderWorkflowYaml } = await import('./commands/workflows.js');
+      const w = await showWorkflow(c, name);
+      e.io.writeOut(o.json ? json(w) : o.yaml ? renderWorkflowYaml(w) : renderWorkflow(c, w));
+    });
+
+  program
     .command('run <workflow>')
     .description('run a workflow (collaborative, adversarial, troubleshoot, handshake, handoff, or your own) as a task of its own')
     .requiredOption('--task <text>', 'what the task is about (the prompts quote it)')

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { describeValue, JaggersError, type ErrorCode } from './errors.js';
 
 /** Walk `path` into `data` to show the bad value in an error message. */
-function valueAt(data: unknown, p: readonly PropertyKey[]): unknown {
+export function valueAt(data: unknown, p: readonly PropertyKey[]): unknown {
   let v: unknown = data;
   for (const k of p) {
     if (v === null || typeof v !== 'object') return undefined;
@@ -12,7 +12,7 @@ function valueAt(data: unknown, p: readonly PropertyKey[]): unknown {
   return v;
 }
 
-function formatPath(p: readonly PropertyKey[]): string {
+export function formatPath(p: readonly PropertyKey[]): string {
   return p.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join('') || '(top level)';
 }
 

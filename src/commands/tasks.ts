@@ -7,6 +7,7 @@ import type { StreamEvent, TaskView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
+import { listProfileNames } from '../profiles/load.js';
 import { newTaskId } from '../task-id.js';
 import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
 import { renderTable } from './render.js';
@@ -41,9 +42,10 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
     def,
     given,
     specs.map((s) => s.name),
+    await listProfileNames(ctx.jaggersDir).catch(() => []),
   );
   const id = o.id ?? newTaskId();
-  if (o.dryRun) return { workflow: def.name, roles, prompts: dryRunPrompts(def, roles, o.task, id) };
+  if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, o.task, id) };
   // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
   const names = [...new Set(Object.values(roles))];
   const bySpec = new Map(specs.map((s) => [s.name, s]));

@@ -20,7 +20,7 @@ import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 import { newTaskId } from '../task-id.js';
 import { bindRoles, loadWorkflow } from '../workflows/load.js';
-import { loadProfile } from '../profiles/load.js';
+import { listProfileNames, loadProfile } from '../profiles/load.js';
 import { windowTags } from '../terminals/apply.js';
 import { findCommand } from '../terminals/find-command.js';
 import { planLaunch } from '../terminals/plan.js';
@@ -199,7 +199,7 @@ export class Tasks {
     const def = parseDefinition(definition, req.workflow);
     const known = (await this.s.cache.get()).tasks[id];
     if (known?.definition) return this.get(id);
-    const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames());
+    const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames(), await listProfileNames(this.s.d.ctx.jaggersDir).catch(() => []));
     for (const role of def.agents)
       if (!roles[role])
         throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
@@ -239,7 +239,15 @@ export class Tasks {
     if (!terminalId) {
       const spec = (await this.s.d.ctx.project().catch(() => null))?.agents.find((x) => x.name === agent);
       const team = findTerminal(data, { agent, task: null });
-      const profile = spec?.profile ?? team?.profile;
+      // Else a profile's name: an agent of that name and profile, as `up --agents claude` starts it.
+      const asProfile =
+        spec || team
+          ? null
+          : await loadProfile(agent, this.s.d.ctx.jaggersDir).then(
+              () => agent,
+              () => null,
+            );
+      const profile = spec?.profile ?? team?.profile ?? asProfile;
       if (!profile) {
         const names = await this.teamNames();
         throw new JaggersError('E_AGENT_UNKNOWN', `run: unknown agent ${JSON.stringify(agent)}: agents are ${names.join(', ') || 'none'}`);

@@ -97,7 +97,7 @@ export const workflowSchema = z
           ctx.addIssue({
             code: 'custom',
             path: ['steps', i, 'loop', 'back'],
-            message: `must name this step or an earlier one, got "${s.loop.back}"`,
+            message: 'must name this step or an earlier one',
             input: s.loop.back,
           });
       }

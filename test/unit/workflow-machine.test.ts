@@ -528,7 +528,7 @@ describe('workflowMachine rejects an invalid definition', () => {
       { id: 'x', agent: 'a', prompt: 'p', loop: { back: 'y', max: 1 } },
       { id: 'y', agent: 'b', prompt: 'p' },
     ];
-    expect(issues({ ...base, steps })).toEqual(['steps.0.loop.back: must name this step or an earlier one, got "y"']);
+    expect(issues({ ...base, steps })).toEqual(['steps.0.loop.back: must name this step or an earlier one']);
   });
 
   it('an unknown template variable', () => {
