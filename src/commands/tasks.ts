@@ -8,7 +8,9 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
 import { listProfileNames } from '../profiles/load.js';
+import { Registry, type RegistryData } from '../sessions/registry.js';
 import { newTaskId } from '../task-id.js';
+import { taskView, withSessions } from '../workflows/task-view.js';
 import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
 import { renderTable } from './render.js';
 import { resume as reopenTask } from './sessions.js';
@@ -187,8 +189,22 @@ export function renderDryRun(d: DryRun): string {
   return head + d.prompts.map((p) => `\n--- turn ${p.seq}: ${p.step} -> ${p.agent}\n${p.prompt}\n`).join('');
 }
 
+/** From the supervisor, or (no session running) from the registry: a task's record outlives its session. */
+async function orFromRegistry<T>(ctx: Context, live: () => Promise<T>, stored: (data: RegistryData) => Promise<T>): Promise<T> {
+  try {
+    return await live();
+  } catch (e) {
+    if (!(e instanceof JaggersError) || e.code !== 'E_SESSION_MISSING') throw e;
+    return stored(await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read());
+  }
+}
+
 export async function tasks(ctx: Context): Promise<TaskView[]> {
-  return withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true });
+  return orFromRegistry(
+    ctx,
+    () => withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true }),
+    async (d) => Object.values(d.tasks).map((t) => taskView(t, d, false, false)),
+  );
 }
 
 export function renderTasks(list: TaskView[]): string {
@@ -208,7 +224,19 @@ export function renderTasks(list: TaskView[]): string {
 }
 
 export async function show(ctx: Context, id: string): Promise<TaskView> {
-  return withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true });
+  return orFromRegistry(
+    ctx,
+    () => withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }),
+    async (d) => {
+      const t = d.tasks[id];
+      if (!t)
+        throw new JaggersError(
+          'E_NOT_FOUND',
+          `no task ${JSON.stringify(id)} in this project${Object.keys(d.tasks).length ? ' (see `jaggers tasks`)' : ' (there is none yet)'}`,
+        );
+      return withSessions(taskView(t, d, false), d, ctx.projectRoot);
+    },
+  );
 }
 
 export function renderShow(t: TaskView): string {

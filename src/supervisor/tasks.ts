@@ -2,7 +2,7 @@
 // persisted snapshot with the task after every transition. Each turn is a job in the task's own pinned
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
@@ -13,9 +13,9 @@ import {
   type WorkflowContext,
   type WorkflowMachine,
 } from '../../machines/workflow.machine.js';
-import type { TaskTurnView, TaskView } from '../api/types.js';
+import type { TaskView } from '../api/types.js';
+import { TASK_FINAL, taskView, turnJobId, withSessions } from '../workflows/task-view.js';
 import { JaggersError } from '../errors.js';
-import { parseArtifact } from '../handover/artifact.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 import { newTaskId } from '../task-id.js';
@@ -26,7 +26,6 @@ import { findCommand } from '../terminals/find-command.js';
 import { planLaunch } from '../terminals/plan.js';
 import { fixWindowSize, newWindow, respawnPane, setWindowOptions } from '../tmux/commands.js';
 import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
-import { readFile } from 'node:fs/promises';
 import type { Supervisor } from './core.js';
 
 export interface TaskRequest {
@@ -44,13 +43,7 @@ export interface TaskRequest {
 /** Worker windows of profile jobs (`claude-j-1a2b3c4d`) are not agents of the team. */
 const JOB_AGENT = /-j-[0-9a-f]{8,16}$/;
 
-export const TASK_FINAL = ['done', 'failed', 'cancelled'] as const;
 const finalTask = (status: string) => (TASK_FINAL as readonly string[]).includes(status);
-
-/** The job of a task's turn: the same task, turn and attempt always give the same id. */
-export function turnJobId(task: string, seq: number, attempt: number): string {
-  return `j-${createHash('sha256').update(`${task}\0${seq}\0${attempt}`).digest('hex').slice(0, 12)}`;
-}
 
 interface Running {
   actor: Actor<WorkflowMachine>;
@@ -90,59 +83,7 @@ export class Tasks {
   }
 
   private view(t: TaskRecord, data: RegistryData, turns = true): TaskView {
-    const ctx = (t.snapshot?.context ?? null) as WorkflowContext | null;
-    const windowOf = (agent: string | null) => (agent ? `${agent}+${t.id}` : null);
-    const list: TaskTurnView[] = turns
-      ? (ctx?.turns ?? []).map((x) => {
-          const jobs = [1, 2, 3].map((k) => data.jobs[turnJobId(t.id, x.seq, k)]).filter((j): j is JobRecord => !!j);
-          const j = jobs.find((y) => y.state === 'done') ?? jobs.at(-1);
-          const started = j?.history.find((h) => h.state === 'starting' || h.state === 'running')?.at ?? null;
-          const ended = j && isFinal(j.state) ? j.updated : null;
-          return {
-            seq: x.seq,
-            step: x.step,
-            agent: x.agent,
-            round: x.round,
-            job: j?.id ?? x.job,
-            attempts: jobs.length,
-            state: j?.state ?? (x.reply ? 'done' : 'queued'),
-            reason: j?.reason ?? null,
-            prompt: x.prompt ?? j?.artifact ?? null,
-            reply: x.reply ?? j?.reply ?? null,
-            sessionId: null,
-            started,
-            ended,
-            ms: started && ended ? Date.parse(ended) - Date.parse(started) : null,
-          };
-        })
-      : [];
-    const agents = Object.fromEntries(
-      Object.entries(t.agents).map(([name, a]) => [
-        name,
-        { terminalId: a.terminalId, sessionId: data.terminals[a.terminalId]?.sessionId ?? a.sessionId, turns: a.turns },
-      ]),
-    );
-    return {
-      id: t.id,
-      workflow: t.workflow,
-      status: t.status,
-      reason: t.reason,
-      step: t.step,
-      agent: t.agent,
-      text: t.text,
-      source: t.source,
-      roles: t.roles,
-      detached: t.detached,
-      created: t.created,
-      updated: t.updated,
-      final: t.final,
-      outcome: t.outcome,
-      seq: ctx?.seq ?? 0,
-      live: this.running.has(t.id),
-      attach: t.status === 'waiting' && t.agent ? `jaggers attach ${windowOf(t.agent)}` : null,
-      agents,
-      turns: list,
-    };
+    return taskView(t, data, this.running.has(t.id), turns);
   }
 
   /** The task once it ended, or as it is when `timeoutMs` ran out. */
@@ -168,19 +109,7 @@ export class Tasks {
 
   /** `show`: the view with each turn's session id read from its handover file. */
   async show(id: string): Promise<TaskView> {
-    const v = await this.get(id);
-    const data = await this.s.cache.get();
-    for (const turn of v.turns) {
-      if (!turn.prompt) continue;
-      const text = await readFile(path.resolve(this.root, turn.prompt), 'utf8').catch(() => null);
-      const s = text ? parseArtifact(text).meta.target_session : null;
-      turn.sessionId = typeof s === 'string' ? s : null;
-      // A CLI that cannot take an id up front (codex) had none when its first turn was written: the
-      // conversation pinned after it, its first, is the one that turn made.
-      const t = data.terminals[v.agents[turn.agent]?.terminalId ?? ''];
-      if (turn.sessionId === null && t?.sessionId && t.sessionHistory.length === 0 && turn.state === 'done') turn.sessionId = t.sessionId;
-    }
-    return v;
+    return withSessions(await this.get(id), await this.s.cache.get(), this.root);
   }
 
   /**

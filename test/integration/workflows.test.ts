@@ -3,7 +3,7 @@
 // once over agents of the same profiles, an agent that exits during its turn, a turn past its timeout,
 // waiting for permission, cancel, and bad input. The fake agents write every prompt they receive to
 // FAKE_AGENT_PROMPTS, and keep their conversations on disk: the ground truth of what ran where.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TaskView } from '../../src/api/types.js';
@@ -345,6 +345,80 @@ describe('workflows', () => {
       .catch((e: Error & { code?: string }) => e);
     expect((err as { code?: string }).code).toBe('E_AGENT_UNKNOWN');
     expect((err as Error).message).toMatch(/unknown agent "nobody": agents are alpha, beta, gamma, delta, slowpoke/);
+  });
+
+  it('a project workflow from YAML: a step past its timeout fails the task, names the turn, and interrupts the agent', async () => {
+    await mkdir(path.join(rig.root, '.jaggers', 'workflows'), { recursive: true });
+    await writeFile(
+      path.join(rig.root, '.jaggers', 'workflows', 'hurry.yaml'),
+      'description: one step that must be quick\nagents: [worker]\nsteps:\n  - id: quick\n    agent: worker\n    timeout: 1\n    prompt: "{{task}}"\n',
+    );
+    const listed = JSON.parse((await jg(['workflows', '--json'])).stdout) as { name: string; source: string }[];
+    expect(listed.find((w) => w.name === 'hurry')?.source).toBe(path.join(rig.root, '.jaggers', 'workflows', 'hurry.yaml'));
+    const r = await jg(['run', 'hurry', '--task', 'take your time', '--agents', 'slowpoke']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^task t-[0-9a-f]{8} failed: turn 1 \(quick, slowpoke\) did not finish within 1 s \(the step's timeout\)\n$/);
+    const id = /task (t-[0-9a-f]{8})/.exec(r.stdout)![1]!;
+    const t = await task(id);
+    expect(t.status).toBe('failed');
+    expect(t.source).toBe('.jaggers/workflows/hurry.yaml');
+    // Its turn's job was cancelled, which interrupted the agent.
+    const job = await untilEvent(
+      api(rig),
+      'job',
+      async () => {
+        const j = await api(rig).call<{ state: string; reason: string }>('GET', `/v1/jobs/${t.turns[0]!.job}`);
+        return j.state === 'cancelled' ? j : null;
+      },
+      'the turn cancelled',
+    );
+    expect(job.reason).toMatch(new RegExp(`cancelled by workflow task ${id} while running; the agent was interrupted`));
+    expect((await jg(['logs'])).stdout).toMatch(/did not finish within 1 s/);
+  });
+
+  it('a headless step runs in the same pinned conversation as the pane turns around it; --dry-run sends nothing', async () => {
+    await mkdir(path.join(rig.root, '.jaggers', 'workflows'), { recursive: true });
+    await writeFile(
+      path.join(rig.root, '.jaggers', 'workflows', 'mixed.yaml'),
+      [
+        'agents: [a]',
+        'steps:',
+        '  - { id: first, agent: a, prompt: "{{task}} in the pane" }',
+        '  - { id: second, agent: a, mode: headless, reads: [first], prompt: "headless now, after {{reads}}" }',
+        '  - { id: third, agent: a, prompt: "back in the pane after {{reply.second}}" }',
+        '',
+      ].join('\n'),
+    );
+    const dry = await jg(['run', 'mixed', '--task', 'mix it', '--agents', 'alpha', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('--- turn 2: second -> alpha\nheadless now, after - first (by alpha): <reply of first>');
+    expect(dry.stdout).toContain('back in the pane after <reply of second>');
+    expect(await received()).toEqual([]);
+    const r = await jg(['run', 'mixed', '--task', 'mix it', '--agents', 'alpha', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout) as TaskView;
+    expect(v.turns.map((x) => [x.step, x.state, x.job === null])).toEqual([
+      ['first', 'done', false],
+      ['second', 'done', true],
+      ['third', 'done', false],
+    ]);
+    const t = await task(v.id);
+    const sid = t.turns[0]!.sessionId!;
+    expect(t.turns.map((x) => x.sessionId)).toEqual([sid, sid, sid]);
+    const conv = await conversation(sid);
+    expect(conv).toHaveLength(3);
+    expect(await readFile(path.resolve(rig.root, /Read (\S+) and do/.exec(conv[1]!.prompt)![1]!), 'utf8')).toContain('headless now');
+  });
+
+  it('a malformed workflow file stops run with the file, line and field', async () => {
+    await mkdir(path.join(rig.root, '.jaggers', 'workflows'), { recursive: true });
+    const file = path.join(rig.root, '.jaggers', 'workflows', 'broken.yaml');
+    await writeFile(file, 'agents: [a]\nsteps:\n  - id: one\n    agent: b\n    prompt: hi\n');
+    const r = await jg(['run', 'broken', '--task', 'x']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}: line 4, column 12: field \`steps[0].agent\`: "b" is not one of the workflow's agents (a), got "b" (string)`);
+    expect((await jg(['workflows'])).stdout).toMatch(/broken .*INVALID: .*steps\[0\]\.agent/);
+    expect(await received()).toEqual([]);
   });
 
   it('bad input: unknown workflow and agents name what exists; an empty task; show of an unknown task', async () => {

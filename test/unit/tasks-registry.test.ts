@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/sessions/events.js';
 import { applyEvent, applyEvents, emptyRegistry, registrySchema } from '../../src/sessions/schema.js';
-import { turnJobId } from '../../src/supervisor/tasks.js';
+import { turnJobId } from '../../src/workflows/task-view.js';
 
 const ts = '2026-11-23T10:00:00.000Z';
 const later = '2026-11-23T10:00:05.000Z';

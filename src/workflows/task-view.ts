@@ -1,0 +1,87 @@
+// A task as `tasks` and `show` present it, from the registry alone: the supervisor serves it, and a
+// command reads it from `.jaggers/` when no session runs.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { WorkflowContext } from '../../machines/workflow.machine.js';
+import type { TaskTurnView, TaskView } from '../api/types.js';
+import { parseArtifact } from '../handover/artifact.js';
+import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
+
+export const TASK_FINAL = ['done', 'failed', 'cancelled'] as const;
+
+/** The job of a task's turn: the same task, turn and attempt always give the same id. */
+export function turnJobId(task: string, seq: number, attempt: number): string {
+  return `j-${createHash('sha256').update(`${task}\0${seq}\0${attempt}`).digest('hex').slice(0, 12)}`;
+}
+
+export function taskView(t: TaskRecord, data: RegistryData, live: boolean, turns = true): TaskView {
+  const ctx = (t.snapshot?.context ?? null) as WorkflowContext | null;
+  const windowOf = (agent: string | null) => (agent ? `${agent}+${t.id}` : null);
+  const list: TaskTurnView[] = turns
+    ? (ctx?.turns ?? []).map((x) => {
+        const jobs = [1, 2, 3].map((k) => data.jobs[turnJobId(t.id, x.seq, k)]).filter((j): j is JobRecord => !!j);
+        const j = jobs.find((y) => y.state === 'done') ?? jobs.at(-1);
+        const started = j?.history.find((h) => h.state === 'starting' || h.state === 'running')?.at ?? null;
+        const ended = j && isFinal(j.state) ? j.updated : null;
+        return {
+          seq: x.seq,
+          step: x.step,
+          agent: x.agent,
+          round: x.round,
+          job: j?.id ?? x.job,
+          attempts: jobs.length,
+          state: j?.state ?? (x.reply ? 'done' : 'queued'),
+          reason: j?.reason ?? null,
+          prompt: x.prompt ?? j?.artifact ?? null,
+          reply: x.reply ?? j?.reply ?? null,
+          sessionId: null,
+          started,
+          ended,
+          ms: started && ended ? Date.parse(ended) - Date.parse(started) : null,
+        };
+      })
+    : [];
+  const agents = Object.fromEntries(
+    Object.entries(t.agents).map(([name, a]) => [
+      name,
+      { terminalId: a.terminalId, sessionId: data.terminals[a.terminalId]?.sessionId ?? a.sessionId, turns: a.turns },
+    ]),
+  );
+  return {
+    id: t.id,
+    workflow: t.workflow,
+    status: t.status,
+    reason: t.reason,
+    step: t.step,
+    agent: t.agent,
+    text: t.text,
+    source: t.source,
+    roles: t.roles,
+    detached: t.detached,
+    created: t.created,
+    updated: t.updated,
+    final: t.final,
+    outcome: t.outcome,
+    seq: ctx?.seq ?? 0,
+    live,
+    attach: t.status === 'waiting' && t.agent ? `jaggers attach ${windowOf(t.agent)}` : null,
+    agents,
+    turns: list,
+  };
+}
+
+/** Each turn's conversation, read from its handover file. */
+export async function withSessions(v: TaskView, data: RegistryData, root: string): Promise<TaskView> {
+  for (const turn of v.turns) {
+    if (!turn.prompt) continue;
+    const text = await readFile(path.resolve(root, turn.prompt), 'utf8').catch(() => null);
+    const s = text ? parseArtifact(text).meta.target_session : null;
+    turn.sessionId = typeof s === 'string' ? s : null;
+    // A CLI that cannot take an id up front (codex) had none when its first turn was written: the
+    // conversation pinned after it, its first, is the one that turn made.
+    const t = data.terminals[v.agents[turn.agent]?.terminalId ?? ''];
+    if (turn.sessionId === null && t?.sessionId && t.sessionHistory.length === 0 && turn.state === 'done') turn.sessionId = t.sessionId;
+  }
+  return v;
+}
