@@ -197,7 +197,7 @@ export function bindRoles(def: WorkflowDef, agents: string[] | undefined, team: 
   return Object.fromEntries(roles.map((r, i) => [r, team[i]!]));
 }
 
-/** The prompts of the first pass (each step once, in order), with earlier replies as placeholders. */
+/** The prompts of the first pass (each step as it first runs, in order), with earlier replies as placeholders. */
 export async function dryRunPrompts(
   def: WorkflowDef,
   roles: Record<string, string>,
@@ -210,12 +210,13 @@ export async function dryRunPrompts(
   const machine = workflowMachine(def).provide({
     actors: {
       turn: fromPromise<TurnOutput, TurnInput>(async ({ input }) => {
-        if (seen.has(input.step)) {
+        // Loops go round to their limits (no reply meets an exit condition); each step is shown once.
+        if (input.seq > 2000) {
           stop.abort();
           return new Promise<TurnOutput>(() => {});
         }
+        if (!seen.has(input.step)) out.push({ seq: out.length + 1, step: input.step, agent: input.agent, prompt: input.prompt });
         seen.add(input.step);
-        out.push({ seq: input.seq, step: input.step, agent: input.agent, prompt: input.prompt });
         return { prompt: `<prompt of ${input.step}>`, reply: `<reply of ${input.step}>`, text: '', job: null };
       }),
     },

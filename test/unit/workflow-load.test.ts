@@ -157,4 +157,12 @@ describe('workflow files', () => {
     expect(r.map((x) => x.step)).toEqual(['build', 'check', 'fix']);
     expect(r[2]!.prompt).toBe('Fix what b found in <reply of check> (round 1 of 3).');
   });
+
+  it("the README's example file is valid, and its dry run shows every step once, past the loop", async () => {
+    const readme = await readFile(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const text = /```yaml\n(description: build it[\s\S]*?)```/.exec(readme)![1]!;
+    const def = parseWorkflowFile(text, '/p/.jaggers/workflows/review.yaml');
+    const p = await dryRunPrompts(def, { builder: 'a', checker: 'b' }, 'T', 't-1');
+    expect(p.map((x) => x.step)).toEqual(['build', 'check', 'fix', 'summary']);
+  });
 });
