@@ -43,12 +43,15 @@ describe('applyEvent', () => {
       lastState: null,
       turns: 0,
     });
-    expect(data.tasks.t1).toEqual({
+    expect(data.tasks.t1).toMatchObject({
       id: 't1',
       workflow: 'review',
       status: 'created',
       created: ts,
       agents: { claude: { terminalId: 'jg-aaaa0001', sessionId: S1, turns: 0 } },
+      definition: null,
+      snapshot: null,
+      history: [],
     });
   });
 
