@@ -172,6 +172,14 @@ describe('workflows', () => {
       expect(v.final).toBe(v.turns.at(-1)!.reply);
       // Every turn's reply file holds the agent's answer, and each prompt went in once.
       for (const t of v.turns) expect(await readFile(path.join(rig.root, t.reply!), 'utf8')).toMatch(/turn \d+ of session [0-9a-f]{8}/);
+      // The registry counts each agent's replies in the task; the journal holds the workflow, its snapshots and statuses.
+      const rec = (await registry()).tasks[v.id]!;
+      expect(rec.status).toBe('done');
+      expect(Object.values(rec.agents).reduce((n, a) => n + a.turns, 0)).toBe(c.steps.length);
+      const lines = (await journal()).filter((e) => e.taskId === v.id);
+      expect(lines.filter((e) => e.type === 'task-workflow')).toHaveLength(1);
+      expect(lines.filter((e) => e.type === 'task-snapshot').length).toBeGreaterThanOrEqual(c.steps.length + 1);
+      expect(lines.filter((e) => e.type === 'task-status').map((e) => e.status)).toEqual([...c.steps.map(() => 'running'), 'done']);
     }
     const prompts = (await received()).map((p) => p.agent);
     expect(prompts).toHaveLength(cases.reduce((n, c) => n + c.steps.length, 0));
