@@ -182,7 +182,7 @@ export function workflowMachine(input: WorkflowInput | WorkflowDef) {
             onError: {
               target: '#wf.failed',
               actions: assign(({ context, event }: { context: WorkflowContext; event: unknown }) => ({
-                error: `turn ${context.seq} (${s.id}, ${context.roles[s.agent] ?? s.agent}) failed: ${errorText((event as { error: unknown }).error)}`,
+                error: `turn ${context.seq} (${s.id}, ${context.roles[s.agent] ?? s.agent}) ${turnError(errorText((event as { error: unknown }).error))}`,
               })),
             },
           },
@@ -254,6 +254,8 @@ function inLoopUntil(steps: readonly StepDef[], end: number): boolean {
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+/** A turn actor that kept the step's deadline itself (after a restore) says so as the machine's timer would. */
+const turnError = (m: string) => (m.startsWith('did not finish within ') ? m : `failed: ${m}`);
 
 export type WorkflowMachine = ReturnType<typeof workflowMachine>;
 export type WorkflowSnapshot = SnapshotFrom<WorkflowMachine>;

@@ -366,7 +366,8 @@ export class Tasks {
       if (done) return this.output(done);
       const last = jobs.at(-1);
       if (last && !isFinal(last.state)) {
-        await this.follow(last.id, input, signal);
+        // Followed again after a restart: the step's time counts from when its job was made.
+        await this.follow(last.id, input, signal, Date.parse(last.created) + input.timeoutMs);
         continue;
       }
       if (last) {
@@ -385,11 +386,12 @@ export class Tasks {
         target: terminalId,
         text: input.prompt,
         name: `${input.taskId} turn ${input.seq}: ${input.step}`,
+        // The step's deadline is kept by the workflow; the job's own is a backstop.
         timeout: input.timeoutMs / 1000 + 5,
         task: input.taskId,
         workflow: input.workflow,
       });
-      await this.follow(id, input, signal);
+      await this.follow(id, input, signal, Date.now() + input.timeoutMs);
     }
   }
 
@@ -398,8 +400,12 @@ export class Tasks {
     return { prompt: j.artifact ?? '', reply: j.reply ?? '', text: r.reply ?? '', job: j.id };
   }
 
-  /** Until the job ends; its agent asking a person makes the task waiting. Leaving the turn (timeout, cancel) cancels the job. */
-  private async follow(jobId: string, input: TurnInput, signal: AbortSignal): Promise<void> {
+  /**
+   * Until the job ends; its agent asking a person makes the task waiting. Leaving the turn (cancel) or
+   * the step's deadline cancels the job. The deadline is kept here as well as by the machine: a machine
+   * restored from its snapshot has lost its timers (XState does not persist them).
+   */
+  private async follow(jobId: string, input: TurnInput, signal: AbortSignal, deadline: number): Promise<void> {
     const tell = (j: { state: string; reason: string }) => {
       const actor = this.running.get(input.taskId)?.actor;
       if (!actor) return;
@@ -421,9 +427,20 @@ export class Tasks {
         reject(new Error('the turn was stopped'));
       };
       signal.addEventListener('abort', aborted, { once: true });
+      const late = setTimeout(
+        () => {
+          finish();
+          void this.s.jobs
+            .cancel(jobId, `workflow task ${input.taskId} (the step's timeout ran out)`)
+            .catch((e: Error) => this.s.d.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
+          reject(new JaggersError('E_TIMEOUT', `did not finish within ${input.timeoutMs / 1000} s (the step's timeout)`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       // A stopping supervisor leaves the turn as it is (the job goes on after a restart): the promise never settles.
       const stopping = () => {
         ended = true;
+        clearTimeout(late);
         off();
         signal.removeEventListener('abort', aborted);
       };
@@ -433,6 +450,7 @@ export class Tasks {
       function finish(): void {
         if (ended) return;
         ended = true;
+        clearTimeout(late);
         off();
         signal.removeEventListener('abort', aborted);
         s.stopping.signal.removeEventListener('abort', stopping);

@@ -382,6 +382,14 @@ describe('workflows', () => {
     );
     expect(job.reason).toMatch(new RegExp(`cancelled by workflow task ${id} while running; the agent was interrupted`));
     expect((await jg(['logs'])).stdout).toMatch(/did not finish within 1 s/);
+    // A failed task resumes at the turn it stopped in: that turn is tried once more (a new job).
+    const again = await jg(['resume', id, '--json']);
+    expect(again.code, again.stdout.slice(0, 4000) + again.stderr).toBe(1);
+    const t2 = JSON.parse(again.stdout) as TaskView;
+    expect(t2.status).toBe('failed');
+    expect(t2.turns).toHaveLength(1);
+    expect(t2.turns[0]!.attempts).toBe(2);
+    expect(t2.turns[0]!.job).not.toBe(t.turns[0]!.job);
   });
 
   it('a headless step runs in the same pinned conversation as the pane turns around it; --dry-run sends nothing', async () => {

@@ -341,6 +341,12 @@ describe('workflow machine: time, failures and people', () => {
     expect(t.calls).toHaveLength(2);
   });
 
+  it("a turn actor that kept the step's deadline itself (after a restore) fails the task as the machine's own timer would", async () => {
+    const t = start(collaborative.machine, AB);
+    await (await t.current()).fail(new Error("did not finish within 600 s (the step's timeout)"));
+    expect(t.snap().context.error).toBe("turn 1 (propose, claude) did not finish within 600 s (the step's timeout)");
+  });
+
   it('WAITING and WORKING: waiting with the question, then running again; the clock keeps counting', async () => {
     const t = start(collaborative.machine, AB);
     await t.reply('proposal');
