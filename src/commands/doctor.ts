@@ -26,6 +26,8 @@ export interface DoctorReport {
   /** The team's agents (jaggers.json, else the team an earlier `up` made) and whether each command is found. */
   agents: { agent: string; profile: string; command: string | null; found: string | null; error?: string }[];
   supervisor: { pid: number; uptimeMs: number; socket: string; log: string } | null;
+  /** The project's workflow files (.jaggers/workflows/*.yaml) and what is wrong with each. */
+  workflows: { name: string; file: string; error: string | null }[];
 }
 
 export async function doctor(ctx: Context): Promise<DoctorReport> {
@@ -78,7 +80,11 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
       .catch(() => null);
     if (h) supervisor = { pid: h.pid, uptimeMs: h.uptimeMs, socket: h.socket, log: h.log };
   }
-  const ok = tmux.ok && !projectError && profiles.every((p) => !p.error) && agents.every((a) => a.found && !a.error);
+  const { listWorkflows } = await import('../workflows/load.js');
+  const workflows = (await listWorkflows(ctx.jaggersDir).catch(() => []))
+    .filter((w) => w.source !== 'built-in')
+    .map((w) => ({ name: w.name, file: w.source, error: w.error }));
+  const ok = tmux.ok && !projectError && profiles.every((p) => !p.error) && agents.every((a) => a.found && !a.error) && workflows.every((w) => !w.error);
   return {
     ok,
     tmux,
@@ -90,6 +96,7 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
     profiles,
     agents,
     supervisor,
+    workflows,
   };
 }
 
@@ -105,6 +112,7 @@ export function renderDoctor(r: DoctorReport): string {
         (a) =>
           `${mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`,
       ),
+      ...r.workflows.map((w) => `${mark(!w.error)} workflow ${w.name}: ${w.error ?? w.file}`),
       r.supervisor
         ? `ok   supervisor: pid ${r.supervisor.pid}, up ${Math.round(r.supervisor.uptimeMs / 1000)} s, API ${r.supervisor.socket}, log ${r.supervisor.log}`
         : `ok   supervisor: not running${r.serverRunning ? ' (the next command starts it)' : ''}`,
