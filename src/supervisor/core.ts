@@ -5,7 +5,17 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { publicStatus, type TerminalStatus } from '../../machines/terminal.machine.js';
-import type { HandoffResult, HealthView, InputResult, ScreenView, StateEventData, TerminalDetail, TerminalView, TurnEventData } from '../api/types.js';
+import type {
+  HandoffResult,
+  HealthView,
+  StreamEvent,
+  InputResult,
+  ScreenView,
+  StateEventData,
+  TerminalDetail,
+  TerminalView,
+  TurnEventData,
+} from '../api/types.js';
 import type { Context } from '../context.js';
 import { deliverNow } from '../delivery/deliver.js';
 import { PaneQueue } from '../delivery/queue.js';
@@ -305,6 +315,24 @@ export class Supervisor {
       });
     });
     return now();
+  }
+
+  /** Resolves when an event on the stream matches, `timeoutMs` ran out, or the supervisor stops. */
+  untilEvent(match: (e: StreamEvent) => boolean, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const stopping = this.stopping.signal;
+      const timer = setTimeout(done, timeoutMs);
+      stopping.addEventListener('abort', done, { once: true });
+      const off = this.d.hub.subscribe((e) => {
+        if (match(e)) done();
+      });
+      function done(): void {
+        clearTimeout(timer);
+        stopping.removeEventListener('abort', done);
+        off();
+        resolve();
+      }
+    });
   }
 
   target(e: TerminalEntry, what: string): TurnTarget {

@@ -154,20 +154,7 @@ export class Jobs {
   async wait(id: string, timeoutMs: number): Promise<JobView> {
     const now = await this.get(id);
     if (isFinal(now.state)) return now;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      this.s.stopping.signal.addEventListener('abort', done, { once: true });
-      const off = this.s.d.hub.subscribe((e) => {
-        if (e.type === 'job' && e.data.id === id && isFinal(e.data.state as JobState)) done();
-      });
-      const stopping = this.s.stopping.signal;
-      function done(): void {
-        clearTimeout(timer);
-        stopping.removeEventListener('abort', done);
-        off();
-        resolve();
-      }
-    });
+    await this.s.untilEvent((e) => e.type === 'job' && e.data.id === id && isFinal(e.data.state as JobState), timeoutMs);
     return this.get(id);
   }
 

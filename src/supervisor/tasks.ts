@@ -90,20 +90,7 @@ export class Tasks {
   async wait(id: string, timeoutMs: number): Promise<TaskView> {
     const now = await this.get(id);
     if (finalTask(now.status)) return now;
-    await new Promise<void>((resolve) => {
-      const stopping = this.s.stopping.signal;
-      const timer = setTimeout(done, timeoutMs);
-      stopping.addEventListener('abort', done, { once: true });
-      const off = this.s.d.hub.subscribe((e) => {
-        if (e.type === 'task' && e.data.id === id && finalTask(String(e.data.status))) done();
-      });
-      function done(): void {
-        clearTimeout(timer);
-        stopping.removeEventListener('abort', done);
-        off();
-        resolve();
-      }
-    });
+    await this.s.untilEvent((e) => e.type === 'task' && e.data.id === id && finalTask(String(e.data.status)), timeoutMs);
     return this.show(id);
   }
 

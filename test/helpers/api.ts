@@ -132,3 +132,17 @@ export async function untilEvent<T>(client: ApiClient, types: string, check: () 
     });
   }
 }
+
+export interface PromptReceived {
+  agent: string;
+  prompt: string;
+}
+
+/** Every prompt the fake agents received, in order (their FAKE_AGENT_PROMPTS file). */
+export async function promptsReceived(file: string): Promise<PromptReceived[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as PromptReceived);
+}

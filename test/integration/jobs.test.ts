@@ -6,27 +6,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, InboxView, JobResultView, JobView } from '../../src/api/types.js';
-import { api, untilEvent, waitPidGone } from '../helpers/api.js';
+import { api, promptsReceived, untilEvent, waitPidGone } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
-
-interface Received {
-  agent: string;
-  prompt: string;
-}
 
 describe('assign and forget: jobs and the inbox', () => {
   let rig: Rig;
   let promptsFile: string;
 
-  /** Every prompt the fake agents received, in order. */
-  const received = async (): Promise<Received[]> => {
-    const text = await readFile(promptsFile, 'utf8').catch(() => '');
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Received);
-  };
+  const received = () => promptsReceived(promptsFile);
   const jg = (args: string[], env?: NodeJS.ProcessEnv) => rig.run(args, env ? { env: { ...rig.env, ...env } } : {});
   const jobOf = async (id: string) => JSON.parse((await jg(['jobs', '--json'])).stdout).find((j: JobView) => j.id === id) as JobView;
   const until = <T>(check: () => Promise<T | null>, types: string, what: string) => untilEvent(api(rig), types, check, what);
@@ -283,11 +271,7 @@ describe('the inbox after a crash between claim and delivery', () => {
       },
       `message ${id} delivered`,
     );
-  const prompts = async () =>
-    (await readFile(promptsFile, 'utf8').catch(() => ''))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as Received).prompt);
+  const prompts = async () => (await promptsReceived(promptsFile)).map((p) => p.prompt);
 
   it('submitted before the crash: found on screen, not typed again', async () => {
     const { id, nonce } = await leftBehind(true);

@@ -7,14 +7,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TaskView } from '../../src/api/types.js';
-import { api, untilEvent, waitPidGone, type FakeTurn } from '../helpers/api.js';
+import { api, promptsReceived, untilEvent, waitPidGone, type FakeTurn } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
-
-interface Received {
-  agent: string;
-  prompt: string;
-}
 
 interface Registry {
   terminals: Record<string, { agent: string; sessionId: string; task: string | null; terminalId: string }>;
@@ -25,13 +20,7 @@ describe('workflows', () => {
   let rig: Rig;
   let promptsFile: string;
 
-  const received = async (): Promise<Received[]> => {
-    const text = await readFile(promptsFile, 'utf8').catch(() => '');
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Received);
-  };
+  const received = () => promptsReceived(promptsFile);
   const jg = (args: string[]) => rig.run(args);
   const registry = async () => JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as Registry;
   const journal = async () =>
