@@ -385,6 +385,8 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
       const { workflows, renderWorkflows } = await import('./commands/workflows.js');
       const list = await workflows(c);
       e.io.writeOut(o.json ? json(list) : renderWorkflows(c, list));
+      // Like doctor: the whole list, and a failure when a project file does not load.
+      if (list.some((w) => w.error)) setExit(1);
     });
 
   program

@@ -422,7 +422,10 @@ describe('workflows', () => {
     const r = await jg(['run', 'broken', '--task', 'x']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${file}: line 4, column 12: field \`steps[0].agent\`: "b" is not one of the workflow's agents (a), got "b" (string)`);
-    expect((await jg(['workflows'])).stdout).toMatch(/broken .*INVALID: .*steps\[0\]\.agent/);
+    const listed = await jg(['workflows']);
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toMatch(/broken .*INVALID: .*steps\[0\]\.agent/);
+    expect(listed.stdout).toMatch(/^collaborative /m);
     const doc = await jg(['doctor']);
     expect(doc.code).toBe(1);
     expect(doc.stdout).toMatch(/^FAIL workflow broken: .*line 4, column 12: field `steps\[0\]\.agent`/m);

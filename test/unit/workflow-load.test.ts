@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_WORKFLOWS } from '../../machines/workflows/index.js';
 import { bindRoles, dryRunPrompts, listWorkflows, loadWorkflow, parseWorkflowFile, workflowYaml } from '../../src/workflows/load.js';
-import { workflowSchema } from '../../src/workflows/schema.js';
+import { TEMPLATE_VARIABLES, workflowSchema } from '../../src/workflows/schema.js';
 
 let dir: string;
 const wfDir = () => path.join(dir, 'workflows');
@@ -164,5 +164,10 @@ describe('workflow files', () => {
     const def = parseWorkflowFile(text, '/p/.jaggers/workflows/review.yaml');
     const p = await dryRunPrompts(def, { builder: 'a', checker: 'b' }, 'T', 't-1');
     expect(p.map((x) => x.step)).toEqual(['build', 'check', 'fix', 'summary']);
+  });
+
+  it('the README describes every template variable', async () => {
+    const readme = await readFile(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    for (const [name] of TEMPLATE_VARIABLES) expect(readme, name).toContain(`{{${name}}}`);
   });
 });
