@@ -75,21 +75,34 @@ async function readHead(file: string, bytes: number): Promise<string> {
   }
 }
 
+/**
+ * The task each handover file belongs to, by folder and file name: a file is written whole under its
+ * final name (a rename) and never renamed, so its task is read once per process, not on every turn.
+ */
+const taskOfFile = new Map<string, Map<string, string | null>>();
+
 /** The next turn number of a task: one more than the highest turn of its artifacts on disk. */
 export async function nextTurn(jaggersDir: string, task: string): Promise<number> {
+  const dir = handoverDir(jaggersDir);
   let names: string[] = [];
   try {
-    names = await readdir(handoverDir(jaggersDir));
+    names = await readdir(dir);
   } catch {
     return 1;
   }
+  let known = taskOfFile.get(dir);
+  if (!known) taskOfFile.set(dir, (known = new Map()));
   let max = 0;
   for (const n of names) {
     const m = /^turn_(\d+)_[0-9a-f]+\.md$/.exec(n);
     if (!m) continue;
-    const head = await readHead(path.join(handoverDir(jaggersDir), n), 600);
-    const t = /^task: (.+)$/m.exec(head)?.[1];
-    if (t === task || (t?.startsWith('"') && JSON.parse(t) === task)) max = Math.max(max, Number(m[1]));
+    let t = known.get(n);
+    if (t === undefined) {
+      const raw = /^task: (.+)$/m.exec(await readHead(path.join(dir, n), 600))?.[1] ?? null;
+      t = raw?.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+      known.set(n, t);
+    }
+    if (t === task) max = Math.max(max, Number(m[1]));
   }
   return max + 1;
 }

@@ -20,6 +20,21 @@ const meta = (task: string, turn: number): HandoverMeta => ({
 });
 
 describe('handover artifacts', () => {
+  it('nextTurn counts per task, and sees files another process wrote after it looked', async () => {
+    const dir = await tempDir();
+    expect(await nextTurn(dir, 'a')).toBe(1);
+    await writeArtifact(dir, meta('a', 1), 'x');
+    await writeArtifact(dir, meta('b', 1), 'x');
+    expect(await nextTurn(dir, 'a')).toBe(2);
+    // Written behind its back (as a second process would): found on the next call.
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(dir, 'handover', 'turn_7_abcdef.md'), renderArtifact(meta('a', 7), 'y'));
+    await writeFile(path.join(dir, 'handover', 'turn_9_fedcba.md'), renderArtifact(meta('task: "q"', 9), 'y'));
+    expect(await nextTurn(dir, 'a')).toBe(8);
+    expect(await nextTurn(dir, 'b')).toBe(2);
+    expect(await nextTurn(dir, 'task: "q"')).toBe(10);
+  });
+
   it('render and parse round-trip, quoting values that need it', () => {
     const text = renderArtifact({ ...meta('task: with "quotes"', 2), replyTo: 'turn_1_abc123.md' }, 'the body\n---\nstill body');
     expect(text.startsWith('---\ntask: "task: with \\"quotes\\""\nworkflow: handoff\nturn: 2\n')).toBe(true);
