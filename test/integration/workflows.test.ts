@@ -219,7 +219,7 @@ describe('workflows', () => {
       expect(id).toMatch(/^t-[0-9a-f]{8}$/);
       // The middle of turn 2: its job is starting or running (slowpoke thinks 2.5 s), at a random moment.
       await untilTask(id, (t) => t.seq === 2 && ['starting', 'running'].includes(t.turns[1]?.state ?? ''), 'turn 2 under way');
-      await new Promise((res) => setTimeout(res, Math.floor(Math.random() * 1500)));
+      await new Promise((res) => setTimeout(res, Math.floor(Math.random() * 1500))); // a random moment, not a wait for a state
       const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
       process.kill(pid, 'SIGKILL');
       await waitPidGone(pid);
