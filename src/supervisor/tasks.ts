@@ -27,6 +27,7 @@ import { planLaunch } from '../terminals/plan.js';
 import { fixWindowSize, newWindow, respawnPane, setWindowOptions } from '../tmux/commands.js';
 import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
 import type { Supervisor } from './core.js';
+import type { TerminalEntry } from './terminals.js';
 
 export interface TaskRequest {
   id?: string;
@@ -458,10 +459,13 @@ export class Tasks {
     const data = await this.s.cache.get();
     const a = data.tasks[input.taskId]?.agents[input.agent];
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
+    const alive = (x: TerminalEntry | undefined) => !!x && !x.pane.dead && this.s.watcher.status(x.pane.paneId) !== 'exited';
+    // The watcher hears of deaths and closed windows: tmux is read again only when it says the pane is not live.
+    if (alive(this.s.table.find(a.terminalId))) return a.terminalId;
     await this.s.table.refresh();
     const e = this.s.table.find(a.terminalId);
     if (!e) return this.openWindow(input, a.terminalId);
-    if (!e.pane.dead && this.s.watcher.status(e.pane.paneId) !== 'exited') return a.terminalId;
+    if (alive(e)) return a.terminalId;
     if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${input.agent}'s profile cannot be loaded: ${e.problem}`);
     const t = data.terminals[a.terminalId];
     // As `up` restarts a dead pane: resuming the pinned conversation.
