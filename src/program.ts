@@ -376,6 +376,24 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     );
 
   program
+    .command('mcp')
+    .description("serve jaggers' MCP tools on stdio (agents started by jaggers get it registered); --print-config shows that registration")
+    .option('--print-config <cli>', 'show what jaggers registers in an agent of this profile (claude, gemini, qwen, codex, demo...) or of this name')
+    .option('--json', 'with --print-config: as JSON')
+    .addHelpText('after', examples(['jaggers mcp --print-config claude', 'jaggers mcp --print-config codex --json', 'claude mcp add jaggers -- jaggers mcp']))
+    .action(async (o: { printConfig?: string; json?: boolean }) => {
+      const c = await ctx();
+      if (o.printConfig !== undefined) {
+        const { printConfig, renderConfig } = await import('./commands/mcp.js');
+        const v = await printConfig(c, o.printConfig);
+        e.io.writeOut(o.json ? json(v) : renderConfig(v));
+        return;
+      }
+      const { serveMcp } = await import('./mcp/server.js');
+      await serveMcp(c);
+    });
+
+  program
     .command('workflows')
     .description("list the workflows: built-in ones and the project's .jaggers/workflows/*.yaml")
     .option('--json', 'print JSON')

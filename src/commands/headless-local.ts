@@ -13,6 +13,7 @@ import { planLaunch } from '../terminals/plan.js';
 import { headlessTurn } from '../turns/headless.js';
 import { registryTeam } from './up-hint.js';
 import { DEFAULT_SIZE } from './up.js';
+import { writeLaunchFiles } from '../mcp/register.js';
 
 export async function headlessLocally(
   ctx: Context,
@@ -67,7 +68,8 @@ export async function headlessLocally(
         };
         delete env.TMUX;
         delete env.TMUX_PANE;
-        return { env, args: spec.args, cwd: launch.cwd };
+        await writeLaunchFiles(launch);
+        return { env, args: [...spec.args, ...(launch.mcp?.args ?? [])], cwd: launch.cwd };
       },
     },
     target,

@@ -62,6 +62,8 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
     text: o.task,
     roles,
     detached: o.detach ?? false,
+    // Run detached by an agent in its pane: the final answer comes to that agent's inbox.
+    ...(o.detach && ctx.env.JAGGERS_TERMINAL_ID ? { fromTerminal: ctx.env.JAGGERS_TERMINAL_ID } : {}),
   };
   const v = await withApi(ctx, (api) => api.call<TaskView>('POST', '/v1/tasks', body));
   if (o.detach) return v;

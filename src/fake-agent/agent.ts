@@ -2,6 +2,7 @@
 // Every side effect goes through AgentIO, so tests drive it with a fake clock and no terminal.
 import { Editor } from './editor.js';
 import type { KeyEvent } from './input-parser.js';
+import { toolCallIn } from './mcp-client.js';
 import type { ScreenView, TranscriptEntry } from './render.js';
 import { SPINNER_INTERVAL_MS } from './render.js';
 import type { ReplyMode } from './reply.js';
@@ -31,6 +32,8 @@ export interface AgentIO {
   exit(code: number): void;
   /** `/crash`: print the message and die with code 3, leaving everything as it is. */
   crash(message: string): void;
+  /** Call an MCP tool (`--mcp-config`); the reply's lines. Absent: `mcp:` lines are not tool calls. */
+  callTool?(tool: string, args: Record<string, unknown>): Promise<string[]>;
 }
 
 export interface AgentConfig {
@@ -43,6 +46,8 @@ export interface AgentConfig {
   replies: ReplyMode;
   /** `JAGGERS_AGENT`, the work replies' hint at the agent's role. */
   agentName: string | undefined;
+  /** `--mcp-config`: the MCP servers `mcp:` lines call. */
+  mcpConfig?: string | undefined;
 }
 
 interface Turn {
@@ -146,12 +151,23 @@ export class Agent {
     const thinkMs = this.thinkMs;
     const sleep = /^\/sleep\s+(\d{1,9})$/.exec(command);
     if (sleep) this.thinkMs = Number(sleep[1]);
-    if (command !== '/hang') {
+    const call = this.io.callTool ? this.toolCall(prompt) : undefined;
+    if (call) {
+      const end = (lines: string[]) => (this.turn === turn ? this.finish(lines) : undefined);
+      if ('error' in call) turn.cancelTimer = this.io.setTimer(() => end([call.error]), thinkMs);
+      else this.io.callTool!(call.tool, call.args).then(end, (e: unknown) => end([`mcp ${call.tool} failed: ${e instanceof Error ? e.message : String(e)}`]));
+    } else if (command !== '/hang') {
       const done = (): void => (turn.needsApproval ? this.setStatus('waiting') : this.finish(this.turnReply()));
       turn.cancelTimer = this.io.setTimer(done, thinkMs);
     }
     this.setStatus('busy');
     this.spin();
+  }
+
+  /** An `mcp: <tool> {json}` line in the prompt, else in the file it names. */
+  private toolCall(prompt: string): ReturnType<typeof toolCallIn> {
+    const file = namedFile(prompt, this.io.readFile);
+    return toolCallIn(prompt) ?? (file ? toolCallIn(file.content.toString('utf8')) : undefined);
   }
 
   /** A pointer prompt to a file that asks for approval (`needs-approval` in it) opens the menu too. */

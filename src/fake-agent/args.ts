@@ -20,6 +20,8 @@ export interface FakeAgentOptions {
   print: string | undefined;
   /** What replies say: `receipt` (hash and nonce, for tests) or `work` (a plan, diff or review, for the demo). */
   replies: ReplyMode;
+  /** `--mcp-config FILE` (claude's flag): MCP servers a `mcp: <tool> {json}` line in a prompt calls. */
+  mcpConfig: string | undefined;
 }
 
 export type ParsedArgs =
@@ -38,6 +40,8 @@ A scriptable stand-in for an agent CLI (jaggers demo agent).
                        a diff or a review, made from the handover (the demo's agents)
   --session-id UUID    start a new session with this id (fails if it is in use)
   -r, --resume ID      resume a session by uuid, or "latest" (the newest of any session)
+  --mcp-config FILE    {"mcpServers": {...}} as claude takes it: a line "mcp: <tool> {json}" in a
+                       prompt (or in the file it names) calls that tool and replies with its result
   -p, --print PROMPT   answer one prompt headless in the session and exit
   --list-sessions      print the stored sessions, oldest first, and exit
   --version            print the version and exit
@@ -45,7 +49,15 @@ A scriptable stand-in for an agent CLI (jaggers demo agent).
 `;
 
 const NUMBER_FLAGS = { '--boot-ms': 'bootMs', '--think-ms': 'thinkMs', '--paste-burst-ms': 'pasteBurstMs' } as const;
-const STRING_FLAGS = { '--rules': 'rulesFile', '--session-id': 'sessionId', '--resume': 'resume', '-r': 'resume', '-p': 'print', '--print': 'print' } as const;
+const STRING_FLAGS = {
+  '--rules': 'rulesFile',
+  '--session-id': 'sessionId',
+  '--resume': 'resume',
+  '-r': 'resume',
+  '-p': 'print',
+  '--print': 'print',
+  '--mcp-config': 'mcpConfig',
+} as const;
 
 export function defaultOptions(): FakeAgentOptions {
   return {
@@ -58,6 +70,7 @@ export function defaultOptions(): FakeAgentOptions {
     resume: undefined,
     print: undefined,
     replies: 'receipt',
+    mcpConfig: undefined,
   };
 }
 

@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { AgentConfig, AgentIO } from './agent.js';
 import { Agent } from './agent.js';
 import { InputParser } from './input-parser.js';
+import { McpTools } from './mcp-client.js';
 import { renderScreen } from './render.js';
 import type { ReadFile } from './rules.js';
 import type { AgentStatus } from './runtime-files.js';
@@ -94,6 +95,10 @@ export function runTui(config: AgentConfig, session: SessionRecord, ctx: TuiCont
       process.exit(3);
     },
   };
+  if (config.mcpConfig) {
+    const tools = new McpTools(config.mcpConfig);
+    io.callTool = (tool, args) => tools.call(tool, args);
+  }
   const agent = new Agent(config, io, session);
 
   const parser = new InputParser();

@@ -93,6 +93,19 @@ export const DeliverySchema = z.strictObject({
   pointer: z.string().default('Read {file} and do what it asks. [jg:{nonce}]'),
 });
 
+/**
+ * How jaggers' MCP server is offered to this CLI, per process (never in the user's settings):
+ * `config-file`: jaggers writes `{"mcpServers": {"jaggers": {...}}}` under .jaggers/mcp/ and adds `args`
+ * and `env`, where `{mcpConfig}` is that file's path; `codex-overrides`: `-c mcp_servers.jaggers.*=...`
+ * arguments. `server` adds fields to the server's entry (a CLI's own options: timeouts, trust).
+ */
+export const McpSchema = z.strictObject({
+  via: z.enum(['config-file', 'codex-overrides']),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  server: z.record(z.string(), z.unknown()).default({}),
+});
+
 const Size = z.strictObject({
   width: z.number().int().min(20).max(1000),
   height: z.number().int().min(5).max(1000),
@@ -110,6 +123,7 @@ export const ProfileSchema = z.strictObject({
   detect: DetectSchema.default(DetectSchema.parse({})),
   session: SessionSchema.default(SessionSchema.parse({})),
   delivery: DeliverySchema.default(DeliverySchema.parse({})),
+  mcp: McpSchema.optional(),
 });
 
 export type Profile = z.output<typeof ProfileSchema>;

@@ -10,6 +10,8 @@ const AgentSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).default({}),
+  /** Register jaggers' MCP server in this agent (when its profile says how); false: the agent uses the commands. */
+  mcp: z.boolean().optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 

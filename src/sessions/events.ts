@@ -86,6 +86,8 @@ export const taskWorkflowEvent = z.object({
   roles: z.record(z.string(), z.string()),
   /** Driven by the supervisor alone: it resumes the task on its own start. */
   detached: z.boolean(),
+  /** Who started it (an agent's terminal id, through MCP or `run` in its pane): its result goes to that inbox. */
+  from: z.string().nullable().optional(),
 });
 
 /** The workflow machine's persisted snapshot, after a transition. */

@@ -42,6 +42,8 @@ export const taskRecordSchema = z.object({
   definition: z.record(z.string(), z.unknown()).nullable().default(null),
   roles: z.record(z.string(), z.string()).default({}),
   detached: z.boolean().default(false),
+  /** The terminal id of the agent that started it: the final answer goes to its inbox. */
+  from: z.string().nullable().default(null),
   reason: z.string().nullable().default(null),
   step: z.string().nullable().default(null),
   agent: z.string().nullable().default(null),
@@ -121,6 +123,7 @@ function newTask(id: string, workflow: string, ts: string): TaskRecord {
     definition: null,
     roles: {},
     detached: false,
+    from: null,
     reason: null,
     step: null,
     agent: null,
@@ -229,7 +232,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
       const t = taskOf(data, event);
       if (t.definition) throw invalid(event, `task "${event.taskId}" already runs workflow ${t.workflow}`);
       const { workflow, source, definition, text, roles, detached } = event;
-      return withTask(data, { ...t, workflow, source, definition, text, roles, detached, updated: event.ts });
+      return withTask(data, { ...t, workflow, source, definition, text, roles, detached, from: event.from ?? null, updated: event.ts });
     }
     case 'task-snapshot': {
       const t = taskOf(data, event);

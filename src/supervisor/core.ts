@@ -49,6 +49,7 @@ import { publishStatus } from './publish.js';
 import { RegistryCache } from './registry-cache.js';
 import { TerminalTable, type TerminalEntry } from './terminals.js';
 import { waitingFor } from './waiting-for.js';
+import { writeLaunchFiles } from '../mcp/register.js';
 
 export interface SupervisorDeps {
   ctx: Context;
@@ -460,7 +461,8 @@ export class Supervisor {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), ...launch.env, JAGGERS_TASK_ID: task };
     delete env.TMUX;
     delete env.TMUX_PANE;
-    return { env, args: (await this.specOf(e)).args, cwd: launch.cwd };
+    await writeLaunchFiles(launch);
+    return { env, args: [...(await this.specOf(e)).args, ...(launch.mcp?.args ?? [])], cwd: launch.cwd };
   }
 
   /** Stop the agent's TUI for a headless turn (a placeholder holds the pane) and resume it afterwards. */
@@ -476,6 +478,7 @@ export class Supervisor {
       },
       resume: async (sessionId, conversation) => {
         const launch = await this.launchOf(e, t.profile, sessionId, conversation);
+        await writeLaunchFiles(launch);
         await respawnPane(c, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(c, t.paneId, '#{pane_pid}');
         this.watcher.release(t.paneId, pid ? Number(pid) : null);

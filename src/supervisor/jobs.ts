@@ -23,6 +23,7 @@ import type { Supervisor } from './core.js';
 import { knownAgents, resolveParty, resolveSender } from './inbox.js';
 import type { TerminalEntry } from './terminals.js';
 import { JOB_ID, jobPromptFile, messageFile, newJobId, newMessageId, renderJobResult, renderMessage, writeDurable } from './work-files.js';
+import { writeLaunchFiles } from '../mcp/register.js';
 
 export interface JobRequest {
   id?: string;
@@ -279,6 +280,7 @@ export class Jobs {
         await this.change(j.id, 'failed', `profile ${j.target}'s command ${JSON.stringify(profile.command)} is not installed (not found on PATH)`);
         return;
       }
+      await writeLaunchFiles(launch);
       const w = await newWindow(s.d.commands, { session: ctx.session, name: agent, cwd: launch.cwd, env: launch.env, command: launch.command });
       await setWindowOptions(s.d.commands, w.windowId, windowTags(agent, j.target, terminalId, j.id));
       await fixWindowSize(s.d.commands, w.windowId, launch);

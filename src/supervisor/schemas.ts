@@ -104,6 +104,8 @@ export const TaskBody = z.strictObject({
   /** Role -> agent, instead of `agents`. */
   roles: z.record(z.string(), agentRef).optional(),
   detached: z.boolean().default(true),
+  /** The caller's JAGGERS_TERMINAL_ID: the task's final answer goes to that agent's inbox. */
+  fromTerminal: agentRef.optional(),
   /** `jaggers run` sends the definition it loaded (and where from); else the supervisor loads `workflow`. */
   definition: z.record(z.string(), z.unknown()).optional(),
   source: z.string().min(1).max(4096).optional(),

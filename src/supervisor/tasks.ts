@@ -4,6 +4,7 @@
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
   workflowMachine,
@@ -28,6 +29,9 @@ import { fixWindowSize, newWindow, respawnPane, setWindowOptions } from '../tmux
 import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
 import type { Supervisor } from './core.js';
 import type { TerminalEntry } from './terminals.js';
+import { writeLaunchFiles } from '../mcp/register.js';
+import { resolveSender } from './inbox.js';
+import { messageFile, newMessageId, renderMessage, writeDurable } from './work-files.js';
 
 export interface TaskRequest {
   id?: string;
@@ -39,6 +43,8 @@ export interface TaskRequest {
   /** The definition the client loaded, and its source; else the supervisor loads `workflow` itself. */
   definition?: Record<string, unknown>;
   source?: string;
+  /** The caller's terminal id: the final answer goes to its inbox. */
+  fromTerminal?: string;
 }
 
 /** Worker windows of profile jobs (`claude-j-1a2b3c4d`) are not agents of the team. */
@@ -120,12 +126,23 @@ export class Tasks {
     for (const role of def.agents)
       if (!roles[role])
         throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
+    const from = req.fromTerminal ? resolveSender(this.s, await this.s.cache.get(), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId : null;
     for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
     await this.s.registry.update((d) => {
       if (d.tasks[id]?.definition) return { events: [], result: null };
       const events: NewJournalEvent[] = [];
       if (!d.tasks[id]) events.push({ type: 'task-created', taskId: id, workflow: def.name });
-      events.push({ type: 'task-workflow', taskId: id, workflow: def.name, source, definition: definition!, text: req.text, roles, detached: req.detached });
+      events.push({
+        type: 'task-workflow',
+        taskId: id,
+        workflow: def.name,
+        source,
+        definition: definition!,
+        text: req.text,
+        roles,
+        detached: req.detached,
+        from,
+      });
       return { events, result: null };
     });
     this.s.d.log.info({ task: id, workflow: def.name, roles, detached: req.detached }, 'workflow task recorded');
@@ -245,6 +262,35 @@ export class Tasks {
     }
   }
 
+  /** The message that takes a task's end to the inbox of the agent that started it (inside the registry lock). */
+  private async resultMessage(d: RegistryData, t: TaskRecord, status: string, reason: string, final: string | null): Promise<NewJournalEvent[]> {
+    const home = t.from ? d.terminals[t.from] : undefined;
+    if (!home) return [];
+    const id = newMessageId();
+    const file = messageFile(this.s.d.ctx.jaggersDir, id);
+    const answer = final ? await readFile(path.join(this.root, final), 'utf8').catch(() => null) : null;
+    const what = `Task ${t.id} (workflow ${t.workflow}) that you started`;
+    const text =
+      status === 'done'
+        ? `${what} is done: ${reason}. Its final answer is in ${final ?? '(no file)'}${answer === null ? '' : `:\n\n${answer}`}\n`
+        : `${what} ended ${status}: ${reason}\n`;
+    const header = { id, fromAgent: 'jaggers', from: null, toAgent: home.agent, to: home.terminalId, sent: new Date().toISOString(), job: null, task: t.id };
+    await writeDurable(file, renderMessage(header, text));
+    return [
+      {
+        type: 'message-created',
+        messageId: id,
+        to: home.terminalId,
+        toAgent: home.agent,
+        from: null,
+        fromAgent: 'jaggers',
+        file: path.relative(this.root, file),
+        bytes: Buffer.byteLength(text),
+        job: null,
+      },
+    ];
+  }
+
   private async record(id: string, events: NewJournalEvent[]): Promise<void> {
     await this.s.registry.update((d) => ({ events: d.tasks[id] ? events : [], result: null }));
   }
@@ -321,7 +367,12 @@ export class Tasks {
             ...(final ? { final } : {}),
             outcome: ctx.outcome,
           });
-        await this.record(id, events);
+        await this.s.registry.update(async (d) => {
+          const t = d.tasks[id];
+          if (!t) return { events: [], result: null };
+          const home = changed && finalTask(st.status) ? await this.resultMessage(d, t, st.status, reason, final) : [];
+          return { events: [...events, ...home], result: null };
+        });
         if (changed) {
           this.published(await this.get(id));
           this.s.d.log.info({ task: id, status: st.status, step: st.step, agent: st.agent, turn: st.seq }, reason);
@@ -470,6 +521,7 @@ export class Tasks {
     const t = data.terminals[a.terminalId];
     // As `up` restarts a dead pane: resuming the pinned conversation.
     const launch = await this.s.launchOf(e, e.profile, t?.sessionId ?? null, (t?.sessionId ?? null) !== null);
+    await writeLaunchFiles(launch);
     await respawnPane(this.s.d.commands, e.pane.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
     await this.s.table.refresh();
     this.s.d.log.info(
@@ -497,6 +549,7 @@ export class Tasks {
     );
     if (!findCommand(profile.command, launch.env.PATH ?? '', launch.cwd))
       throw new JaggersError('E_COMMAND_NOT_FOUND', `${t.agent}'s command ${JSON.stringify(profile.command)} is not installed (not found on PATH)`);
+    await writeLaunchFiles(launch);
     const w = await newWindow(s.d.commands, {
       session: s.d.ctx.session,
       name: `${t.agent}+${input.taskId}`,

@@ -38,10 +38,13 @@ export interface MessageHeader {
   to: string;
   sent: string;
   job: string | null;
+  /** The workflow task whose final answer this is. */
+  task?: string | null;
 }
 
 /** How the receiver answers: a message back to an agent, or nothing to answer (a person, a job's result). */
-export function replyHint(h: Pick<MessageHeader, 'fromAgent' | 'from'>): string {
+export function replyHint(h: Pick<MessageHeader, 'fromAgent' | 'from' | 'task'>): string {
+  if (h.task) return `none needed (the end of task ${h.task}, which you started; jaggers show ${h.task})`;
   return h.from ? `jaggers message ${h.fromAgent} -m "..." (or -f FILE)` : 'none needed (sent by a person from the command line)';
 }
 
@@ -55,6 +58,7 @@ export function renderMessage(h: MessageHeader, text: string): string {
     `to: ${q(h.toAgent)} (${h.to})`,
     `sent: ${h.sent}`,
     ...(h.job ? [`job: ${h.job}`] : []),
+    ...(h.task ? [`task: ${h.task}`] : []),
     `reply: ${q(replyHint(h))}`,
     '---',
   ];

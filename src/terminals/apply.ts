@@ -1,6 +1,7 @@
 import type { ControlClient } from '../tmux/control-client.js';
 import { fixWindowSize, newWindow, respawnPane, setGlobalOption, setWindowOptions } from '../tmux/commands.js';
 import type { Launch, WindowAction } from './plan.js';
+import { writeLaunchFiles } from '../mcp/register.js';
 
 export interface AppliedWindow {
   agent: string;
@@ -26,6 +27,7 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
         out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: null });
         break;
       case 'create': {
+        await writeLaunchFiles(a.launch);
         const w = await newWindow(c, { session, name: a.windowName, cwd: a.launch.cwd, env: a.launch.env, command: a.launch.command });
         await setWindowOptions(c, w.windowId, windowTags(a.agent, a.profile, a.terminalId, task));
         await fixWindowSize(c, w.windowId, a.launch);
@@ -33,6 +35,7 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
         break;
       }
       case 'respawn': {
+        await writeLaunchFiles(a.launch);
         await respawnPane(c, a.pane.paneId, a.launch);
         await setWindowOptions(c, a.pane.windowId, windowTags(a.agent, a.profile, a.terminalId, task));
         await fixWindowSize(c, a.pane.windowId, a.launch);

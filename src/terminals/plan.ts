@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { AgentSpec } from '../project/project-file.js';
 import type { Profile } from '../profiles/schema.js';
 import type { PaneInfo } from '../tmux/commands.js';
+import { mcpLaunch, type McpLaunch } from '../mcp/register.js';
 
 export interface TeamMember {
   spec: AgentSpec;
@@ -24,6 +25,8 @@ export interface Launch {
   /** The conversation this launch pins, and how. */
   sessionId: string | null;
   pin: 'pre-generated' | 'resumed' | null;
+  /** jaggers' MCP server for this agent (its arguments are in `command` already); files to write first. */
+  mcp: McpLaunch | null;
 }
 
 export type WindowAction =
@@ -96,14 +99,27 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
     JAGGERS_PROJECT: input.projectRoot,
   };
   if (input.task) env.JAGGERS_TASK_ID = input.task;
+  const mcp =
+    spec.mcp !== false
+      ? mcpLaunch(profile, {
+          projectRoot: input.projectRoot,
+          session: input.session,
+          socket: input.socket,
+          binDir: input.binDir,
+          terminalId,
+          agent: spec.name,
+          task: input.task,
+        })
+      : null;
   const size = profile.size ?? input.size;
   return {
-    command: [profile.command, ...profile.args, ...spec.args, ...sessionArgs],
-    env,
+    command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...sessionArgs],
+    env: { ...mcp?.env, ...env },
     cwd: path.resolve(input.projectRoot, spec.cwd ?? '.'),
     width: size.width,
     height: size.height,
     sessionId,
     pin,
+    mcp,
   };
 }

@@ -1,0 +1,393 @@
+// The tools `jaggers mcp` offers: each one is a request to the supervisor's API (or, for
+// read_artifact and the texts of inbox messages, a read of a file under .jaggers/). The calling agent
+// is the terminal in JAGGERS_TERMINAL_ID: its jobs' results and its messages' replies come back to it.
+import { randomBytes } from 'node:crypto';
+import { open, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
+import { JaggersError } from '../errors.js';
+
+/** Who calls: the agent in a jaggers pane (from its environment), or nobody known (a person's own client). */
+export interface Caller {
+  terminalId: string | null;
+  agent: string | null;
+  task: string | null;
+}
+
+export interface ToolDeps {
+  /** One API request; `retry` when sending it twice cannot do a thing twice (reads, client-chosen ids). */
+  call<T>(method: string, path: string, body: unknown, o: { retry: boolean; signal?: AbortSignal }): Promise<T>;
+  caller: Caller;
+  projectRoot: string;
+  jaggersDir: string;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  input: z.ZodObject;
+  run(deps: ToolDeps, args: never, signal?: AbortSignal): Promise<unknown>;
+}
+
+const agent = z.string().min(1).max(128).describe('an agent name from list_agents (or its terminal id)');
+const taskId = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, '.', '-' or '_'")
+  .describe("a task id (default: your own task, JAGGERS_TASK_ID, when you run in one; else the default team's agents)");
+const text = (what: string) =>
+  z
+    .string()
+    .refine((s) => s.trim() !== '', 'must not be empty')
+    .describe(what);
+const seconds = (what: string, dflt: number, max: number) => z.number().positive().max(max).default(dflt).describe(`${what} (seconds, default ${dflt})`);
+const jobId = z
+  .string()
+  .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
+  .describe('a job id, as assign returned it');
+
+const FINAL_JOB = new Set(['done', 'failed', 'cancelled']);
+const q = encodeURIComponent;
+const taskQuery = (task: string | null | undefined) => (task ? `?task=${q(task)}` : '');
+
+/** What an agent needs of a terminal: less than the API's view (no screen lines unless it asks for one agent). */
+function brief(t: TerminalView, caller: Caller) {
+  return {
+    agent: t.agent,
+    terminalId: t.terminalId,
+    task: t.task,
+    profile: t.profile,
+    state: t.state,
+    since: t.since,
+    ...(t.waitingFor ? { waitingFor: t.waitingFor } : {}),
+    ...(t.question ? { question: t.question } : {}),
+    ...(t.problem ? { problem: t.problem } : {}),
+    ...(caller.terminalId && t.terminalId === caller.terminalId ? { you: true } : {}),
+  };
+}
+
+function def<S extends z.ZodObject>(
+  name: string,
+  description: string,
+  input: S,
+  run: (deps: ToolDeps, args: z.output<S>, signal?: AbortSignal) => Promise<unknown>,
+): Tool {
+  return { name, description, input, run: run as Tool['run'] };
+}
+
+/** The largest text read_artifact returns at once; `offset` reads on. */
+export const ARTIFACT_CHUNK = 256 * 1024;
+const MESSAGE_TEXT_MAX = 16 * 1024;
+
+/** A file under the project's .jaggers/, by a path relative to the project (or absolute); never outside it. */
+export async function artifactPath(deps: Pick<ToolDeps, 'projectRoot' | 'jaggersDir'>, given: string): Promise<string> {
+  const abs = path.resolve(deps.projectRoot, given);
+  const root = await realpath(deps.jaggersDir).catch(() => deps.jaggersDir);
+  const real = await realpath(abs).catch((e: NodeJS.ErrnoException) => {
+    throw new JaggersError(e.code === 'ENOENT' ? 'E_NOT_FOUND' : 'E_FILE', `read_artifact: cannot read ${JSON.stringify(given)}: ${e.code ?? e.message}`);
+  });
+  if (real !== root && !real.startsWith(root + path.sep))
+    throw new JaggersError(
+      'E_USAGE',
+      `read_artifact: ${JSON.stringify(given)} is not under ${path.relative(deps.projectRoot, deps.jaggersDir) || '.jaggers'}/ (handover files, replies, messages)`,
+    );
+  return real;
+}
+
+/** Up to `limit` bytes from `offset`, cut back to whole UTF-8 characters. */
+export async function readChunk(file: string, offset: number, limit: number): Promise<{ text: string; bytes: number; size: number; next: number | null }> {
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const buf = Buffer.alloc(Math.max(0, Math.min(limit, size - offset)));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+    let end = bytesRead;
+    // Do not end inside a character: step back over continuation bytes to the start of the last one.
+    if (offset + end < size) {
+      let i = end;
+      while (i > 0 && (buf[i - 1]! & 0xc0) === 0x80) i--;
+      const lead = buf[i - 1];
+      if (lead !== undefined && lead >= 0xc0) {
+        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+        if (end - (i - 1) < need) end = i - 1;
+      }
+    }
+    return { text: buf.subarray(0, end).toString('utf8'), bytes: end, size, next: offset + end < size ? offset + end : null };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A message's text, without its front matter. */
+async function messageText(deps: ToolDeps, file: string): Promise<string | null> {
+  try {
+    const { text } = await readChunk(path.resolve(deps.projectRoot, file), 0, MESSAGE_TEXT_MAX);
+    const m = /^---\n[\s\S]*?\n---\n/.exec(text);
+    return m ? text.slice(m[0].length) : text;
+  } catch {
+    return null;
+  }
+}
+
+function me(deps: ToolDeps, op: string): string {
+  if (deps.caller.terminalId) return deps.caller.terminalId;
+  throw new JaggersError('E_USAGE', `${op}: no JAGGERS_TERMINAL_ID in this MCP server's environment, so it does not know whose inbox to read: name an agent`);
+}
+
+/** Paths as the other tools give them: relative to the project. */
+const rel = (deps: ToolDeps, p: string) => (path.isAbsolute(p) ? path.relative(deps.projectRoot, p) : p);
+
+const from = (c: Caller) => ({ ...(c.terminalId ? { fromTerminal: c.terminalId } : {}) });
+
+export const TOOLS: Tool[] = [
+  def(
+    'list_agents',
+    'List the agents of this jaggers session: name, state (idle, busy, waiting_input, done, error, exited), task, and which one is you.',
+    z.strictObject({ task: taskId.optional() }),
+    async (deps, a) => {
+      const list = await deps.call<TerminalView[]>('GET', `/v1/terminals${taskQuery(a.task)}`, undefined, { retry: true });
+      return { agents: list.map((t) => brief(t, deps.caller)) };
+    },
+  ),
+  def(
+    'status',
+    "One agent's state with the last lines on its screen; without `agent`, the whole session: agents, jobs under way and running workflow tasks.",
+    z.strictObject({ agent: agent.optional(), task: taskId.optional() }),
+    async (deps, a) => {
+      const task = a.task ?? deps.caller.task;
+      if (a.agent) {
+        const t = await deps.call<TerminalDetail>('GET', `/v1/terminals/${q(a.agent)}${taskQuery(task)}`, undefined, { retry: true });
+        return { ...brief(t, deps.caller), turns: t.turns, sessionId: t.sessionId, screen: t.now.screenLines.slice(-20) };
+      }
+      const [health, terms, jobs, tasks] = await Promise.all([
+        deps.call<HealthView>('GET', '/v1/health', undefined, { retry: true }),
+        deps.call<TerminalView[]>('GET', '/v1/terminals', undefined, { retry: true }),
+        deps.call<JobView[]>('GET', '/v1/jobs', undefined, { retry: true }),
+        deps.call<TaskView[]>('GET', '/v1/tasks', undefined, { retry: true }),
+      ]);
+      return {
+        session: health.session,
+        project: health.project,
+        you: deps.caller,
+        agents: terms.map((t) => brief(t, deps.caller)),
+        jobs: jobs
+          .filter((j) => !FINAL_JOB.has(j.state))
+          .map((j) => ({ id: j.id, name: j.name, agent: j.agent ?? j.target, state: j.state, reason: j.reason })),
+        tasks: tasks
+          .filter((t) => !['done', 'failed', 'cancelled'].includes(t.status))
+          .map((t) => ({ id: t.id, workflow: t.workflow, status: t.status, step: t.step, agent: t.agent })),
+      };
+    },
+  ),
+  def(
+    'handoff',
+    "Hand a turn to another agent and wait for its reply (blocking). jaggers writes your message to a handover file, types a pointer into that agent's pinned conversation and returns its reply. For long work, use assign instead.",
+    z.strictObject({
+      agent,
+      message: text('what the agent should do; the full text goes in the handover file'),
+      timeout: seconds('how long to wait for the reply', 600, 86_400),
+      task: taskId.optional(),
+    }),
+    async (deps, a, signal) => {
+      const task = a.task ?? deps.caller.task ?? undefined;
+      const self = await deps.call<TerminalView>('GET', `/v1/terminals/${q(a.agent)}${taskQuery(task)}`, undefined, { retry: true, signal });
+      if (deps.caller.terminalId && self.terminalId === deps.caller.terminalId)
+        throw new JaggersError('E_USAGE', `handoff: ${JSON.stringify(a.agent)} is you; hand off to another agent (list_agents)`);
+      const r = await deps.call<HandoffResult>(
+        'POST',
+        '/v1/handoffs',
+        {
+          agent: a.agent,
+          message: a.message,
+          timeout: a.timeout,
+          ...(task ? { task } : {}),
+          ...(deps.caller.terminalId ? { from: deps.caller.terminalId } : {}),
+        },
+        { retry: false, signal },
+      );
+      return {
+        agent: r.agent,
+        task: r.task,
+        turn: r.turn,
+        reply: r.reply?.text ?? null,
+        replyFile: r.reply ? rel(deps, r.reply.artifact) : null,
+        handoverFile: rel(deps, r.artifact),
+        seconds: Math.round(r.timings.totalMs / 100) / 10,
+      };
+    },
+  ),
+  def(
+    'assign',
+    'Start a background job for an agent and return its job id at once. The agent gets the work when it is free; the result comes back to your inbox as a message (and through wait_job / job_result). The agent may also be a profile name (a worker is started for it).',
+    z.strictObject({
+      agent,
+      message: text('the work to do'),
+      name: z.string().min(1).max(200).optional().describe('a short name for the job'),
+      timeout: z
+        .number()
+        .positive()
+        .max(7 * 86_400)
+        .optional()
+        .describe('seconds the job may take once started'),
+    }),
+    async (deps, a, signal) => {
+      const j = await deps.call<JobView>(
+        'POST',
+        '/v1/jobs',
+        {
+          id: `j-${randomBytes(4).toString('hex')}`,
+          target: a.agent,
+          text: a.message,
+          ...from(deps.caller),
+          ...(deps.caller.task ? { task: deps.caller.task } : {}),
+          ...(a.name ? { name: a.name } : {}),
+          ...(a.timeout ? { timeout: a.timeout } : {}),
+        },
+        { retry: true, signal },
+      );
+      return {
+        job: j.id,
+        state: j.state,
+        agent: j.agent ?? j.target,
+        resultGoesTo: deps.caller.agent ?? (deps.caller.terminalId ? deps.caller.terminalId : 'nobody (no JAGGERS_TERMINAL_ID): use wait_job / job_result'),
+      };
+    },
+  ),
+  def(
+    'wait_job',
+    'Wait until a job ends (or the timeout runs out) and return its state, with the reply when it is done.',
+    z.strictObject({ job: jobId, timeout: seconds('how long to wait', 300, 86_400) }),
+    async (deps, a, signal) => {
+      const j = await deps.call<JobView>('GET', `/v1/jobs/${q(a.job)}/wait?timeout=${a.timeout}`, undefined, { retry: true, signal });
+      if (!FINAL_JOB.has(j.state)) return { job: j.id, state: j.state, reason: j.reason, timedOut: true };
+      const r = await deps.call<JobResultView>('GET', `/v1/jobs/${q(a.job)}/result`, undefined, { retry: true, signal });
+      return { job: j.id, state: j.state, reason: j.reason, agent: j.agent ?? j.target, reply: r.reply, replyFile: r.artifact, timedOut: false };
+    },
+  ),
+  def('job_result', "A job's state now, and its reply once it is done (does not wait).", z.strictObject({ job: jobId }), async (deps, a, signal) => {
+    const r = await deps.call<JobResultView>('GET', `/v1/jobs/${q(a.job)}/result`, undefined, { retry: true, signal });
+    return {
+      job: r.job.id,
+      name: r.job.name,
+      state: r.job.state,
+      reason: r.job.reason,
+      agent: r.job.agent ?? r.job.target,
+      reply: r.reply,
+      replyFile: r.artifact,
+    };
+  }),
+  def(
+    'send_message',
+    "Send a message to another agent's inbox. It is stored at once and typed into that agent's conversation when it is free, exactly once; its answer comes back to your inbox.",
+    z.strictObject({ to: agent, text: text('the message') }),
+    async (deps, a, signal) => {
+      const m = await deps.call<{ id: string; state: string; toAgent: string; file: string }>(
+        'POST',
+        '/v1/messages',
+        { id: `m-${randomBytes(4).toString('hex')}`, to: a.to, text: a.text, ...from(deps.caller), ...(deps.caller.task ? { task: deps.caller.task } : {}) },
+        { retry: true, signal },
+      );
+      return { message: m.id, to: m.toAgent, state: m.state, file: m.file };
+    },
+  ),
+  def(
+    'read_inbox',
+    'The messages sent to you (or to `agent`), newest last, with their texts: job results and messages from other agents. `pending` ones are not yet typed into the conversation.',
+    z.strictObject({
+      agent: agent.optional(),
+      limit: z.number().int().min(1).max(200).default(20).describe('how many of the newest messages (default 20)'),
+    }),
+    async (deps, a, signal) => {
+      const who = a.agent ?? me(deps, 'read_inbox');
+      const task = a.agent ? deps.caller.task : null;
+      const box = await deps.call<InboxView>('GET', `/v1/terminals/${q(who)}/inbox${taskQuery(task)}`, undefined, { retry: true, signal });
+      const newest = [...box.messages].sort((x, y) => x.created.localeCompare(y.created)).slice(-a.limit);
+      return {
+        agent: box.agent,
+        pending: box.pending,
+        ...(box.waiting ? { waiting: box.waiting } : {}),
+        total: box.messages.length,
+        messages: await Promise.all(
+          newest.map(async (m) => ({
+            id: m.id,
+            from: m.fromAgent,
+            state: m.state,
+            job: m.job,
+            created: m.created,
+            file: m.file,
+            text: await messageText(deps, m.file),
+          })),
+        ),
+      };
+    },
+  ),
+  def(
+    'run_workflow',
+    'Start a workflow task (collaborative, adversarial, troubleshoot, handshake, handoff, or a project one) and return its task id; `wait` to block until it ends. Its final answer comes back to your inbox.',
+    z.strictObject({
+      workflow: z.string().min(1).max(64).describe('a workflow name (jaggers workflows)'),
+      task: text('what the task is about'),
+      agents: z.array(agent).min(1).max(8).optional().describe("agents for the workflow's roles, in order (default: the team's first agents)"),
+      wait: z.boolean().default(false).describe('wait for the task to end'),
+      timeout: seconds('how long to wait when `wait`', 1800, 86_400),
+    }),
+    async (deps, a, signal) => {
+      const t = await deps.call<TaskView>(
+        'POST',
+        '/v1/tasks',
+        { workflow: a.workflow, text: a.task, ...(a.agents ? { agents: a.agents } : {}), detached: true, ...from(deps.caller) },
+        { retry: false, signal },
+      );
+      const v = a.wait ? await deps.call<TaskView>('GET', `/v1/tasks/${q(t.id)}/wait?timeout=${a.timeout}`, undefined, { retry: true, signal }) : t;
+      return taskBrief(v);
+    },
+  ),
+  def(
+    'task_status',
+    "A workflow task's status, its turns (agent, step, state, files) and, when done, its final answer's file.",
+    z.strictObject({ task: taskId }),
+    async (deps, a, signal) => taskBrief(await deps.call<TaskView>('GET', `/v1/tasks/${q(a.task)}`, undefined, { retry: true, signal })),
+  ),
+  def(
+    'read_artifact',
+    `Read a file jaggers wrote under .jaggers/ (a handover file, a reply, a message, a task's final answer), by the path another tool gave. Returns up to ${ARTIFACT_CHUNK / 1024} KB; \`offset\` reads on.`,
+    z.strictObject({
+      path: z.string().min(1).max(4096).describe('relative to the project (as the other tools give it), or absolute'),
+      offset: z.number().int().min(0).default(0).describe('byte offset to read from (the `next` of a previous read)'),
+    }),
+    async (deps, a) => {
+      const file = await artifactPath(deps, a.path);
+      const r = await readChunk(file, a.offset, ARTIFACT_CHUNK);
+      return { path: path.relative(deps.projectRoot, file), size: r.size, offset: a.offset, next: r.next, text: r.text };
+    },
+  ),
+];
+
+function taskBrief(t: TaskView) {
+  return {
+    task: t.id,
+    workflow: t.workflow,
+    status: t.status,
+    reason: t.reason,
+    step: t.step,
+    agent: t.agent,
+    final: t.final,
+    outcome: t.outcome,
+    roles: t.roles,
+    turns: t.turns.map((u) => ({ seq: u.seq, step: u.step, agent: u.agent, state: u.state, prompt: u.prompt, reply: u.reply, ms: u.ms })),
+    ...(t.attach ? { attach: t.attach } : {}),
+  };
+}
+
+/** Parse a tool's arguments: a problem names the tool, the field and the value given. */
+export function parseArgs(tool: Tool, args: unknown): unknown {
+  const r = tool.input.safeParse(args ?? {});
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const field = issue.path.join('.') || '(arguments)';
+  let value: unknown = args;
+  for (const k of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey];
+  const shown = value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 120);
+  const what = issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : `${field}: ${issue.message} (got ${shown})`;
+  throw new JaggersError('E_USAGE', `${tool.name}: ${what}`);
+}
