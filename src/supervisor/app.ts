@@ -143,6 +143,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.get('/v1/tasks/:id/wait', { schema: { querystring: JobWaitQuery } }, async (req) => s.tasks.wait(taskId(req), req.query.timeout * 1000));
   r.post('/v1/tasks/:id/resume', async (req) => s.tasks.resume(taskId(req)));
   r.post('/v1/tasks/:id/cancel', async (req) => s.tasks.cancel(taskId(req)));
+  r.get('/v1/flows', async () => s.flows.list());
+  r.get('/v1/flows/:name', async (req) => s.flows.get((req.params as { name: string }).name));
+  r.post('/v1/flows/:name/run', async (req) => s.flows.runNow((req.params as { name: string }).name));
 
   const control = o.control;
   if (control) {

@@ -42,6 +42,7 @@ import { Dispatcher } from './dispatch.js';
 import { Inbox } from './inbox.js';
 import { Jobs } from './jobs.js';
 import { Tasks } from './tasks.js';
+import { Flows } from './flows.js';
 import { Notifier } from './notify.js';
 import { PaneWatcher, type StatusChange } from './pane-watcher.js';
 import { homeOfPid, waitGroupGone } from './proc.js';
@@ -94,6 +95,7 @@ export class Supervisor {
   readonly stopping = new AbortController();
   readonly dispatch: Dispatcher;
   readonly tasks: Tasks;
+  readonly flows: Flows;
 
   constructor(readonly d: SupervisorDeps) {
     this.registry = new Registry(d.ctx.jaggersDir, {
@@ -118,6 +120,7 @@ export class Supervisor {
     this.jobs = new Jobs(this, kick, (t) => this.dispatch.waiting(t));
     this.inbox = new Inbox(this, kick, (t) => this.dispatch.waiting(t));
     this.tasks = new Tasks(this);
+    this.flows = new Flows(this);
     this.dispatch = new Dispatcher(
       this,
       {
@@ -141,6 +144,8 @@ export class Supervisor {
     await this.dispatch.kickAll();
     // Workflow tasks: detached ones go on from their stored snapshots.
     await this.tasks.startAll();
+    // Scheduled flows: a run the downtime missed goes once now.
+    await this.flows.start();
   }
 
   /** Terminals that only tmux still knows (a registry rebuilt after a crash) are recorded again. */
@@ -495,6 +500,7 @@ export class Supervisor {
     this.stopping.abort();
     for (const c of this.jobs.active.values()) c.abort();
     this.tasks.stop();
+    this.flows.stop();
     this.dispatch.stop();
     this.watcher.stop();
   }

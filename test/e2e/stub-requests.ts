@@ -148,7 +148,14 @@ function toolNamesOf(api: StubApi, body: Json): string[] {
         .map((d) => str(d.name) ?? ''),
     );
   }
-  return tools.map((t) => str(t.name) ?? (isObject(t.function) ? (str(t.function.name) ?? '') : ''));
+  // codex groups an MCP server's tools in a namespace (`mcp__jaggers` holding `list_agents`...): named `mcp__jaggers__list_agents` here.
+  return tools.flatMap((t) =>
+    t.type === 'namespace'
+      ? asArray(t.tools)
+          .filter(isObject)
+          .map((x) => `${str(t.name) ?? ''}__${str(x.name) ?? ''}`)
+      : [str(t.name) ?? (isObject(t.function) ? (str(t.function.name) ?? '') : '')],
+  );
 }
 
 /** Requests answered by the stub itself, never by the test's script. */

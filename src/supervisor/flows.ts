@@ -1,0 +1,282 @@
+// The scheduler of flows: one croner job per enabled flow in `.jaggers/flows/`, reloaded when a file
+// there changes. A tick runs the flow as a job (agent or profile) or a workflow task, with an id made
+// from the flow and the tick, written to `.jaggers/flow-state.json` before the run is created: a
+// supervisor killed in between creates that same run on its next start, never a second one. A tick
+// while the flow's last run is still going is skipped; a supervisor that was down runs a flow once
+// for all the ticks it missed.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { Cron } from 'croner';
+import { JaggersError } from '../errors.js';
+import { checkSchedule, checkTarget, flowsDir, listFlows, missedTick, type FlowDef } from '../flows/flow.js';
+import { listProfileNames } from '../profiles/load.js';
+import { writeFileAtomic } from '../sessions/files.js';
+import { isFinal } from '../sessions/registry.js';
+import { listWorkflows } from '../workflows/load.js';
+import { TASK_FINAL } from '../workflows/task-view.js';
+import type { Supervisor } from './core.js';
+
+export interface FlowRun {
+  kind: 'job' | 'task';
+  id: string;
+  /** The tick it ran for (ISO); `manual` runs have the time they were asked for. */
+  tick: string;
+  how: 'schedule' | 'missed' | 'manual';
+}
+
+interface FlowState {
+  /** When this scheduler first saw the flow: ticks before it are not owed. */
+  seen: string;
+  last: FlowRun | null;
+  runs: number;
+}
+
+export interface FlowView {
+  name: string;
+  file: string;
+  schedule: string | null;
+  target: FlowDef['target'] | null;
+  enabled: boolean;
+  next: string | null;
+  last: (FlowRun & { state: string | null }) | null;
+  runs: number;
+  problem: string | null;
+}
+
+const stateFile = (jaggersDir: string) => path.join(jaggersDir, 'flow-state.json');
+
+export async function readFlowState(jaggersDir: string): Promise<Record<string, FlowState>> {
+  const text = await readFile(stateFile(jaggersDir), 'utf8').catch(() => null);
+  if (text === null) return {};
+  try {
+    return JSON.parse(text) as Record<string, FlowState>;
+  } catch {
+    return {};
+  }
+}
+
+/** The run's id: the same flow and tick always give the same one. */
+export function runId(flow: FlowDef, tick: string): { kind: 'job' | 'task'; id: string } {
+  const h = createHash('sha256').update(`${flow.name}\0${tick}`).digest('hex');
+  return flow.target.kind === 'workflow' ? { kind: 'task', id: `flow-${flow.name.slice(0, 40)}-${h.slice(0, 8)}` } : { kind: 'job', id: `j-${h.slice(0, 12)}` };
+}
+
+export class Flows {
+  private crons = new Map<string, Cron>();
+  private defs = new Map<string, FlowDef>();
+  private problems = new Map<string, { file: string; error: string }>();
+  private state: Record<string, FlowState> = {};
+  private watcher: FSWatcher | null = null;
+  private reloadTimer: NodeJS.Timeout | null = null;
+  /** Ticks and runs one at a time: a tick never races a reload or another tick. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly s: Supervisor) {}
+
+  private get dir(): string {
+    return flowsDir(this.s.d.ctx.jaggersDir);
+  }
+
+  async start(): Promise<void> {
+    this.state = await readFlowState(this.s.d.ctx.jaggersDir);
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.serial(() => this.reload(true));
+    try {
+      this.watcher = watch(this.dir, () => {
+        if (this.reloadTimer) clearTimeout(this.reloadTimer);
+        this.reloadTimer = setTimeout(() => void this.serial(() => this.reload(false)), 150);
+      });
+      this.watcher.on('error', () => {});
+    } catch (e) {
+      this.s.d.log.warn({ err: (e as Error).message, dir: this.dir }, 'flows: cannot watch the folder; changes need a supervisor restart');
+    }
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    for (const c of this.crons.values()) c.stop();
+    this.crons.clear();
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(fn);
+    this.chain = p.catch(() => {});
+    return p;
+  }
+
+  private async known() {
+    const project = await this.s.d.ctx.project().catch(() => null);
+    const data = await this.s.cache.get();
+    const agents = project
+      ? project.agents.map((a) => a.name)
+      : [
+          ...new Set(
+            Object.values(data.terminals)
+              .filter((t) => t.task === null)
+              .map((t) => t.agent),
+          ),
+        ];
+    return {
+      agents,
+      profiles: await listProfileNames(this.s.d.ctx.jaggersDir).catch(() => []),
+      workflows: (await listWorkflows(this.s.d.ctx.jaggersDir)).filter((w) => !w.error).map((w) => w.name),
+    };
+  }
+
+  /** Read the folder again: schedule what is enabled and valid; on start, run what the downtime missed. */
+  private async reload(starting: boolean): Promise<void> {
+    if (this.s.stopping.signal.aborted) return;
+    const listed = await listFlows(this.s.d.ctx.jaggersDir);
+    const known = await this.known();
+    for (const c of this.crons.values()) c.stop();
+    this.crons.clear();
+    this.defs.clear();
+    this.problems.clear();
+    const now = new Date();
+    let changed = false;
+    for (const f of listed) {
+      let def = f.def;
+      let error = f.error;
+      if (def) {
+        try {
+          checkTarget(def, known);
+        } catch (e) {
+          error = (e as Error).message;
+          def = null;
+        }
+      }
+      if (!def) {
+        this.problems.set(f.name, { file: f.file, error: error! });
+        this.s.d.log.warn({ flow: f.name, file: f.file, err: error }, 'flow not scheduled: its file does not load');
+        continue;
+      }
+      this.defs.set(def.name, def);
+      if (!this.state[def.name]) {
+        this.state[def.name] = { seen: now.toISOString(), last: null, runs: 0 };
+        changed = true;
+      }
+      if (!def.enabled) continue;
+      const name = def.name;
+      const cron = new Cron(def.schedule, { ...(def.timezone ? { timezone: def.timezone } : {}) }, () => {
+        this.serial(() => this.tick(name, new Date(), 'schedule')).catch(() => {});
+      });
+      this.crons.set(name, cron);
+      if (starting) {
+        // A run recorded but not created (killed in between): create it now, as it was meant.
+        const last = this.state[name]!.last;
+        if (last && !(await this.exists(last))) await this.create(def, last);
+        const st = this.state[name]!;
+        const from = new Date(st.last?.tick ?? st.seen);
+        const missed = missedTick(checkSchedule(def.schedule, def.timezone ?? undefined, def.file), from, now);
+        if (missed) this.serial(() => this.tick(name, now, 'missed')).catch(() => {});
+      }
+    }
+    if (changed) await this.save();
+    this.s.d.log.info({ flows: [...this.crons.keys()], problems: [...this.problems.keys()] }, 'flows scheduled');
+  }
+
+  private async save(): Promise<void> {
+    await writeFileAtomic(stateFile(this.s.d.ctx.jaggersDir), `${JSON.stringify(this.state, null, 2)}\n`);
+  }
+
+  private async exists(run: FlowRun): Promise<boolean> {
+    const data = await this.s.cache.get();
+    return run.kind === 'job' ? Boolean(data.jobs[run.id]) : Boolean(data.tasks[run.id]?.definition);
+  }
+
+  /** The state of a run: the job's or the task's; null when it is not (yet) recorded. */
+  private async runState(run: FlowRun): Promise<string | null> {
+    const data = await this.s.cache.get();
+    return run.kind === 'job' ? (data.jobs[run.id]?.state ?? null) : (data.tasks[run.id]?.status ?? null);
+  }
+
+  private async busy(name: string): Promise<FlowRun | null> {
+    const last = this.state[name]?.last;
+    if (!last) return null;
+    const st = await this.runState(last);
+    if (st === null) return null;
+    const ended = last.kind === 'job' ? isFinal(st as never) : (TASK_FINAL as readonly string[]).includes(st) || st === 'interrupted';
+    return ended ? null : last;
+  }
+
+  /** One run of a flow, unless its last one still goes (then the tick is skipped and said so). */
+  private async tick(name: string, at: Date, how: FlowRun['how']): Promise<FlowRun> {
+    const def = this.defs.get(name);
+    if (!def) throw new JaggersError('E_FLOW_UNKNOWN', `no flow ${JSON.stringify(name)} is loaded`);
+    const going = await this.busy(name);
+    if (going) {
+      const why = `flow ${name}: its run ${going.id} (${going.tick}) is still going`;
+      this.s.d.log.info({ flow: name, run: going.id, how }, 'flow tick skipped: the last run still goes');
+      this.s.d.hub.publish('notice', { kind: 'flow-skipped', flow: name, run: going.id, reason: why });
+      throw new JaggersError('E_FLOW_BUSY', why);
+    }
+    const tick = at.toISOString();
+    const run: FlowRun = { ...runId(def, `${tick}\0${how}`), tick, how };
+    const st = this.state[name] ?? { seen: tick, last: null, runs: 0 };
+    this.state[name] = { ...st, last: run, runs: st.runs + 1 };
+    await this.save();
+    await this.create(def, run);
+    return run;
+  }
+
+  private async create(def: FlowDef, run: FlowRun): Promise<void> {
+    try {
+      if (run.kind === 'job') {
+        await this.s.jobs.create({
+          id: run.id,
+          target: def.target.name,
+          text: def.prompt,
+          name: `flow ${def.name}`,
+          ...(def.timeout ? { timeout: def.timeout } : {}),
+        });
+      } else {
+        await this.s.tasks.create({ id: run.id, workflow: def.target.name, text: def.prompt, ...(def.agents ? { agents: def.agents } : {}), detached: true });
+      }
+      this.s.d.log.info({ flow: def.name, run: run.id, how: run.how, tick: run.tick }, 'flow run started');
+      this.s.d.hub.publish('notice', { kind: 'flow-run', flow: def.name, run: run.id, how: run.how });
+    } catch (e) {
+      this.s.d.log.error({ flow: def.name, run: run.id, err: (e as Error).message }, 'flow run could not start');
+      throw e;
+    }
+  }
+
+  /** `flow run <name>` / POST /v1/flows/{name}/run: a run now (refused while one goes). */
+  async runNow(name: string): Promise<FlowView> {
+    await this.serial(async () => {
+      if (!this.defs.has(name)) await this.reload(false);
+      const problem = this.problems.get(name);
+      if (problem) throw new JaggersError('E_FLOW_INVALID', problem.error);
+      if (!this.defs.has(name))
+        throw new JaggersError('E_FLOW_UNKNOWN', `no flow ${JSON.stringify(name)} in ${this.dir}; flows: ${[...this.defs.keys()].join(', ') || 'none'}`);
+      return this.tick(name, new Date(), 'manual');
+    });
+    return this.get(name);
+  }
+
+  async list(): Promise<FlowView[]> {
+    await this.chain;
+    const names = [...new Set([...this.defs.keys(), ...this.problems.keys()])].sort();
+    return Promise.all(names.map((n) => this.get(n)));
+  }
+
+  async get(name: string): Promise<FlowView> {
+    const def = this.defs.get(name);
+    const problem = this.problems.get(name);
+    if (!def && !problem) throw new JaggersError('E_FLOW_UNKNOWN', `no flow ${JSON.stringify(name)}; flows: ${[...this.defs.keys()].join(', ') || 'none'}`);
+    const st = this.state[name];
+    return {
+      name,
+      file: path.relative(this.s.d.ctx.projectRoot, def?.file ?? problem!.file),
+      schedule: def?.schedule ?? null,
+      target: def?.target ?? null,
+      enabled: def?.enabled ?? false,
+      next: this.crons.get(name)?.nextRun()?.toISOString() ?? null,
+      last: st?.last ? { ...st.last, state: await this.runState(st.last) } : null,
+      runs: st?.runs ?? 0,
+      problem: problem?.error ?? null,
+    };
+  }
+}
