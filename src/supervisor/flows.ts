@@ -5,7 +5,7 @@
 // while the flow's last run is still going is skipped; a supervisor that was down runs a flow once
 // for all the ticks it missed.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { Cron } from 'croner';
@@ -72,6 +72,7 @@ export class Flows {
   private reloadTimer: NodeJS.Timeout | null = null;
   /** Ticks and runs one at a time: a tick never races a reload or another tick. */
   private chain: Promise<unknown> = Promise.resolve();
+  private loadedSig = '';
 
   constructor(private readonly s: Supervisor) {}
 
@@ -129,6 +130,7 @@ export class Flows {
   /** Read the folder again: schedule what is enabled and valid; on start, run what the downtime missed. */
   private async reload(starting: boolean): Promise<void> {
     if (this.s.stopping.signal.aborted) return;
+    this.loadedSig = await this.signature();
     const listed = await listFlows(this.s.d.ctx.jaggersDir);
     const known = await this.known();
     for (const c of this.crons.values()) c.stop();
@@ -246,7 +248,7 @@ export class Flows {
   /** `flow run <name>` / POST /v1/flows/{name}/run: a run now (refused while one goes). */
   async runNow(name: string): Promise<FlowView> {
     await this.serial(async () => {
-      if (!this.defs.has(name)) await this.reload(false);
+      if ((await this.signature()) !== this.loadedSig) await this.reload(false);
       const problem = this.problems.get(name);
       if (problem) throw new JaggersError('E_FLOW_INVALID', problem.error);
       if (!this.defs.has(name))
@@ -256,13 +258,38 @@ export class Flows {
     return this.get(name);
   }
 
+  /** The files as they are now (a change the watcher has not passed on yet counts too). */
+  private async fresh(): Promise<void> {
+    const sig = await this.signature();
+    if (sig !== this.loadedSig) await this.serial(() => this.reload(false));
+    else await this.chain;
+  }
+
+  private async signature(): Promise<string> {
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.md')).sort();
+    const stats = await Promise.all(
+      names.map((n) =>
+        stat(path.join(this.dir, n)).then(
+          (x) => `${n}:${x.mtimeMs}:${x.size}`,
+          () => n,
+        ),
+      ),
+    );
+    return stats.join('|');
+  }
+
   async list(): Promise<FlowView[]> {
-    await this.chain;
+    await this.fresh();
     const names = [...new Set([...this.defs.keys(), ...this.problems.keys()])].sort();
-    return Promise.all(names.map((n) => this.get(n)));
+    return Promise.all(names.map((n) => this.view(n)));
   }
 
   async get(name: string): Promise<FlowView> {
+    await this.fresh();
+    return this.view(name);
+  }
+
+  private async view(name: string): Promise<FlowView> {
     const def = this.defs.get(name);
     const problem = this.problems.get(name);
     if (!def && !problem) throw new JaggersError('E_FLOW_UNKNOWN', `no flow ${JSON.stringify(name)}; flows: ${[...this.defs.keys()].join(', ') || 'none'}`);

@@ -25,13 +25,22 @@ describe('flow files', () => {
   });
 
   it('renders what it parses back', () => {
-    const text = renderFlow({ name: 'nightly', schedule: '*/5 * * * * *', target: { kind: 'workflow', name: 'collaborative' }, agents: ['claude', 'gemini'], enabled: false, prompt: 'é ✓ task\n' });
+    const text = renderFlow({
+      name: 'nightly',
+      schedule: '*/5 * * * * *',
+      target: { kind: 'workflow', name: 'collaborative' },
+      agents: ['claude', 'gemini'],
+      enabled: false,
+      prompt: 'é ✓ task\n',
+    });
     const f = parseFlowFile(text, FILE);
     expect([f.schedule, f.target.kind, f.agents, f.enabled, f.prompt]).toEqual(['*/5 * * * * *', 'workflow', ['claude', 'gemini'], false, 'é ✓ task']);
   });
 
   it('every problem names the file, and the line where there is one', () => {
-    expect(err(ok.replace('"0 3 * * *"', '"61 * * * *"'))).toMatch(/^\/p\/\.jaggers\/flows\/nightly\.md: field `schedule`: "61 \* \* \* \*" is not a cron expression/);
+    expect(err(ok.replace('"0 3 * * *"', '"61 * * * *"'))).toMatch(
+      /^\/p\/\.jaggers\/flows\/nightly\.md: field `schedule`: "61 \* \* \* \*" is not a cron expression/,
+    );
     expect(err(ok.replace('"0 3 * * *"', 'every night'))).toMatch(/nightly\.md: field `schedule`: "every night" is not a cron expression/);
     expect(err('---\nname: nightly\nschedule: [oops\n---\nx\n')).toMatch(/^\/p\/\.jaggers\/flows\/nightly\.md:\d+: the front matter is not valid YAML/);
     expect(err('---\nschedule: "0 3 * * *"\nagent: claude\ntimeout: soon\n---\nx\n')).toBe(
@@ -40,7 +49,9 @@ describe('flow files', () => {
     expect(err('just a prompt\n')).toMatch(/nightly\.md: must start with a front matter block/);
     expect(err('---\nschedule: "0 3 * * *"\nagent: claude\n')).toMatch(/no closing `---`/);
     expect(err('---\nschedule: "0 3 * * *"\nagent: claude\n---\n  \n')).toMatch(/nightly\.md: the prompt .* is empty/);
-    expect(err('---\nschedule: "0 3 * * *"\nagent: claude\nworkflow: collaborative\n---\nx\n')).toMatch(/exactly one of agent, profile or workflow, got agent and workflow/);
+    expect(err('---\nschedule: "0 3 * * *"\nagent: claude\nworkflow: collaborative\n---\nx\n')).toMatch(
+      /exactly one of agent, profile or workflow, got agent and workflow/,
+    );
     expect(err('---\nschedule: "0 3 * * *"\n---\nx\n')).toMatch(/exactly one of agent, profile or workflow/);
     expect(err('---\nschedule: "0 3 * * *"\nagent: claude\nagents: [a]\n---\nx\n')).toMatch(/field `agents`: is for a workflow flow only/);
     expect(err('---\nschedule: "0 3 * * *"\nagent: claude\ncolour: red\n---\nx\n')).toMatch(/nightly\.md: .*colour/);
@@ -69,7 +80,10 @@ describe('flow files', () => {
     expect(runId(f, 't1')).toEqual(runId(f, 't1'));
     expect(runId(f, 't1').id).not.toBe(runId(f, 't2').id);
     expect(runId(f, 't1').id).toMatch(/^j-[0-9a-f]{12}$/);
-    expect(runId(parseFlowFile(ok.replace('agent: claude', 'workflow: collaborative'), FILE), 't1')).toMatchObject({ kind: 'task', id: expect.stringMatching(/^flow-nightly-[0-9a-f]{8}$/) });
+    expect(runId(parseFlowFile(ok.replace('agent: claude', 'workflow: collaborative'), FILE), 't1')).toMatchObject({
+      kind: 'task',
+      id: expect.stringMatching(/^flow-nightly-[0-9a-f]{8}$/),
+    });
   });
 
   it('enable and disable change the one field and keep the rest of the file byte for byte', () => {
