@@ -376,6 +376,28 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
       },
     );
 
+  const skill = program.command('skill').description('the guide that teaches agents to use jaggers (MCP tools or commands)');
+  skill
+    .command('install')
+    .description('write it: .claude/skills/jaggers/SKILL.md, and a section between markers in GEMINI.md, QWEN.md and AGENTS.md')
+    .option('--agent <list>', 'only for these: claude, gemini, qwen, codex (comma-separated; default all four)')
+    .option('--remove', 'take it out again (each file as it was before)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers skill install', 'jaggers skill install --agent claude,codex', 'jaggers skill install --remove']))
+    .action(async (o: { agent?: string; remove?: boolean; json?: boolean }) => {
+      const c = await ctx();
+      const { skill: run, renderSkill } = await import('./commands/skill.js');
+      const changes = await run(c, o);
+      e.io.writeOut(o.json ? json(changes) : renderSkill(changes));
+    });
+  skill
+    .command('show')
+    .description('print the guide')
+    .action(async () => {
+      const { GUIDE } = await import('./skill/guide.js');
+      e.io.writeOut(GUIDE);
+    });
+
   program
     .command('mcp')
     .description("serve jaggers' MCP tools on stdio (agents started by jaggers get it registered); --print-config shows that registration")
