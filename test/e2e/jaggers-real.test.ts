@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../src/mcp/tools.js';
 import type { HandoffResult } from '../../src/api/types.js';
 import type { AgentStatusRow } from '../../src/commands/status.js';
 import type { PinRow } from '../../src/commands/sessions.js';
@@ -43,19 +44,7 @@ const firstHandoff = new Map<CliName, HandoffResult>();
 const STEP_MS = 120_000;
 
 /** jaggers' MCP tools; the name each CLI gives them in its requests is recorded (README). */
-const MCP_TOOLS = [
-  'list_agents',
-  'status',
-  'handoff',
-  'assign',
-  'wait_job',
-  'job_result',
-  'send_message',
-  'read_inbox',
-  'run_workflow',
-  'task_status',
-  'read_artifact',
-];
+const MCP_TOOLS = TOOLS.map((t) => t.name);
 const MCP_NAMES = new Map<CliName, string[]>();
 
 describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
