@@ -28,6 +28,8 @@ export interface DoctorReport {
   supervisor: { pid: number; uptimeMs: number; socket: string; log: string } | null;
   /** The project's workflow files (.jaggers/workflows/*.yaml) and what is wrong with each. */
   workflows: { name: string; file: string; error: string | null }[];
+  /** The scheduled flows (.jaggers/flows/*.md): the file, what it runs and when, or what is wrong. */
+  flows: { name: string; file: string; error: string | null; schedule: string | null }[];
 }
 
 export async function doctor(ctx: Context): Promise<DoctorReport> {
@@ -84,7 +86,15 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
   const workflows = (await listWorkflows(ctx.jaggersDir).catch(() => []))
     .filter((w) => w.source !== 'built-in')
     .map((w) => ({ name: w.name, file: w.source, error: w.error }));
-  const ok = tmux.ok && !projectError && profiles.every((p) => !p.error) && agents.every((a) => a.found && !a.error) && workflows.every((w) => !w.error);
+  const { flows: listFlowViews } = await import('./flows.js');
+  const flows = (await listFlowViews(ctx).catch(() => [])).map((f) => ({ name: f.name, file: f.file, error: f.problem, schedule: f.schedule }));
+  const ok =
+    tmux.ok &&
+    !projectError &&
+    profiles.every((p) => !p.error) &&
+    agents.every((a) => a.found && !a.error) &&
+    workflows.every((w) => !w.error) &&
+    flows.every((f) => !f.error);
   return {
     ok,
     tmux,
@@ -97,6 +107,7 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
     agents,
     supervisor,
     workflows,
+    flows,
   };
 }
 
@@ -113,6 +124,7 @@ export function renderDoctor(r: DoctorReport): string {
           `${mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`,
       ),
       ...r.workflows.map((w) => `${mark(!w.error)} workflow ${w.name}: ${w.error ?? w.file}`),
+      ...r.flows.map((f) => `${mark(!f.error)} flow ${f.name}: ${f.error ?? `${f.file} (${f.schedule})`}`),
       r.supervisor
         ? `ok   supervisor: pid ${r.supervisor.pid}, up ${Math.round(r.supervisor.uptimeMs / 1000)} s, API ${r.supervisor.socket}, log ${r.supervisor.log}`
         : `ok   supervisor: not running${r.serverRunning ? ' (the next command starts it)' : ''}`,

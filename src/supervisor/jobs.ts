@@ -22,7 +22,7 @@ import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type
 import type { Supervisor } from './core.js';
 import { knownAgents, resolveParty, resolveSender } from './inbox.js';
 import type { TerminalEntry } from './terminals.js';
-import { JOB_ID, jobPromptFile, messageFile, newJobId, newMessageId, renderJobResult, renderMessage, writeDurable } from './work-files.js';
+import { JOB_ID, jobPromptFile, homeMessage, newJobId, renderJobResult, writeDurable } from './work-files.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 
 export interface JobRequest {
@@ -198,26 +198,8 @@ export class Jobs {
   private async resultMessage(d: RegistryData, j: JobRecord, replyText: string | null): Promise<NewJournalEvent[]> {
     const home = j.from ? d.terminals[j.from] : undefined;
     if (!home) return [];
-    const id = newMessageId();
-    const file = messageFile(this.s.d.ctx.jaggersDir, id);
-    const sent = new Date().toISOString();
-    const fromAgent = j.agent ?? j.target;
-    const header = { id, fromAgent, from: j.terminalId, toAgent: home.agent, to: home.terminalId, sent, job: j.id };
-    const text = renderJobResult(j, replyText);
-    await writeDurable(file, renderMessage(header, text));
-    return [
-      {
-        type: 'message-created',
-        messageId: id,
-        to: home.terminalId,
-        toAgent: home.agent,
-        from: j.terminalId,
-        fromAgent,
-        file: rel(this.root, file),
-        bytes: Buffer.byteLength(text),
-        job: j.id,
-      },
-    ];
+    const header = { fromAgent: j.agent ?? j.target, from: j.terminalId, toAgent: home.agent, to: home.terminalId, job: j.id };
+    return [await homeMessage({ projectRoot: this.root, jaggersDir: this.s.d.ctx.jaggersDir }, header, renderJobResult(j, replyText))];
   }
 
   /** After a job's end: its worker's window closes (unless kept), the freed slot goes to the next, the result goes home. */

@@ -31,7 +31,7 @@ import type { Supervisor } from './core.js';
 import type { TerminalEntry } from './terminals.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 import { resolveSender } from './inbox.js';
-import { messageFile, newMessageId, renderMessage, writeDurable } from './work-files.js';
+import { homeMessage } from './work-files.js';
 
 export interface TaskRequest {
   id?: string;
@@ -266,29 +266,14 @@ export class Tasks {
   private async resultMessage(d: RegistryData, t: TaskRecord, status: string, reason: string, final: string | null): Promise<NewJournalEvent[]> {
     const home = t.from ? d.terminals[t.from] : undefined;
     if (!home) return [];
-    const id = newMessageId();
-    const file = messageFile(this.s.d.ctx.jaggersDir, id);
     const answer = final ? await readFile(path.join(this.root, final), 'utf8').catch(() => null) : null;
     const what = `Task ${t.id} (workflow ${t.workflow}) that you started`;
     const text =
       status === 'done'
         ? `${what} is done: ${reason}. Its final answer is in ${final ?? '(no file)'}${answer === null ? '' : `:\n\n${answer}`}\n`
         : `${what} ended ${status}: ${reason}\n`;
-    const header = { id, fromAgent: 'jaggers', from: null, toAgent: home.agent, to: home.terminalId, sent: new Date().toISOString(), job: null, task: t.id };
-    await writeDurable(file, renderMessage(header, text));
-    return [
-      {
-        type: 'message-created',
-        messageId: id,
-        to: home.terminalId,
-        toAgent: home.agent,
-        from: null,
-        fromAgent: 'jaggers',
-        file: path.relative(this.root, file),
-        bytes: Buffer.byteLength(text),
-        job: null,
-      },
-    ];
+    const header = { fromAgent: 'jaggers', from: null, toAgent: home.agent, to: home.terminalId, job: null, task: t.id };
+    return [await homeMessage({ projectRoot: this.root, jaggersDir: this.s.d.ctx.jaggersDir }, header, text)];
   }
 
   private async record(id: string, events: NewJournalEvent[]): Promise<void> {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../sessions/files.js';
+import type { NewJournalEvent } from '../sessions/events.js';
 
 export const JOB_ID = /^j-[0-9a-f]{8,16}$/;
 export const MESSAGE_ID = /^m-[0-9a-f]{8,16}$/;
@@ -40,6 +41,28 @@ export interface MessageHeader {
   job: string | null;
   /** The workflow task whose final answer this is. */
   task?: string | null;
+}
+
+/** Write a message that brings a result home (durably) and give the event that records it, inside the registry lock. */
+export async function homeMessage(
+  dirs: { projectRoot: string; jaggersDir: string },
+  h: Omit<MessageHeader, 'id' | 'sent'>,
+  text: string,
+): Promise<NewJournalEvent> {
+  const id = newMessageId();
+  const file = messageFile(dirs.jaggersDir, id);
+  await writeDurable(file, renderMessage({ ...h, id, sent: new Date().toISOString() }, text));
+  return {
+    type: 'message-created',
+    messageId: id,
+    to: h.to,
+    toAgent: h.toAgent,
+    from: h.from,
+    fromAgent: h.fromAgent,
+    file: path.relative(dirs.projectRoot, file),
+    bytes: Buffer.byteLength(text),
+    job: h.job,
+  };
 }
 
 /** How the receiver answers: a message back to an agent, or nothing to answer (a person, a job's result). */

@@ -131,6 +131,8 @@ describe('scheduled flows', () => {
     const ls = await jg(['flow', 'ls']);
     expect(ls.code).toBe(1);
     expect(ls.stdout).toMatch(/broken.*INVALID.*broken\.md:4: field `timeout`/);
+    const doctor = await jg(['doctor']);
+    expect([doctor.code, doctor.stdout]).toEqual([1, expect.stringMatching(/^FAIL flow broken: .*broken\.md:4: field `timeout`/m)]);
     const show = await jg(['flow', 'show', 'broken']);
     expect(show.stderr).toMatch(/broken\.md:4: field `timeout`/);
     const run = await jg(['flow', 'run', 'broken']);
