@@ -168,6 +168,21 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         MCP_NAMES.set(cli, wanted);
       });
 
+      it.skipIf(cli !== 'claude')(
+        `${cli} calls a jaggers tool through the MCP server jaggers registered, with no approval asked, and gets its answer`,
+        async () => {
+          const res = await handoff(cli, ['--message', 'Please call mcp__jaggers__list_agents and say what it returns.']);
+          await expectReply(cli, res, 'stub: the command ran.');
+          const after = t.turnsOf(cli).filter((r) => r.hasToolResult && r.at >= t.turnsOf(cli).find((q) => q.lastUserText === res.pointer)!.at);
+          expect(after.length, 'a request carrying the tool result').toBeGreaterThanOrEqual(1);
+          const body = JSON.stringify(after[0]!.body);
+          // The tool's answer, as jaggers' server gave it to claude: the agents, and this one is "you".
+          expect(body).toContain(`\\"agent\\": \\"${cli}\\"`);
+          expect(body).toContain('\\"you\\": true');
+        },
+        STEP_MS,
+      );
+
       it(`the reply artifact holds only ${cli}'s answer: no reply marker, hint line, rule or turn summary`, () => {
         const reply = firstHandoff.get(cli)?.reply;
         expect(reply, 'the handoff step captured a reply').toBeTruthy();

@@ -82,7 +82,9 @@ function anthropicConversation(body: Json): Conversation {
     if (m.role === 'user') conv.user.push(...kept);
     else if (m.role === 'assistant') conv.assistant.push(...kept);
   }
-  const last = messages.at(-1);
+  // It may also put one after a tool result (a reminder about its task tools): the turn still goes on
+  // from the tool result (test/fixtures/requests/claude-2.1.197-system-message-after-tool-result.json).
+  const last = messages.filter((m) => m.role !== 'system').at(-1);
   conv.hasToolResult = last?.role === 'user' && asArray(last.content).some((b) => isObject(b) && b.type === 'tool_result');
   return conv;
 }

@@ -142,6 +142,13 @@ describe('stub model server', () => {
     expect(stub.turns()[0]).toMatchObject({ api: 'gemini', hasToolResult: true, toolNames: ['run_shell_command'] });
   });
 
+  it('a system message claude puts after a tool result does not hide the tool result', () => {
+    const fixture = new URL('../fixtures/requests/claude-2.1.197-system-message-after-tool-result.json', import.meta.url);
+    const { method, path, body } = JSON.parse(readFileSync(fixture, 'utf8')) as { method: string; path: string; body: { messages: { role: string }[] } };
+    expect(body.messages.map((m) => m.role).slice(-2)).toEqual(['user', 'system']);
+    expect(describeRequest(1, method, path, body)).toMatchObject({ api: 'anthropic', purpose: 'turn', hasToolResult: true });
+  });
+
   it("reads claude's history around the system message it puts in it: neither the user's words nor the model's", () => {
     const fixture = new URL('../fixtures/requests/claude-2.1.197-system-message-in-history.json', import.meta.url);
     const { method, path, body } = JSON.parse(readFileSync(fixture, 'utf8')) as { method: string; path: string; body: { messages: { role: string }[] } };

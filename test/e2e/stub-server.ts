@@ -203,7 +203,8 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     if (rec.api === 'other') return sendJson(res, 404, { error: { message: `stub: no route POST ${path}` } });
 
     const reply: Reply = rec.purpose === 'turn' ? await script(rec) : { kind: 'text', text: auxText(rec) };
-    const tool = reply.kind === 'tool' ? shellCall(rec, reply) : undefined;
+    // A call of a named tool (jaggers' MCP tools), else the shell tool fitted to the request.
+    const tool = reply.kind === 'tool' ? (reply.call ?? shellCall(rec, reply)) : undefined;
     const b = isObject(body) ? body : {};
     switch (rec.api) {
       case 'anthropic':

@@ -5,7 +5,7 @@ export type Reply =
   /** Text streamed in `chunks` pieces, `delayMs` before each (slow streaming). */
   | { kind: 'text'; text: string; chunks?: number; delayMs?: number }
   /** A shell tool call; `escalate: false` keeps codex from asking for approval (default: it asks). */
-  | { kind: 'tool'; command: string; text?: string; escalate?: boolean };
+  | { kind: 'tool'; command: string; text?: string; escalate?: boolean; call?: ToolCall };
 
 /** One piece of a streamed answer: the SSE event name (if the API names them) and its JSON data. */
 export interface SseEvent {

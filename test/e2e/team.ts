@@ -49,6 +49,9 @@ export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
     const found = req.hasToolResult ? undefined : cwds.map((cwd) => ({ cwd, file: namedFile(req.lastUserText ?? '', cwd) })).find((f) => f.file !== undefined);
     const { cwd, file } = found ?? {};
     const asked = file === undefined ? '' : readFileSync(file, 'utf8');
+    // `call mcp__jaggers__<tool>`: the model calls that tool of jaggers' MCP server (claude's names).
+    const mcp = /call (mcp__jaggers__\w+)/.exec(asked);
+    if (mcp && req.api === 'anthropic') return { kind: 'tool', command: '', call: { name: mcp[1]!, args: {} } };
     if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
     if (asked.includes('three paragraphs')) return slowly({ kind: 'text', text: MULTI_LINE_REPLY });
     // `at once`: the whole reply in one piece, so the turn ends in well under a second.
