@@ -15,8 +15,6 @@ import type { HealthView } from './types.js';
 
 /** How long a supervisor may take from start to answering. */
 export const START_TIMEOUT_MS = 20_000;
-/** A window-0 supervisor that is alive but silent gets this long (it may be booting) before it is restarted. */
-const BOOT_GRACE_MS = 5_000;
 
 function socketArg(ctx: Context): string {
   return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
@@ -91,15 +89,18 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
       if (await answers(api)) return;
       const w0 = await windowZero(ctx.server, ctx.session);
       if (!w0 && !(await hasSession(ctx.server, ctx.session))) throw await sessionMissing(ctx);
-      // Alive and started as the supervisor: it may be booting (or just reaped late); give it a moment.
+      // Alive and started as the supervisor: it is booting, which takes seconds on a loaded machine. It gets
+      // the whole start timeout while it lives; restarting it sooner kills one that may answer a moment
+      // later, and a request that reached it would see the connection dropped.
+      const w0dead = async () => (await windowZero(ctx.server, ctx.session))?.dead ?? true;
       const booting = w0 !== null && !w0.dead && w0.start.includes(' supervise');
-      if (!(booting && (await waitForAnswer(api, socketDir, BOOT_GRACE_MS)))) {
+      if (!(booting && (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead)))) {
         const launch = { cwd: ctx.projectRoot, env: supervisorEnv(ctx), command: supervisorCommand(ctx) };
         const r = await runInWindowZero(ctx.server, ctx.session, w0?.paneId ?? null, launch);
         if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
       }
       // A supervisor that exits at once (a node flag it refuses, a broken install) is not waited for.
-      const dead = async () => (await windowZero(ctx.server, ctx.session))?.dead ?? true;
+      const dead = w0dead;
       if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, dead)) {
         // Repairs it made on start (a registry rebuilt after a crash) are told once, here.
         const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
@@ -115,7 +116,7 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
           `${(await tail(log, 5)) ? `:\n${await tail(log, 5)}` : ''}\nwindow 0 shows:\n${screen.stdout.trimEnd().split('\n').slice(-8).join('\n')}`,
       );
     },
-    { timeoutMs: START_TIMEOUT_MS + BOOT_GRACE_MS + 10_000 },
+    { timeoutMs: 2 * START_TIMEOUT_MS + 10_000 },
   );
 }
 

@@ -4,6 +4,7 @@
 import { execa } from 'execa';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TerminalView } from '../../src/api/types.js';
 import { packageRoot } from '../../src/package-root.js';
@@ -131,6 +132,26 @@ describe('the supervisor owns the session', () => {
     expect(r.stderr).toMatch(/window 0 shows:[\s\S]*(no-such-node-flag|Pane is dead)/);
     await rig.tmux(['set-environment', '-g', '-u', 'NODE_OPTIONS']);
     expect((await rig.run(['status'])).code).toBe(0);
+  });
+
+  it('a supervisor slow to boot (7 s, as on a loaded machine) is waited for by `up`, not started a second time', async () => {
+    // A preload in the environment tmux gives window 0: each supervisor notes its start, then stalls.
+    const boots = path.join(rig.root, 'boots.txt');
+    const preload = path.join(rig.root, 'slow-boot.mjs');
+    await writeFile(
+      preload,
+      `import { appendFileSync } from 'node:fs';\n` +
+        `if (process.argv.includes('supervise')) { appendFileSync(${JSON.stringify(boots)}, process.pid + '\\n'); await new Promise((r) => setTimeout(r, 7000)); }\n`,
+    );
+    // The tmux server first (a placeholder session keeps it up), with the preload in its global environment.
+    await rig.tmux(['new-session', '-d', '-s', 'placeholder']);
+    await rig.tmux(['set-environment', '-g', 'NODE_OPTIONS', `--import=${pathToFileURL(preload).href}`]);
+    const up = await rig.run(['up']);
+    await rig.tmux(['set-environment', '-g', '-u', 'NODE_OPTIONS']);
+    expect(up.code, up.stderr).toBe(0);
+    const started = (await readFile(boots, 'utf8')).trim().split('\n');
+    expect(started).toHaveLength(1);
+    expect((await api(rig).call<HealthView>('GET', '/v1/health')).pid).toBe(Number(started[0]));
   });
 
   it('two `up` at once, as two processes: each agent gets exactly one window', async () => {
