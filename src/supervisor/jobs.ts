@@ -228,7 +228,9 @@ export class Jobs {
     const project = await this.s.d.ctx.project().catch(() => null);
     const running = new Map<string, number>();
     const workers = Object.values(data.jobs).filter((j) => j.kind === 'worker' && !isFinal(j.state));
-    for (const j of workers) if (j.state !== 'queued') running.set(j.target, (running.get(j.target) ?? 0) + 1);
+    // A worker being opened counts, whatever the registry says yet: a second pump running meanwhile (a
+    // job ended, another was assigned) would otherwise see it still queued and open one more.
+    for (const j of workers) if (j.state !== 'queued' || this.opening.has(j.id)) running.set(j.target, (running.get(j.target) ?? 0) + 1);
     for (const j of workers) {
       if (this.opening.has(j.id)) continue;
       if (j.state === 'queued') {
