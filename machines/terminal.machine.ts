@@ -5,7 +5,7 @@ export type TerminalStatus = 'starting' | 'booting' | 'idle' | 'busy' | 'settlin
 
 export type TerminalEvent =
   /** A new reading of the pane: a classified screen, or the CLI's own state file. */
-  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' }
+  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' | 'output' }
   /** Delivery typed a prompt and pressed Enter. */
   | { type: 'INPUT_SENT'; at: number }
   /**
@@ -24,7 +24,7 @@ export interface TerminalContext {
   since: number;
   rule: string | null;
   lines: string[];
-  source: 'screen' | 'state-file' | 'tmux' | 'delivery' | 'turn';
+  source: 'screen' | 'state-file' | 'output' | 'tmux' | 'delivery' | 'turn';
   /** A prompt went in (or busy was seen) and its turn has not finished yet. */
   turnOpen: boolean;
   exitStatus: number | null;

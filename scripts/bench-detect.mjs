@@ -6,11 +6,12 @@
 //
 // Usage: npm run build && node scripts/bench-detect.mjs [--ns 1,10,50] [--turns 40,12,6]
 //        [--think-ms 1000] [--idle-s 10] [--poll-ms 500] [--json FILE] [--alone] [--one-connection]
-//        [--fresh-home] [--screen-only]
+//        [--fresh-home] [--screen-only] [--active K]
 // --alone runs the watcher without the floor and the poller beside it (to see what they cost it).
 // --one-connection: the watcher's captures (and the prompts) share the connection that receives all
 //   pane output, as before 02490a4 (by default they go over a second, no-output connection).
 // --screen-only ignores the fake agent's state file (like CLIs that write none): screen captures only.
+// --active K keeps at most K agents in a turn at once (e.g. 20 busy of 100); the rest wait idle.
 // --fresh-home starts the agents with a HOME that has no state folder yet (the watcher's first
 //   reading then comes before the folder exists; its state-file watch must be retried later).
 // BENCH_DEBUG=1 also prints every reading the watcher made around slow or missed detections.
@@ -27,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { classify } from '../dist/src/detect/classify.js';
 import { PaneWatcher } from '../dist/src/supervisor/pane-watcher.js';
@@ -374,7 +376,9 @@ async function runN(ctx, n, turns) {
   // Arrival of each %output chunk on the watcher's own connection (byte offsets per pane), to split
   // the jaggers-floor gap into delivery to this thread and the capture round trip.
   const ownArrivals = new Map();
+  let ownChunks = 0;
   client.onOutput((paneId, data) => {
+    ownChunks++;
     let a = ownArrivals.get(paneId);
     if (!a) ownArrivals.set(paneId, (a = { bytes: 0, at: [], cum: [] }));
     a.bytes += data.length;
@@ -447,7 +451,13 @@ async function runN(ctx, n, turns) {
   // Ready: every pane idle, then a quiet moment for the resize redraws to pass.
   const deadline = Date.now() + 60_000;
   while (panes.some((p) => statusOf(watcher, p.paneId) !== 'idle')) {
-    if (Date.now() > deadline) throw new Error(`agents not idle after 60 s: ${panes.map((p) => statusOf(watcher, p.paneId)).join(',')}`);
+    if (Date.now() > deadline) {
+      for (const p of panes.filter((x) => statusOf(watcher, x.paneId) !== 'idle').slice(0, 3)) {
+        console.log(`not idle: ${p.paneId} ${JSON.stringify(watcher.snapshot?.(p.paneId)?.context ?? null)}; now on screen:`);
+        console.log((await capturePane(cmd, p.paneId)).trimEnd().split('\n').slice(-6).join('\n'));
+      }
+      throw new Error(`agents not idle after 60 s: ${panes.map((p) => statusOf(watcher, p.paneId)).join(',')}`);
+    }
     await sleep(50);
   }
   await sleep(500);
@@ -462,6 +472,8 @@ async function runN(ctx, n, turns) {
   const childrenBefore = procsBefore.filter((p) => p.ppid === process.pid);
   const serverChildrenBefore = procsBefore.filter((p) => p.ppid === serverPid).length;
   const capturesBefore = watcher.captures;
+  const ownChunksBefore = ownChunks;
+  const reasonsBefore = { ...(watcher.captureReasons ?? {}) };
   const commandsBefore = cmd.commandsSent;
   const floorBytesBefore = (await floor.request({ type: 'collect' }, 'events')).bytes;
   const cpuBefore = process.cpuUsage();
@@ -469,6 +481,8 @@ async function runN(ctx, n, turns) {
   const serverBefore = await procStat(serverPid);
   const agentTicks = (procs) => procs.filter((p) => p.ppid === serverPid).reduce((sum, p) => sum + p.ticks, 0);
   const agentsBefore = agentTicks(procsBefore);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const phaseStart = now();
   let timeouts = 0;
 
@@ -486,10 +500,24 @@ async function runN(ctx, n, turns) {
       waiters.add(w);
     });
 
+  // --active K: at most K agents in a turn at once (the others wait idle for a slot), as when a few of
+  // many agents work; 0 = all at once.
+  const slots = opts.active > 0 ? opts.active : Infinity;
+  let busyNow = 0;
+  const slotWaiters = [];
+  const acquire = async () => {
+    while (busyNow >= slots) await new Promise((r) => slotWaiters.push(r));
+    busyNow++;
+  };
+  const release = () => {
+    busyNow--;
+    slotWaiters.shift()?.();
+  };
   await Promise.all(
     panes.map(async (p) => {
       await sleep(Math.random() * 600);
       for (let k = 0; k < turns; k++) {
+        await acquire();
         const turnsBefore = turnsOf(watcher, p.paneId);
         // A turn whose done never comes is ended by the next prompt (counted as timed out).
         const done = waitDone(p.paneId, turnsBefore, opts.thinkMs + 5000);
@@ -498,12 +526,14 @@ async function runN(ctx, n, turns) {
         await sendKeys(cmd, p.paneId, ['Enter']);
         watcher.inputSent(p.paneId);
         if (!(await done)) timeouts++;
+        release();
         await sleep(100 + Math.random() * 500);
       }
     }),
   );
   await sleep(opts.pollMs + 300); // let the poller see the last screens
   const phaseEnd = now();
+  loopDelay.disable();
   const spawnsDuring = spawnLog.slice(spawnsBefore);
   const forksDuring = (await forksSinceBoot()) - forksBefore;
   const procsAfter = await allProcs();
@@ -522,17 +552,27 @@ async function runN(ctx, n, turns) {
   const childrenAfter = procsAfter.filter((p) => p.ppid === process.pid);
   const serverChildrenAfter = procsAfter.filter((p) => p.ppid === serverPid).length;
   const captures = watcher.captures - capturesBefore;
+  const captureReasons = Object.fromEntries(Object.entries(watcher.captureReasons ?? {}).map(([k, v]) => [k, v - (reasonsBefore[k] ?? 0)]));
   const commands = cmd.commandsSent - commandsBefore;
 
   const floorOut = await floor.request({ type: 'collect' }, 'events');
   const pollerOut = await poller.request({ type: 'collect' }, 'events');
 
-  const traces = (await readFile(trace, 'utf8'))
+  const traceLines = (await readFile(trace, 'utf8'))
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l))
     .filter((x) => x.t >= phaseStart && paneOfPid.has(x.pid))
     .sort((a, b) => a.t - b.t);
+  // The fake agent writes its state file right after the screen and traces that too (`stateFile`).
+  const traces = traceLines.filter((x) => !x.stateFile);
+  const fileTraces = traceLines.filter((x) => x.stateFile);
+  // How late the agent's state file came after its screen: the file cannot tell jaggers sooner.
+  const fileLag = [];
+  for (const tr of traces) {
+    const f = fileTraces.find((x) => x.pid === tr.pid && x.state === tr.state && x.t >= tr.t);
+    if (f) fileLag.push(f.t - tr.t);
+  }
 
   const during = (xs) => xs.filter((x) => x.at >= phaseStart);
   const jBusy = match(traces, during(changes), paneOfPid, { busy: ['busy'] });
@@ -664,6 +704,19 @@ async function runN(ctx, n, turns) {
     breakdownBusy: breakdown(jBusy),
     breakdownQuiet: breakdown(jQuiet),
     captures,
+    captureReasons,
+    fileLag: summary(fileLag),
+    // jaggers' own part: from the agent's state-file write to the state being known (busy and quiet).
+    afterFile: summary(
+      [...jBusy.latencies, ...jQuiet.latencies]
+        .map((m) => {
+          const f = fileTraces.find((x) => x.pid === m.trace.pid && x.state === m.trace.state && x.t >= m.trace.t);
+          return f ? m.d.at - f.t : NaN;
+        })
+        .filter(Number.isFinite),
+    ),
+    loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    ownChunks: ownChunks - ownChunksBefore,
     commands,
     statusChanges,
     floorChunks: floorOut.chunks,
@@ -774,7 +827,7 @@ function printResult(r, settleMs, opts) {
   const out = [];
   out.push('');
   out.push(
-    `== N=${r.n} agents: ${r.turns} turns each, think ${opts.thinkMs} ms, ${r.traced} traced state changes in ${r.phaseSeconds.toFixed(1)} s` +
+    `== N=${r.n} agents${opts.active > 0 ? ` (at most ${opts.active} in a turn at once)` : ''}: ${r.turns} turns each, think ${opts.thinkMs} ms, ${r.traced} traced state changes in ${r.phaseSeconds.toFixed(1)} s` +
       (r.timeouts ? `, ${r.timeouts} turns timed out` : ''),
   );
   out.push('latency in ms from the agent drawing the new screen (its trace line) to the state being known:');
@@ -812,8 +865,15 @@ function printResult(r, settleMs, opts) {
     );
   }
   out.push(
-    `work: ${r.captures} capture-pane by the watcher (${(r.captures / r.phaseSeconds).toFixed(0)}/s, ${(r.captures / Math.max(1, r.statusChanges)).toFixed(1)} per status change), ${r.commands} commands on its connection, ${r.floorChunks} %output chunks, ${r.polls} poller captures`,
+    `work: ${r.captures} capture-pane by the watcher (${(r.captures / r.phaseSeconds).toFixed(0)}/s, ${(r.captures / Math.max(1, r.statusChanges)).toFixed(1)} per status change), ${r.commands} commands on its connection, ${r.floorChunks} %output chunks to the floor and ${r.ownChunks} to the watcher, ${r.polls} poller captures`,
   );
+  out.push(
+    `the agent's state file was written after its screen by p50 ${f1(r.fileLag.p50)} / p95 ${f1(r.fileLag.p95)} / p99 ${f1(r.fileLag.p99)} / max ${f1(r.fileLag.max)} ms (its own trace; a reading of the file cannot be earlier); jaggers knew the state after that write by p50 ${f1(r.afterFile.p50)} / p95 ${f1(r.afterFile.p95)} / p99 ${f1(r.afterFile.p99)} ms (below 0: the screen told first)`,
+  );
+  out.push(
+    `the watcher's event loop (main thread) was late by p50 ${f1(r.loopDelayMs.p50)} / p99 ${f1(r.loopDelayMs.p99)} / max ${f1(r.loopDelayMs.max)} ms during the phase (perf_hooks.monitorEventLoopDelay)`,
+  );
+  if (Object.keys(r.captureReasons).length) out.push(`captures by what asked for them: ${JSON.stringify(r.captureReasons)}`);
   out.push(
     `quiet readings while the agent was still busy (torn frames): jaggers ${r.falseQuiet.jaggers} entries into settling (the ${settleMs} ms settle hides them), poller ${r.falseQuiet.poller}, floor ${r.falseQuiet.floor}`,
   );
@@ -866,6 +926,7 @@ function parseOptions(argv) {
     oneConnection: false,
     freshHome: false,
     screenOnly: false,
+    active: 0,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -892,6 +953,10 @@ function parseOptions(argv) {
         break;
       case '--json':
         o.json = v;
+        i++;
+        break;
+      case '--active':
+        o.active = Number(v);
         i++;
         break;
       case '--alone':

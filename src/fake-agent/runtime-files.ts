@@ -39,3 +39,8 @@ export function traceLine(pid: number, state: AgentStatus, t: number = preciseNo
 export function appendTrace(file: string, pid: number, state: AgentStatus): void {
   fs.appendFileSync(file, traceLine(pid, state));
 }
+
+/** The state file now says `state` (written after the screen): `{t, pid, state, stateFile: true}`. */
+export function appendStateFileTrace(file: string, pid: number, state: AgentStatus): void {
+  fs.appendFileSync(file, `${JSON.stringify({ t: preciseNow(), pid, state, stateFile: true })}\n`);
+}

@@ -12,7 +12,7 @@ import { McpTools } from './mcp-client.js';
 import { renderScreen } from './render.js';
 import type { ReadFile } from './rules.js';
 import type { AgentStatus } from './runtime-files.js';
-import { appendTrace, removeStateFile, writeStateFile } from './runtime-files.js';
+import { appendStateFileTrace, appendTrace, removeStateFile, writeStateFile } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { writeSession } from './session-store.js';
 
@@ -82,7 +82,10 @@ export function runTui(config: AgentConfig, session: SessionRecord, ctx: TuiCont
     promptSubmitted: (prompt) => {
       if (ctx.promptsFile) fs.appendFileSync(ctx.promptsFile, `${JSON.stringify({ t: Date.now(), pid, agent: process.env.JAGGERS_AGENT ?? null, prompt })}\n`);
     },
-    statusChanged: (status, sessionId) => writeStateFile(home, { pid, sessionId, status, updatedAt: Date.now() }),
+    statusChanged: (status, sessionId) => {
+      writeStateFile(home, { pid, sessionId, status, updatedAt: Date.now() });
+      if (ctx.traceFile !== undefined) appendStateFileTrace(ctx.traceFile, pid, status);
+    },
     redraw: (urgent) => {
       if (exiting) return;
       if (urgent) draw();

@@ -39,6 +39,12 @@ export const DetectSchema = z.strictObject({
    * CLI that draws a ready-looking screen and then loads more (gemini, resuming a conversation).
    */
   startSettleMs: z.number().int().nonnegative().default(0),
+  /**
+   * Text that, arriving in the pane's output, says busy by itself (a spinner line the CLI redraws while
+   * it works): output that matches needs no screen capture. Escape sequences are stripped first; the
+   * screen is still captured once the output stops, so a match in a reply cannot hold a pane busy.
+   */
+  outputBusy: z.array(regex).default([]),
   /** Where the CLI writes its own state to disk, used as stronger evidence than the screen. */
   stateFile: z.enum(['claude-sessions', 'fake-agent']).optional(),
   /**

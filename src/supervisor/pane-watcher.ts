@@ -4,7 +4,7 @@ import path from 'node:path';
 import stripAnsi from 'strip-ansi';
 import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
-import { classify, type Classification } from '../detect/classify.js';
+import { classify, regexOf, type Classification } from '../detect/classify.js';
 import { combine, stateFilePath } from '../detect/state-file.js';
 import type { Profile } from '../profiles/schema.js';
 import { capturePane, paneField, subscribe } from '../tmux/commands.js';
@@ -33,9 +33,36 @@ export interface StatusChange {
 interface Entry {
   pane: WatchedPane;
   actor: Actor<typeof terminalMachine>;
-  raw: string;
+  /** The latest output, as it came (joined only when a screen is classified): about RAW_KEEP bytes. */
+  raw: string[];
+  rawLength: number;
+  /** A capture of this pane is on its way to tmux; `dirty`: another was asked for meanwhile. */
   inFlight: boolean;
   dirty: boolean;
+  /** Waiting in the watcher's capture queue; `urgent`: the pane's state is in doubt, so it goes first. */
+  queued: boolean;
+  urgent: boolean;
+  /** What asked for the next capture (counted in captureReasons). */
+  why: string | null;
+  /** Its output to this watcher is paused (its state file says busy); a look every pausedCheckMs. */
+  paused: boolean;
+  pausedTimer: NodeJS.Timeout | null;
+  /** A capture asked for later (the rest of a frame, or the gap between captures of a busy pane). */
+  timer: NodeJS.Timeout | null;
+  timerAt: number;
+  /** Fires once the output stopped for `quietMs`, to judge output no capture has seen. */
+  quietTimer: NodeJS.Timeout | null;
+  lastOutputAt: number;
+  /** When the last capture was sent, and whether output came after it (no capture has judged it yet). */
+  sentAt: number;
+  unjudged: boolean;
+  /** The last output that said busy by itself (the profile's `outputBusy`), and the text before it. */
+  evidenceAt: number;
+  tail: string;
+  /** State-file readings in the order they were started: an older one never replaces a newer one. */
+  fileSeq: number;
+  fileApplied: number;
+  lastFile: Classification | null;
   home: string | null;
   last: string | null;
   dead: boolean;
@@ -57,14 +84,49 @@ interface FolderWatch {
 }
 
 const RAW_KEEP = 4096;
+/** Text kept from the end of a pane's output, so busy text split between two chunks is still found. */
+const TAIL_KEEP = 64;
+
+export interface WatcherOptions {
+  /**
+   * A second connection that set `refresh-client -f no-output`, for captures and queries, so they are
+   * not queued behind every pane's pending output (tmux keeps a client's replies and %output in one
+   * ordered queue).
+   */
+  commands?: ControlClient;
+  now?: () => number;
+  /** Captures in flight at once, over all panes: more only queue up inside tmux, which answers one by one. */
+  maxCaptures?: number;
+  /** Output without busy evidence waits this long for the rest of its frame (which may say busy). */
+  frameMs?: number;
+  /** Busy text in the output holds off captures for other output this long (the spinner's next frame is due). */
+  evidenceMs?: number;
+  /** This long after the output stopped, output that no capture has judged is captured once. */
+  quietMs?: number;
+  /** While a pane is busy and prints on, its screen is captured at most this often (for menus, errors). */
+  busyGapMs?: number;
+  /**
+   * Pause a pane's output to this watcher while its state file says busy (the file tells when that
+   * ends), so tmux neither sends nor we read bytes nobody needs; its screen is looked at every
+   * pausedCheckMs meanwhile. Default on.
+   */
+  pauseBusy?: boolean;
+  pausedCheckMs?: number;
+  /** Ask tmux to pause a pane whose output to this watcher is this many seconds behind (0: never). */
+  pauseAfterS?: number;
+}
 
 /** A profile without detection rules: nothing on screen can say more than "running", shown as idle. */
 const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile has no detect rules)', lines: [] };
 
 /**
- * Turns tmux output into terminal states, driven only by events: a pane's %output triggers a
- * capture (one in flight per pane; output during it coalesces into one more), pane deaths come from
- * a tmux subscription. Nothing runs while nothing is printed.
+ * Turns tmux output into terminal states, driven only by events, with the work bounded:
+ * - The CLI's state file (inotify) decides busy and idle the moment it changes, with no capture.
+ * - Output that says busy by itself (a spinner frame, the profile's `outputBusy`) needs no capture.
+ * - Other output asks for a capture: one in flight per pane, at most `maxCaptures` in flight at all,
+ *   panes in doubt first, a busy pane at most every `busyGapMs`; once the output stops, a pane whose
+ *   last output no capture saw is captured once.
+ * Pane deaths come from a tmux subscription. Nothing runs while nothing is printed.
  */
 export class PaneWatcher {
   private readonly entries = new Map<string, Entry>();
@@ -76,19 +138,37 @@ export class PaneWatcher {
   /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
   private readonly cmd: ControlClient;
   private readonly now: () => number;
+  private readonly maxCaptures: number;
+  private readonly frameMs: number;
+  private readonly evidenceMs: number;
+  private readonly quietMs: number;
+  private readonly busyGapMs: number;
+  private readonly pauseBusy: boolean;
+  private readonly pausedCheckMs: number;
+  private readonly pauseAfterS: number;
+  /** Panes waiting for a capture slot: those in doubt first. */
+  private readonly urgentQueue: Entry[] = [];
+  private readonly queue: Entry[] = [];
+  private inFlight = 0;
   captures = 0;
+  /** Captures sent, by what asked for them (start, output, quiet, restart, again): for benchmarks. */
+  readonly captureReasons: Record<string, number> = {};
 
-  /**
-   * `client` delivers pane output and notifications. Pass `commands`, a second connection that set
-   * `refresh-client -f no-output`, so captures are not queued behind every pane's pending output
-   * (tmux keeps a client's replies and %output in one ordered queue).
-   */
+  /** `client` delivers pane output and notifications; see WatcherOptions for the rest. */
   constructor(
     private readonly client: ControlClient,
-    options: { commands?: ControlClient; now?: () => number } = {},
+    options: WatcherOptions = {},
   ) {
     this.cmd = options.commands ?? client;
     this.now = options.now ?? (() => performance.timeOrigin + performance.now());
+    this.maxCaptures = options.maxCaptures ?? 4;
+    this.frameMs = options.frameMs ?? 25;
+    this.evidenceMs = options.evidenceMs ?? 200;
+    this.quietMs = options.quietMs ?? 150;
+    this.busyGapMs = options.busyGapMs ?? 250;
+    this.pauseBusy = options.pauseBusy ?? true;
+    this.pausedCheckMs = options.pausedCheckMs ?? 2000;
+    this.pauseAfterS = options.pauseAfterS ?? 1;
     this.offs.push(client.onOutput((paneId, data) => this.onOutput(paneId, data)));
     this.offs.push(client.onNotification((name, args) => this.onNotification(name, args)));
   }
@@ -97,6 +177,8 @@ export class PaneWatcher {
   async start(): Promise<void> {
     // A one-pane subscription never reports changes on tmux 3.3a; `%*` does.
     await subscribe(this.client, 'jaggers-dead', '%*', '#{pane_dead}');
+    // Output that fell this far behind is dropped by tmux (%pause): a capture reads the screen instead.
+    if (this.pauseAfterS > 0) await this.client.run(['refresh-client', '-f', `pause-after=${this.pauseAfterS}`]);
   }
 
   onChange(l: (c: StatusChange) => void): () => void {
@@ -125,9 +207,26 @@ export class PaneWatcher {
     const entry: Entry = {
       pane,
       actor,
-      raw: '',
+      raw: [],
+      rawLength: 0,
       inFlight: false,
       dirty: false,
+      queued: false,
+      urgent: false,
+      why: null,
+      paused: false,
+      pausedTimer: null,
+      timer: null,
+      timerAt: 0,
+      quietTimer: null,
+      lastOutputAt: 0,
+      sentAt: 0,
+      unjudged: false,
+      evidenceAt: Number.NEGATIVE_INFINITY,
+      tail: '',
+      fileSeq: 0,
+      fileApplied: 0,
+      lastFile: null,
       home: null,
       last: null,
       dead: false,
@@ -156,13 +255,16 @@ export class PaneWatcher {
       for (const l of this.listeners) l(change);
     });
     actor.start();
-    void this.capture(entry);
+    this.want(entry, 0, true, 'start');
   }
 
   unwatch(paneId: string): void {
     const e = this.entries.get(paneId);
     if (!e) return;
     this.unwatchStateFile(e);
+    this.resumeOutput(e);
+    this.clearTimers(e);
+    this.dequeue(e);
     e.actor.stop();
     this.entries.delete(paneId);
   }
@@ -185,6 +287,7 @@ export class PaneWatcher {
     const e = this.entries.get(paneId);
     if (!e) return;
     e.held = true;
+    this.resumeOutput(e);
     e.actor.send({ type: 'SCREEN', at: this.now(), classification: { status: 'busy', rule: reason, lines: [] }, source: 'screen' });
   }
 
@@ -256,52 +359,234 @@ export class PaneWatcher {
   private onOutput(paneId: string, data: Buffer): void {
     const e = this.entries.get(paneId);
     if (!e) return;
-    e.raw = (e.raw + data.toString('utf8')).slice(-RAW_KEEP);
+    // Kept as strings: a Buffer here would be a view that keeps tmux's whole read buffer alive.
+    const text = data.toString('utf8');
+    e.raw.push(text);
+    e.rawLength += text.length;
+    while (e.raw.length > 1 && e.rawLength - e.raw[0]!.length >= RAW_KEEP) e.rawLength -= e.raw.shift()!.length;
+    const at = this.now();
+    e.lastOutputAt = at;
+    e.unjudged = true;
+    if (this.saysBusy(e, text)) {
+      // A busy frame: no capture. One asked for by this frame's first chunk is not needed either.
+      e.evidenceAt = at;
+      this.cancelPending(e);
+      // The state file, where the CLI writes one, decides busy and idle: output may lag it by a second.
+      if (!e.dead && !e.held && e.lastFileStatus === null && this.status(paneId) !== 'busy') {
+        e.actor.send({ type: 'SCREEN', at, classification: { status: 'busy', rule: 'outputBusy (the output says busy)', lines: [] }, source: 'output' });
+      }
+      this.armQuiet(e);
+      return;
+    }
+    // While busy text keeps coming (a spinner redrawn every ~100 ms), other output is the rest of its
+    // frames, which under load trickle in over a good part of a second: a capture only once busy text
+    // stopped for evidenceMs (each new busy frame puts it off again), or once all output stopped.
+    const held = e.evidenceAt + this.evidenceMs - at;
+    const delay = held > 0 ? held : e.pane.profile.detect.outputBusy.length ? this.frameMs : 0;
+    this.want(e, Math.max(delay, this.gapFor(e)), false, 'output');
+    this.armQuiet(e);
+  }
+
+  /** Whether this output, with the end of the output before it, holds text that says busy. */
+  private saysBusy(e: Entry, text: string): boolean {
+    const patterns = e.pane.profile.detect.outputBusy;
+    if (patterns.length === 0) return false;
+    const plain = stripAnsi(text);
+    const joined = e.tail + plain;
+    const from = e.tail.length;
+    e.tail = joined.slice(-TAIL_KEEP);
+    for (const p of patterns) {
+      const re = regexOf(p);
+      const m = re.exec(joined);
+      // A match that ends inside the earlier text is the previous frame's: look at the new text alone.
+      if (m && m.index + m[0].length > from) return true;
+      if (m && re.test(plain)) return true;
+    }
+    return false;
+  }
+
+  /** A busy pane (its machine says so) is captured at most every busyGapMs; others at once. */
+  private gapFor(e: Entry): number {
+    return this.status(e.pane.paneId) === 'busy' ? Math.max(0, e.sentAt + this.busyGapMs - this.now()) : 0;
+  }
+
+  /** Capture `e` in `delayMs` (or sooner, if asked sooner); `urgent` puts it ahead of busy panes. */
+  private want(e: Entry, delayMs: number, urgent: boolean, why: string): void {
+    if (this.entries.get(e.pane.paneId) !== e) return;
+    if (urgent) e.urgent = true;
+    e.why ??= why;
     if (e.inFlight) {
       e.dirty = true;
       return;
     }
-    void this.capture(e);
+    if (e.queued) {
+      if (urgent && this.queue.includes(e)) {
+        this.queue.splice(this.queue.indexOf(e), 1);
+        this.urgentQueue.push(e);
+      }
+      return;
+    }
+    if (delayMs <= 0) {
+      if (e.timer) clearTimeout(e.timer);
+      e.timer = null;
+      this.enqueue(e);
+      return;
+    }
+    const at = this.now() + delayMs;
+    if (e.timer && e.timerAt <= at) return;
+    if (e.timer) clearTimeout(e.timer);
+    e.timerAt = at;
+    e.timer = setTimeout(() => {
+      e.timer = null;
+      this.enqueue(e);
+    }, delayMs);
+  }
+
+  private enqueue(e: Entry): void {
+    if (e.queued || e.inFlight || this.entries.get(e.pane.paneId) !== e) return;
+    e.queued = true;
+    (e.urgent ? this.urgentQueue : this.queue).push(e);
+    this.pump();
+  }
+
+  private dequeue(e: Entry): void {
+    for (const q of [this.urgentQueue, this.queue]) {
+      const i = q.indexOf(e);
+      if (i >= 0) q.splice(i, 1);
+    }
+    e.queued = false;
+  }
+
+  /** A capture asked for and not sent yet is dropped (not an urgent one: that pane is in doubt). */
+  private cancelPending(e: Entry): void {
+    if (e.timer) clearTimeout(e.timer);
+    e.timer = null;
+    if (e.queued && !e.urgent) this.dequeue(e);
+  }
+
+  private clearTimers(e: Entry): void {
+    if (e.timer) clearTimeout(e.timer);
+    if (e.quietTimer) clearTimeout(e.quietTimer);
+    if (e.pausedTimer) clearInterval(e.pausedTimer);
+    e.timer = null;
+    e.quietTimer = null;
+    e.pausedTimer = null;
+  }
+
+  /**
+   * The pane's output stops coming to this connection (tmux drops it for us, never for other clients,
+   * and keeps reading the pane). Sent on the output connection itself: tmux acts on a command as it
+   * reads it, even while that client's output backlog is long.
+   */
+  private pauseOutput(e: Entry): void {
+    if (!this.pauseBusy || e.paused) return;
+    e.paused = true;
+    void this.client.run(['refresh-client', '-A', `${e.pane.paneId}:pause`]).catch(() => {});
+    e.pausedTimer = setInterval(() => this.want(e, 0, false, 'paused-check'), this.pausedCheckMs);
+  }
+
+  /** Output flows again; the screen is read at once (what it drew meanwhile never came). */
+  private resumeOutput(e: Entry): void {
+    if (!e.paused) return;
+    e.paused = false;
+    if (e.pausedTimer) clearInterval(e.pausedTimer);
+    e.pausedTimer = null;
+    void this.client.run(['refresh-client', '-A', `${e.pane.paneId}:continue`]).catch(() => {});
+    this.want(e, 0, true, 'continue');
+  }
+
+  /** Once the output has stopped for quietMs: output no capture has seen gets one (in doubt). */
+  private armQuiet(e: Entry): void {
+    if (e.quietTimer) return;
+    const fire = (): void => {
+      e.quietTimer = null;
+      if (this.entries.get(e.pane.paneId) !== e) return;
+      const left = e.lastOutputAt + this.quietMs - this.now();
+      if (left > 1) e.quietTimer = setTimeout(fire, left);
+      else if (e.unjudged) this.want(e, 0, true, 'quiet');
+    };
+    e.quietTimer = setTimeout(fire, this.quietMs);
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.maxCaptures) {
+      const e = this.urgentQueue.shift() ?? this.queue.shift();
+      if (!e) return;
+      e.queued = false;
+      if (this.entries.get(e.pane.paneId) !== e) continue;
+      void this.capture(e);
+    }
   }
 
   private async capture(e: Entry): Promise<void> {
+    this.inFlight++;
     e.inFlight = true;
+    e.dirty = false;
+    e.urgent = false;
+    this.captureReasons[e.why ?? 'again'] = (this.captureReasons[e.why ?? 'again'] ?? 0) + 1;
+    e.why = null;
     try {
-      do {
-        e.dirty = false;
-        let screen: string;
-        try {
-          screen = await capturePane(this.cmd, e.pane.paneId);
-          this.captures++;
-        } catch {
-          return; // the pane is gone: the death notification says so
-        }
-        if (this.entries.get(e.pane.paneId) !== e) return; // unwatched meanwhile
-        const at = this.now();
-        const file = await this.readFile(e);
-        // The machine moved on while the state file was read (a turn confirmed, a prompt sent): this
-        // reading is older than that, and read again rather than applied (a stale busy would open a turn).
-        if (e.actor.getSnapshot().context.since > at) {
-          e.dirty = true;
-          continue;
-        }
-        // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
-        if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) continue;
-        e.lastScreen = screen;
-        e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: stripAnsi(e.raw), rules: e.pane.profile.detect.rules }) : NO_RULES;
-        e.lastFileStatus = file?.status ?? null;
-        this.decide(e, at, file);
-        for (const l of this.screenListeners) l(e.pane.paneId, screen);
-      } while (e.dirty);
+      await this.read(e);
     } finally {
+      this.inFlight--;
       e.inFlight = false;
+      if (e.dirty) this.want(e, this.gapFor(e), e.urgent, e.why ?? 'again');
+      this.pump();
     }
+  }
+
+  /** One capture of the pane and one reading of its state file, classified and given to its machine. */
+  private async read(e: Entry): Promise<void> {
+    const sentAt = this.now();
+    e.sentAt = sentAt;
+    let screen: string;
+    try {
+      screen = await capturePane(this.cmd, e.pane.paneId);
+      this.captures++;
+    } catch {
+      return; // the pane is gone: the death notification says so
+    }
+    if (this.entries.get(e.pane.paneId) !== e) return; // unwatched meanwhile
+    if (e.lastOutputAt <= sentAt) e.unjudged = false;
+    const at = this.now();
+    const file = await this.readFileInOrder(e);
+    // The machine moved on while the state file was read (a turn confirmed, a prompt sent): this
+    // reading is older than that, and read again rather than applied (a stale busy would open a turn).
+    if (e.actor.getSnapshot().context.since > at) {
+      e.dirty = true;
+      e.urgent = true;
+      e.why = 'moved-on';
+      return;
+    }
+    // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
+    if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) return;
+    e.lastScreen = screen;
+    e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: this.rawText(e), rules: e.pane.profile.detect.rules }) : NO_RULES;
+    e.lastFileStatus = file?.status ?? null;
+    this.decide(e, at, file);
+    for (const l of this.screenListeners) l(e.pane.paneId, screen);
   }
 
   private decide(e: Entry, at: number, file: Classification | null): void {
     if (!e.lastScreenClass || e.dead || e.held) return;
     const { c, source } = combine(e.lastScreenClass, file);
     if (c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: c, source });
+  }
+
+  /** The pane's latest output (about RAW_KEEP characters), escape sequences removed. */
+  private rawText(e: Entry): string {
+    return stripAnsi(e.raw.join('').slice(-RAW_KEEP));
+  }
+
+  /** The newest reading of the state file: one started before another that already finished gives that one's. */
+  private async readFileInOrder(e: Entry): Promise<Classification | null> {
+    const seq = ++e.fileSeq;
+    const file = await this.readFile(e);
+    if (seq > e.fileApplied) {
+      e.fileApplied = seq;
+      e.lastFile = file;
+    }
+    return e.lastFile;
   }
 
   /** Read the CLI's state file (watching its folder from the first reading on); null when it has none. */
@@ -325,9 +610,20 @@ export class PaneWatcher {
    * so, even if the capture that shows it is still queued, and never a turn lost between readings.
    */
   private async onStateFile(e: Entry): Promise<void> {
-    // Serialized with the captures, so a reading started earlier can never overwrite a newer one.
-    if (e.inFlight) e.dirty = true;
-    else await this.capture(e);
+    const at = this.now();
+    const file = await this.readFileInOrder(e);
+    if (this.entries.get(e.pane.paneId) !== e) return;
+    const status = file?.status ?? null;
+    // Busy and idle are decided now. Anything else (a menu, a question) is decided with a fresh screen,
+    // which says what it asks: the capture asked for below (or by the resumed output) reads both.
+    if (status !== e.lastFileStatus && (status === 'busy' || status === 'idle')) {
+      e.lastFileStatus = status;
+      this.decide(e, at, file);
+    } else if (status !== e.lastFileStatus) this.want(e, 0, true, 'state-file');
+    if (status === 'busy' && !e.dead && !e.held) this.pauseOutput(e);
+    else this.resumeOutput(e);
+    // No capture for it: what the screen shows besides (a menu, the turn's summary) is drawn, and that
+    // output asks for one.
   }
 
   private watchStateFile(e: Entry, file: string): void {
@@ -380,6 +676,7 @@ export class PaneWatcher {
 
   private markDead(e: Entry): void {
     e.dead = true;
+    this.resumeOutput(e);
     void paneField(this.cmd, e.pane.paneId, '#{pane_dead_status}').then((text) => {
       const status = text === null ? null : Number(text);
       e.actor.send({ type: 'PANE_EXITED', at: this.now(), exitStatus: status === null || Number.isNaN(status) ? null : status });
@@ -395,20 +692,34 @@ export class PaneWatcher {
     }
     e.dead = false;
     e.home = null;
+    this.resumeOutput(e);
     this.unwatchStateFile(e);
     e.lastScreen = null;
     e.lastFileStatus = null;
-    e.raw = '';
+    e.raw = [];
+    e.rawLength = 0;
+    e.lastFile = null;
+    e.tail = '';
+    e.evidenceAt = Number.NEGATIVE_INFINITY;
     const restarted = (p: number | null) => {
       if (p) e.pane = { ...e.pane, pid: p };
       e.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
-      void this.capture(e);
+      this.want(e, 0, true, 'restart');
     };
     if (pid) restarted(pid);
     else void paneField(this.cmd, e.pane.paneId, '#{pane_pid}').then((p) => restarted(p ? Number(p) : null));
   }
 
   private onNotification(name: string, args: string[]): void {
+    if (name === 'pause') {
+      // tmux paused a pane whose output to us fell pauseAfterS behind: read its screen, then go on.
+      const e = this.entries.get(args[0] ?? '');
+      if (e && !e.paused) {
+        void this.client.run(['refresh-client', '-A', `${e.pane.paneId}:continue`]).catch(() => {});
+        this.want(e, 0, true, 'behind');
+      }
+      return;
+    }
     if (name === 'subscription-changed' && args[0] === 'jaggers-dead') {
       const paneId = args.find((a) => a.startsWith('%'));
       const e = paneId ? this.entries.get(paneId) : undefined;
@@ -420,6 +731,7 @@ export class PaneWatcher {
     if (name === 'window-close' || name === 'unlinked-window-close') {
       for (const e of this.entries.values()) {
         if (e.pane.windowId === args[0] && !e.dead) {
+          this.resumeOutput(e);
           e.dead = true;
           e.actor.send({ type: 'PANE_EXITED', at: this.now(), exitStatus: null });
         }

@@ -6,7 +6,7 @@ import type { Transport } from './transport.js';
 /** A tmux reply: errors are values, so callers decide what a failed command means. */
 export type TmuxReply = { ok: true; lines: string[] } | { ok: false; error: string; lines: string[] };
 
-type OutputListener = (paneId: string, data: Buffer) => void;
+type OutputListener = (paneId: string, data: Buffer, ageMs?: number) => void;
 type NotificationListener = (name: string, args: string[]) => void;
 type ExitListener = (reason: string) => void;
 
@@ -51,7 +51,7 @@ export class ControlClient {
             break;
           }
           case 'output':
-            for (const l of this.outputListeners) l(ev.paneId, ev.data);
+            for (const l of this.outputListeners) l(ev.paneId, ev.data, ev.ageMs);
             break;
           case 'notification':
             if (ev.name === 'session-changed' && this.attachedResolve) {

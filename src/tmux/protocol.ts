@@ -3,12 +3,15 @@ import { decodeOctal } from './octal.js';
 /** What one line (or one %begin..%end block) of a tmux control-mode stream means. */
 export type ControlEvent =
   | { type: 'reply'; number: number; fromClient: boolean; ok: boolean; lines: string[] }
-  | { type: 'output'; paneId: string; data: Buffer }
+  /** Pane output; `ageMs`, with `pause-after` set (`%extended-output`), is how long tmux held it. */
+  | { type: 'output'; paneId: string; data: Buffer; ageMs?: number }
   | { type: 'notification'; name: string; args: string[] }
   | { type: 'exit'; reason: string };
 
 const BEGIN = Buffer.from('%begin ');
 const OUTPUT = Buffer.from('%output ');
+const EXTENDED = Buffer.from('%extended-output ');
+const SEPARATOR = Buffer.from(' : ');
 
 /**
  * Incremental parser of the control-mode byte stream. Feed it chunks; it returns the events that
@@ -57,6 +60,19 @@ export class ControlParser {
         type: 'output',
         paneId: line.subarray(OUTPUT.length, sp).toString('latin1'),
         data: decodeOctal(line.subarray(sp + 1)),
+      };
+    }
+    if (startsWith(line, EXTENDED)) {
+      // `%extended-output %<pane> <age ms> [more fields] : <data>` (clients with pause-after set).
+      const sp = line.indexOf(0x20, EXTENDED.length);
+      const sep = line.indexOf(SEPARATOR, EXTENDED.length);
+      if (sp < 0 || sep < 0) return null;
+      const age = Number(line.subarray(sp + 1, line.indexOf(0x20, sp + 1)).toString('latin1'));
+      return {
+        type: 'output',
+        paneId: line.subarray(EXTENDED.length, sp).toString('latin1'),
+        data: decodeOctal(line.subarray(sep + SEPARATOR.length)),
+        ...(Number.isFinite(age) ? { ageMs: age } : {}),
       };
     }
     if (startsWith(line, BEGIN)) {

@@ -11,7 +11,9 @@ export function quoteArg(arg: string): string {
       `a tmux command argument cannot contain a line break (control mode is one line per command): ${JSON.stringify(arg.slice(0, 60))}`,
     );
   }
-  if (arg !== '' && SAFE.test(arg) && !arg.endsWith(';')) return arg;
+  // `%3` is a pane; tmux's parser refuses a bare `%3:pause` (seen on 3.3a: "syntax error"), so any other
+  // word that starts with % is quoted.
+  if (arg !== '' && SAFE.test(arg) && !arg.endsWith(';') && !(arg.startsWith('%') && !/^%\d+$/.test(arg))) return arg;
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 

@@ -85,6 +85,42 @@ describe('status detection on real tmux with the fake agent', () => {
     watcher.stop();
   });
 
+  it('bounded work: busy frames that say so are not captured, and a reply quoting the spinner still ends its turn', async () => {
+    // Screen only (no state file), so the output and the captures decide everything.
+    const { builtinProfilesDir } = await import('../../src/package-root.js');
+    const { readFile } = await import('node:fs/promises');
+    const demo = JSON.parse(await readFile(path.join(builtinProfilesDir, 'demo.json'), 'utf8')) as { detect: Record<string, unknown> };
+    await writeFakeProfile(rig.root, 'screen', ['--think-ms', '1200'], { detect: { ...demo.detect, stateFile: undefined } });
+    await writeProject(rig.root, { agents: [{ name: 'ag', profile: 'screen' }] });
+    expect((await rig.run(['up', '--no-wait'])).code).toBe(0);
+    const c = await rig.control();
+    const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
+    const watcher = new PaneWatcher(c);
+    const t = tracker(watcher);
+    await watcher.start();
+    const { profile } = await loadProfile('screen', path.join(rig.root, '.jaggers'));
+    expect(profile.detect.stateFile).toBeUndefined();
+    watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
+    await t.waitFor('idle', 0);
+
+    const perTurn: number[] = [];
+    const prompts = ['first turn', 'second turn', 'the spinner looks like: ⠋ Thinking... (esc to cancel, 3s)'];
+    for (const prompt of prompts) {
+      const mark = t.seen.length;
+      const before = watcher.captures;
+      await rig.run(['send', 'ag', prompt]);
+      await t.waitFor('busy', mark);
+      const done = await t.waitFor('done', mark);
+      expect(done.turns).toBe(perTurn.length + 1);
+      perTurn.push(watcher.captures - before);
+    }
+    // 1.2 s of spinner is 15 frames (one every 80 ms). They need no capture: the typed prompt, the
+    // turn's last screen and the look after the output stopped do.
+    for (const n of perTurn) expect(n, `captures per turn: ${perTurn.join(', ')}`).toBeLessThanOrEqual(5);
+    expect(await rig.waitForScreen(pane.paneId, /Worked for/)).toContain('(esc to cancel, 3s)');
+    watcher.stop();
+  });
+
   it('the supervisor publishes states that status and why explain', async () => {
     await rig.run(['up']);
     await rig.waitForScreen('ag', /Type your message/);

@@ -230,7 +230,8 @@ describe('fake agent in tmux', () => {
       .readFileSync(trace, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { state: string; t: number });
+      .map((l) => JSON.parse(l) as { state: string; t: number; stateFile?: boolean })
+      .filter((l) => !l.stateFile);
     // The trace line is appended just after the screen is drawn, so the last idle may not be there yet.
     expect(states.map((s) => s.state).slice(0, 5)).toEqual(['starting', 'idle', 'busy', 'idle', 'busy']);
     expect(states.length === 5 || states[5]?.state === 'idle').toBe(true);

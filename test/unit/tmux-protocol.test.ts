@@ -34,6 +34,17 @@ describe('ControlParser', () => {
       { type: 'exit', reason: '' },
     ]);
   });
+  it('reads %extended-output (clients with pause-after) as output with its age, and %pause as a notification', () => {
+    const p = new ControlParser();
+    const events = p.feed(Buffer.from('%extended-output %7 1234 : a : b\\033x\n%extended-output %8 0 : \n%pause %7\n%continue %7\n'));
+    expect(events).toEqual([
+      { type: 'output', paneId: '%7', data: Buffer.from('a : b\x1bx'), ageMs: 1234 },
+      { type: 'output', paneId: '%8', data: Buffer.alloc(0), ageMs: 0 },
+      { type: 'notification', name: 'pause', args: ['%7'] },
+      { type: 'notification', name: 'continue', args: ['%7'] },
+    ]);
+  });
+
   it('joins a UTF-8 character split between chunks in block output', () => {
     const p = new ControlParser();
     const bytes = Buffer.from('%begin 1 1 1\n日本\n%end 1 1 1\n');
@@ -49,6 +60,8 @@ describe('quoteArg', () => {
     ["it's", `'it'\\''s'`],
     ['x;', "'x;'"],
     ['$HOME ~ #{pane_id}', "'$HOME ~ #{pane_id}'"],
+    ['%12', '%12'],
+    ['%12:pause', "'%12:pause'"],
   ])('quotes %j as %s', (input, expected) => {
     expect(quoteArg(input)).toBe(expected);
   });
