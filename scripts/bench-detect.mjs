@@ -6,11 +6,13 @@
 //
 // Usage: npm run build && node scripts/bench-detect.mjs [--ns 1,10,50] [--turns 40,12,6]
 //        [--think-ms 1000] [--idle-s 10] [--poll-ms 500] [--json FILE] [--alone] [--one-connection]
-//        [--fresh-home] [--screen-only] [--active K]
+//        [--fresh-home] [--screen-only] [--active K] [--only poller|none]
 // --alone runs the watcher without the floor and the poller beside it (to see what they cost it).
 // --one-connection: the watcher's captures (and the prompts) share the connection that receives all
 //   pane output, as before 02490a4 (by default they go over a second, no-output connection).
 // --screen-only ignores the fake agent's state file (like CLIs that write none): screen captures only.
+// --only poller: the poller alone, no watcher and no floor (turns are timed); --only none: the agents
+//   alone. With --alone (the watcher alone) they split tmux's CPU between the methods.
 // --active K keeps at most K agents in a turn at once (e.g. 20 busy of 100); the rest wait idle.
 // --fresh-home starts the agents with a HOME that has no state folder yet (the watcher's first
 //   reading then comes before the folder exists; its state-file watch must be retried later).
@@ -220,6 +222,24 @@ async function pollerWorker({ server, session, rules, pollMs }) {
   parentPort.postMessage({ type: 'ready', pid: client.pid });
 }
 
+/** Stands in for the PaneWatcher with --only (the poller, or nothing, measured without it). */
+function nullWatcher() {
+  return {
+    captures: 0,
+    captureReasons: {},
+    entries: new Map(),
+    start: async () => {},
+    watch() {},
+    onChange() {},
+    inputSent() {},
+    stop() {},
+    status: () => 'idle',
+    turns: () => 0,
+    snapshot: () => undefined,
+    lastScreen: () => null,
+  };
+}
+
 /** Stands in for the floor and the poller with --alone (jaggers measured without them). */
 function nullWorker() {
   return {
@@ -326,8 +346,9 @@ async function runN(ctx, n, turns) {
   });
   ctx.clients.push(client);
   const serverPid = Number((await client.runOk(['display-message', '-p', '#{pid}']))[0]);
-  const floor = opts.alone ? nullWorker() : startWorker({ role: 'floor', server, session });
-  const poller = opts.alone ? nullWorker() : startWorker({ role: 'poller', server, session, rules: profile.detect.rules, pollMs: opts.pollMs });
+  const floor = opts.alone || opts.only ? nullWorker() : startWorker({ role: 'floor', server, session });
+  const poller =
+    opts.alone || opts.only === 'none' ? nullWorker() : startWorker({ role: 'poller', server, session, rules: profile.detect.rules, pollMs: opts.pollMs });
   ctx.workers.push(floor, poller);
   const floorReady = await floor.ready;
   const pollerReady = await poller.ready;
@@ -354,12 +375,13 @@ async function runN(ctx, n, turns) {
   // attach; a `refresh-client -f no-output` sent then lands on another client. Check every
   // connection's flag and repair it, so the run measures the intended setup; report what was wrong.
   const flagFixes = await ensureOutputFlags(client, [
-    [client.pid, false, 'watcher output'],
+    [client.pid, Boolean(opts.only), 'watcher output'], // no watcher (--only): nobody reads that output
     [cmd.pid, cmd !== client, 'watcher commands'],
     [floorReady.pid, false, 'floor'],
     [pollerReady.pid, true, 'poller'],
   ]);
-  const watcher = new PaneWatcher(client, opts.oneConnection ? {} : { commands: cmd });
+  // --only poller|none: no watcher at all (a stand-in that does nothing); turns are then timed, not watched.
+  const watcher = opts.only ? nullWatcher() : new PaneWatcher(client, opts.oneConnection ? {} : { commands: cmd });
   await watcher.start();
   const changes = [];
   const waiters = new Set();
@@ -450,7 +472,13 @@ async function runN(ctx, n, turns) {
 
   // Ready: every pane idle, then a quiet moment for the resize redraws to pass.
   const deadline = Date.now() + 60_000;
-  while (panes.some((p) => statusOf(watcher, p.paneId) !== 'idle')) {
+  const idleNow = opts.only
+    ? async () => {
+        for (const p of panes) if (classify({ screen: await capturePane(cmd, p.paneId), raw: '', rules: profile.detect.rules }).status !== 'idle') return false;
+        return true;
+      }
+    : async () => panes.every((p) => statusOf(watcher, p.paneId) === 'idle');
+  while (!(await idleNow())) {
     if (Date.now() > deadline) {
       for (const p of panes.filter((x) => statusOf(watcher, x.paneId) !== 'idle').slice(0, 3)) {
         console.log(`not idle: ${p.paneId} ${JSON.stringify(watcher.snapshot?.(p.paneId)?.context ?? null)}; now on screen:`);
@@ -519,8 +547,9 @@ async function runN(ctx, n, turns) {
       for (let k = 0; k < turns; k++) {
         await acquire();
         const turnsBefore = turnsOf(watcher, p.paneId);
-        // A turn whose done never comes is ended by the next prompt (counted as timed out).
-        const done = waitDone(p.paneId, turnsBefore, opts.thinkMs + 5000);
+        // A turn whose done never comes is ended by the next prompt (counted as timed out). Without a
+        // watcher (--only), a turn is given its think time and 800 ms more.
+        const done = opts.only ? sleep(opts.thinkMs + 950).then(() => true) : waitDone(p.paneId, turnsBefore, opts.thinkMs + 5000);
         await sendLiteral(cmd, p.paneId, `bench turn ${k + 1} of ${p.agent}`);
         await sleep(150); // let the typed text show before Enter
         await sendKeys(cmd, p.paneId, ['Enter']);
@@ -927,6 +956,7 @@ function parseOptions(argv) {
     freshHome: false,
     screenOnly: false,
     active: 0,
+    only: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -953,6 +983,11 @@ function parseOptions(argv) {
         break;
       case '--json':
         o.json = v;
+        i++;
+        break;
+      case '--only':
+        if (v !== 'poller' && v !== 'none') throw new Error(`--only takes poller or none, not ${v}`);
+        o.only = v;
         i++;
         break;
       case '--active':
