@@ -6,7 +6,7 @@
 //
 // Usage: npm run build && node scripts/bench-detect.mjs [--ns 1,10,50] [--turns 40,12,6]
 //        [--think-ms 1000] [--idle-s 10] [--poll-ms 500] [--json FILE] [--alone] [--one-connection]
-//        [--fresh-home] [--screen-only] [--active K] [--only poller|none]
+//        [--fresh-home] [--screen-only] [--no-output-busy] [--active K] [--only poller|none]
 // --alone runs the watcher without the floor and the poller beside it (to see what they cost it).
 // --one-connection: the watcher's captures (and the prompts) share the connection that receives all
 //   pane output, as before 02490a4 (by default they go over a second, no-output connection).
@@ -1000,6 +1000,9 @@ function parseOptions(argv) {
       case '--one-connection':
         o.oneConnection = true;
         break;
+      case '--no-output-busy':
+        o.noOutputBusy = true;
+        break;
       case '--screen-only':
         o.screenOnly = true;
         break;
@@ -1089,6 +1092,8 @@ async function main() {
     ctx.profile = (await loadProfile('demo', path.join(tmp, '.jaggers'))).profile;
     // --screen-only: detect from the screen alone, as for CLIs that write no state file.
     if (opts.screenOnly) ctx.profile = { ...ctx.profile, detect: { ...ctx.profile.detect, stateFile: undefined } };
+    // --no-output-busy: no spinner text that says busy by itself either (as gemini's, qwen's and codex's profiles).
+    if (opts.noOutputBusy) ctx.profile = { ...ctx.profile, detect: { ...ctx.profile.detect, outputBusy: [] } };
     const settleMs = ctx.profile.detect.settleMs;
     console.log(
       `bench-detect: ${tmuxVersion}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os

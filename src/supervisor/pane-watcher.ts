@@ -112,7 +112,7 @@ export interface WatcherOptions {
    */
   pauseBusy?: boolean;
   pausedCheckMs?: number;
-  /** Ask tmux to pause a pane whose output to this watcher is this many seconds behind (0: never). */
+  /** Ask tmux to pause a pane whose output to this watcher is this many seconds behind (0: never, the default). */
   pauseAfterS?: number;
 }
 
@@ -165,10 +165,12 @@ export class PaneWatcher {
     this.frameMs = options.frameMs ?? 25;
     this.evidenceMs = options.evidenceMs ?? 200;
     this.quietMs = options.quietMs ?? 150;
-    this.busyGapMs = options.busyGapMs ?? 250;
+    this.busyGapMs = options.busyGapMs ?? 100;
     this.pauseBusy = options.pauseBusy ?? true;
     this.pausedCheckMs = options.pausedCheckMs ?? 2000;
-    this.pauseAfterS = options.pauseAfterS ?? 1;
+    // Off: in one of two 100-agent runs without state files, panes tmux paused this way stopped sending
+    // to the watcher altogether (218 turns timed out) with no %pause seen; see BENCHMARKS.md.
+    this.pauseAfterS = options.pauseAfterS ?? 0;
     this.offs.push(client.onOutput((paneId, data) => this.onOutput(paneId, data)));
     this.offs.push(client.onNotification((name, args) => this.onNotification(name, args)));
   }
@@ -381,10 +383,26 @@ export class PaneWatcher {
     // While busy text keeps coming (a spinner redrawn every ~100 ms), other output is the rest of its
     // frames, which under load trickle in over a good part of a second: a capture only once busy text
     // stopped for evidenceMs (each new busy frame puts it off again), or once all output stopped.
+    // Without a state file the screen is the only way to see a turn end: every such output is read
+    // (one capture in flight per pane), as the budget and the holds cost more latency than they save.
+    if (!this.budgeted(e)) {
+      this.want(e, 0, false, 'output');
+      this.armQuiet(e);
+      return;
+    }
     const held = e.evidenceAt + this.evidenceMs - at;
     const delay = held > 0 ? held : e.pane.profile.detect.outputBusy.length ? this.frameMs : 0;
     this.want(e, Math.max(delay, this.gapFor(e)), false, 'output');
     this.armQuiet(e);
+  }
+
+  /**
+   * Captures of a pane whose CLI writes a state file are budgeted (the file tells busy and idle):
+   * shared slots, held while spinner text comes, spaced while busy. Measured (BENCHMARKS.md): for
+   * panes without one, at 100 agents the budget made detection slower than capturing on every output.
+   */
+  private budgeted(e: Entry): boolean {
+    return Boolean(e.pane.profile.detect.stateFile);
   }
 
   /** Whether this output, with the end of the output before it, holds text that says busy. */
@@ -444,6 +462,10 @@ export class PaneWatcher {
 
   private enqueue(e: Entry): void {
     if (e.queued || e.inFlight || this.entries.get(e.pane.paneId) !== e) return;
+    if (!this.budgeted(e)) {
+      void this.capture(e);
+      return;
+    }
     e.queued = true;
     (e.urgent ? this.urgentQueue : this.queue).push(e);
     this.pump();
@@ -530,7 +552,7 @@ export class PaneWatcher {
     } finally {
       this.inFlight--;
       e.inFlight = false;
-      if (e.dirty) this.want(e, this.gapFor(e), e.urgent, e.why ?? 'again');
+      if (e.dirty) this.want(e, this.budgeted(e) ? this.gapFor(e) : 0, e.urgent, e.why ?? 'again');
       this.pump();
     }
   }

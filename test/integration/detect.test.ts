@@ -85,6 +85,43 @@ describe('status detection on real tmux with the fake agent', () => {
     watcher.stop();
   });
 
+  it("while the state file says busy the pane's output is paused for the watcher, and the turn still ends done with its screen read", async () => {
+    await writeFakeProfile(rig.root, 'slow', ['--think-ms', '1500']);
+    await writeProject(rig.root, { agents: [{ name: 'ag', profile: 'slow' }] });
+    expect((await rig.run(['up', '--no-wait'])).code).toBe(0);
+    const c = await rig.control();
+    const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
+    const watcher = new PaneWatcher(c);
+    const t = tracker(watcher);
+    await watcher.start();
+    const { profile } = await loadProfile('slow', path.join(rig.root, '.jaggers'));
+    watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
+    await t.waitFor('idle', 0);
+    let chunks = 0;
+    let counting = false;
+    c.onOutput((id) => {
+      if (counting && id === pane.paneId) chunks++;
+    });
+    const mark = t.seen.length;
+    await rig.run(['send', 'ag', 'take your time']);
+    const busy = await t.waitFor('busy', mark);
+    expect(busy.source).toBe('state-file');
+    // From a moment after busy (the pause takes one round trip) until the file says idle: 1.5 s of a
+    // spinner redrawn every 80 ms, of which the watcher's connection gets nothing.
+    await new Promise((r) => setTimeout(r, 300));
+    counting = true;
+    const done = await t.waitFor('done', mark);
+    counting = false;
+    expect(chunks, 'output chunks of the busy pane that reached the watcher').toBe(0);
+    expect(done.turns).toBe(1);
+    // Output flows again and the screen was read: it shows the reply.
+    expect(watcher.lastScreen(pane.paneId)).toMatch(/You said: take your time[\s\S]*Worked for/);
+    const mark2 = t.seen.length;
+    await rig.run(['send', 'ag', 'and again']);
+    expect((await t.waitFor('done', mark2)).turns).toBe(2);
+    watcher.stop();
+  });
+
   it('bounded work: busy frames that say so are not captured, and a reply quoting the spinner still ends its turn', async () => {
     // Screen only (no state file), so the output and the captures decide everything.
     const { builtinProfilesDir } = await import('../../src/package-root.js');
