@@ -28,6 +28,20 @@ function tracker(watcher: PaneWatcher) {
   return { seen, waitFor, states: () => seen.map((s) => s.status) };
 }
 
+/** `up --no-wait`, then a watcher (on the rig's own control connection) on the agent `ag` with `profileName`. */
+async function watchAg(rig: Rig, profileName: string) {
+  const up = await rig.run(['up', '--no-wait']);
+  expect(up.code).toBe(0);
+  const c = await rig.control();
+  const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
+  const watcher = new PaneWatcher(c);
+  const t = tracker(watcher);
+  await watcher.start();
+  const { profile } = await loadProfile(profileName, path.join(rig.root, '.jaggers'));
+  watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
+  return { c, pane, watcher, t, profile };
+}
+
 describe('status detection on real tmux with the fake agent', () => {
   let rig: Rig;
   beforeEach(async () => {
@@ -38,16 +52,8 @@ describe('status detection on real tmux with the fake agent', () => {
   afterEach(async () => rig.cleanup());
 
   it('goes through starting, idle, busy, done, waiting_input and exited', async () => {
-    // Start the watcher before the agent exists so the slow boot is seen from its first frame.
-    const up = await rig.run(['up', '--no-wait']);
-    expect(up.code).toBe(0);
-    const c = await rig.control();
-    const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
-    const watcher = new PaneWatcher(c);
-    const t = tracker(watcher);
-    await watcher.start();
-    const { profile } = await loadProfile('fake', path.join(rig.root, '.jaggers'));
-    watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
+    // The watcher starts right after the window, so the slow boot is seen from its first frames.
+    const { pane, watcher, t, profile } = await watchAg(rig, 'fake');
 
     const idle = await t.waitFor('idle', 0);
     expect(t.states()[0]).toBe('starting');
@@ -88,14 +94,7 @@ describe('status detection on real tmux with the fake agent', () => {
   it("while the state file says busy the pane's output is paused for the watcher, and the turn still ends done with its screen read", async () => {
     await writeFakeProfile(rig.root, 'slow', ['--think-ms', '1500']);
     await writeProject(rig.root, { agents: [{ name: 'ag', profile: 'slow' }] });
-    expect((await rig.run(['up', '--no-wait'])).code).toBe(0);
-    const c = await rig.control();
-    const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
-    const watcher = new PaneWatcher(c);
-    const t = tracker(watcher);
-    await watcher.start();
-    const { profile } = await loadProfile('slow', path.join(rig.root, '.jaggers'));
-    watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
+    const { c, pane, watcher, t } = await watchAg(rig, 'slow');
     await t.waitFor('idle', 0);
     let chunks = 0;
     let counting = false;
@@ -129,15 +128,8 @@ describe('status detection on real tmux with the fake agent', () => {
     const demo = JSON.parse(await readFile(path.join(builtinProfilesDir, 'demo.json'), 'utf8')) as { detect: Record<string, unknown> };
     await writeFakeProfile(rig.root, 'screen', ['--think-ms', '1200'], { detect: { ...demo.detect, stateFile: undefined } });
     await writeProject(rig.root, { agents: [{ name: 'ag', profile: 'screen' }] });
-    expect((await rig.run(['up', '--no-wait'])).code).toBe(0);
-    const c = await rig.control();
-    const pane = (await listPanes(c, rig.session)).find((p) => p.agent === 'ag')!;
-    const watcher = new PaneWatcher(c);
-    const t = tracker(watcher);
-    await watcher.start();
-    const { profile } = await loadProfile('screen', path.join(rig.root, '.jaggers'));
+    const { pane, watcher, t, profile } = await watchAg(rig, 'screen');
     expect(profile.detect.stateFile).toBeUndefined();
-    watcher.watch({ paneId: pane.paneId, windowId: pane.windowId, agent: 'ag', profile, pid: pane.panePid });
     await t.waitFor('idle', 0);
 
     const perTurn: number[] = [];
