@@ -105,9 +105,10 @@ describe('status detection on real tmux with the fake agent', () => {
     await rig.run(['send', 'ag', 'take your time']);
     const busy = await t.waitFor('busy', mark);
     expect(busy.source).toBe('state-file');
-    // From a moment after busy (the pause takes one round trip) until the file says idle: 1.5 s of a
-    // spinner redrawn every 80 ms, of which the watcher's connection gets nothing.
-    await new Promise((r) => setTimeout(r, 300));
+    // The watcher sent its pause on this connection as it decided busy; the reply to a command sent now
+    // comes after that pause and after all output queued before it. From then until the file says idle:
+    // 1.5 s of a spinner redrawn every 80 ms, of which this connection gets nothing.
+    await c.runOk(['display-message', '-p', 'after the pause']);
     counting = true;
     const done = await t.waitFor('done', mark);
     counting = false;
