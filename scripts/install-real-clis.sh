@@ -13,11 +13,21 @@ cache="${JAGGERS_CLI_CACHE:-$HOME/.cache/jaggers/clis}"
 
 # cli package version binary (relative to the prefix)
 table=(
-  "claude @anthropic-ai/claude-code 2.1.197 node_modules/.bin/claude"
-  "qwen @qwen-code/qwen-code 0.15.10 node_modules/.bin/qwen"
+  "claude @anthropic-ai/claude-code 2.1.330 node_modules/.bin/claude"
+  "qwen @qwen-code/qwen-code 0.24.4 node_modules/.bin/qwen"
   "gemini @google/gemini-cli 0.61.0 node_modules/.bin/gemini"
   "codex @openai/codex 0.169.0 node_modules/.bin/codex"
 )
+
+# JAGGERS_CLI_VERSIONS=claude=2.1.331,qwen=0.25.0 installs those versions instead (the canary does).
+override_version() {
+  local cli="$1" pinned="$2" part
+  IFS=',' read -ra parts <<<"${JAGGERS_CLI_VERSIONS:-}"
+  for part in "${parts[@]}"; do
+    [ "${part%%=*}" = "$cli" ] && { echo "${part#*=}"; return; }
+  done
+  echo "$pinned"
+}
 
 wanted=("$@")
 is_wanted() {
@@ -48,6 +58,7 @@ failed=0
 for row in "${table[@]}"; do
   read -r cli pkg version bin <<<"$row"
   is_wanted "$cli" || continue
+  version="$(override_version "$cli" "$version")"
   dir="$cache/$cli-$version"
   if [ -f "$dir/.jaggers-installed" ] && [ -x "$dir/$bin" ]; then
     echo "$cli $version: cached  $dir/$bin"

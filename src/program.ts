@@ -1,6 +1,7 @@
 // The commander program. Every action imports its command's module when it runs, so a command loads
 // only what it uses: `status` and `ls` talk to the supervisor and never load tmux, zod or xstate code.
 import { Command, CommanderError, Option } from 'commander';
+import path from 'node:path';
 import { resolveContext, type Context, type GlobalOptions } from './context.js';
 import { isJaggersError, JaggersError } from './errors.js';
 import type { Output } from './output.js';
@@ -222,6 +223,45 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
       const { send } = await import('./commands/pane.js');
       const r = await send(await ctx(), agent, text.join(' '));
       e.io.writeOut(o.json ? json(r) : `sent ${r.bytes} bytes to ${r.agent} (${r.pane}): ${r.evidence}\n`);
+    });
+
+  program
+    .command('answer <agent> <choice>')
+    .description(
+      'answer the menu an agent waits on (a permission or trust question): by its number or a part of its label; refused if the screen changed meanwhile',
+    )
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers answer claude 1', 'jaggers answer gemini "allow once"']))
+    .action(async (agent: string, choice: string, o: { json?: boolean }) => {
+      const { answer } = await import('./commands/pane.js');
+      const r = await answer(await ctx(), agent, choice);
+      e.io.writeOut(o.json ? json(r) : `${r.agent}: answered ${JSON.stringify(r.question.text)} with ${r.chose.number}. ${r.chose.label}; now ${r.state}\n`);
+    });
+
+  const profileCmd = program
+    .command('profile')
+    .description('profiles: how jaggers starts, reads and pins a CLI (profiles/<name>.json, .jaggers/profiles/<name>.json)');
+  profileCmd
+    .command('check <name>')
+    .description(
+      "run the profile's CLI on a private tmux server, walk it through idle, busy and done with a short prompt, and report which rule decided each state on which screen lines",
+    )
+    .option('--prompt <text>', 'the prompt to send (one line; default: a question that needs no tool)')
+    .option('--timeout <s>', 'seconds for each wait: ready, the turn (default 60)', seconds)
+    .option('--cwd <dir>', 'where the CLI runs (default: a new empty folder; a CLI that asks to trust new folders needs one it trusts)')
+    .option('--capture [dir]', 'save the screen of each state (default .jaggers/profile-check/<name>)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(['jaggers profile check claude', 'jaggers profile check mycli --capture --prompt "Say hi"', 'jaggers profile check qwen --cwd .']),
+    )
+    .action(async (name: string, o: { prompt?: string; timeout?: number; cwd?: string; capture?: string | boolean; json?: boolean }) => {
+      const c = await ctx();
+      const { profileCheck, renderProfileCheck } = await import('./commands/profile-check.js');
+      const capture = o.capture === true ? path.join(c.jaggersDir, 'profile-check', name) : o.capture || undefined;
+      const r = await profileCheck(c, name, { prompt: o.prompt, timeout: o.timeout, cwd: o.cwd, capture });
+      e.io.writeOut(o.json ? json(r) : renderProfileCheck(r));
+      if (!r.ok) setExit(1);
     });
 
   program

@@ -5,7 +5,9 @@ import { clientFor } from '../api/connect.js';
 import type { HealthView } from '../api/types.js';
 import { PROJECT_FILE, type Context } from '../context.js';
 import { binDir } from '../package-root.js';
+import { installedVersion, type VersionReport } from '../profiles/cli-version.js';
 import { checkAllProfiles, loadProfile } from '../profiles/load.js';
+import type { Profile } from '../profiles/schema.js';
 import type { AgentSpec } from '../project/project-file.js';
 import { findCommand } from '../terminals/find-command.js';
 import { serverRunning } from '../tmux/one-shot.js';
@@ -22,9 +24,9 @@ export interface DoctorReport {
   projectFile: string | null;
   /** jaggers.json could not be read or is invalid: the error, with the line and column or the field. */
   projectError: string | null;
-  profiles: { name: string; file?: string; error?: string; command?: string; found?: string | null }[];
+  profiles: { name: string; file?: string; error?: string; command?: string; found?: string | null; version?: VersionReport }[];
   /** The team's agents (jaggers.json, else the team an earlier `up` made) and whether each command is found. */
-  agents: { agent: string; profile: string; command: string | null; found: string | null; error?: string }[];
+  agents: { agent: string; profile: string; command: string | null; found: string | null; error?: string; version?: VersionReport }[];
   supervisor: { pid: number; uptimeMs: number; socket: string; log: string } | null;
   /** The project's workflow files (.jaggers/workflows/*.yaml) and what is wrong with each. */
   workflows: { name: string; file: string; error: string | null }[];
@@ -50,25 +52,34 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
     projectError = (e as Error).message;
   }
   const basePath = ctx.env.PATH ?? '';
-  const profiles = (await checkAllProfiles(ctx.jaggersDir)).map((p) => p);
-  for (const p of profiles) {
-    if (p.error) continue;
-    const { profile } = await loadProfile(p.name, ctx.jaggersDir);
-    Object.assign(p, {
-      command: profile.command,
-      found: findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot),
-    });
-  }
+  // Each installed binary is asked its version once, all at the same time.
+  const asked = new Map<string, Promise<VersionReport>>();
+  const versionOf = (bin: string, profile: Profile, env: Record<string, string>) => {
+    const key = `${profile.name}\0${bin}`;
+    if (!asked.has(key)) asked.set(key, installedVersion(bin, profile, { ...ctx.env, ...profile.env, ...env, NO_UPDATE_NOTIFIER: '1' }));
+    return asked.get(key)!;
+  };
+  const profiles: DoctorReport['profiles'] = await checkAllProfiles(ctx.jaggersDir);
+  await Promise.all(
+    profiles.map(async (p) => {
+      if (p.error) return;
+      const { profile } = await loadProfile(p.name, ctx.jaggersDir);
+      const found = findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot);
+      Object.assign(p, { command: profile.command, found, ...(found ? { version: await versionOf(found, profile, {}) } : {}) });
+    }),
+  );
   const agents = await Promise.all(
     team.map(async (a) => {
       try {
         const { profile } = await loadProfile(a.profile, ctx.jaggersDir);
         const where = `${binDir}${path.delimiter}${a.env.PATH ?? profile.env.PATH ?? basePath}`;
+        const found = findCommand(profile.command, where, path.resolve(ctx.projectRoot, a.cwd ?? '.'));
         return {
           agent: a.name,
           profile: a.profile,
           command: profile.command,
-          found: findCommand(profile.command, where, path.resolve(ctx.projectRoot, a.cwd ?? '.')),
+          found,
+          ...(found ? { version: await versionOf(found, profile, a.env) } : {}),
         };
       } catch (e) {
         return { agent: a.name, profile: a.profile, command: null, found: null, error: (e as Error).message };
@@ -111,6 +122,9 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
   };
 }
 
+/** A version the rules were not checked against is worth a look, not a failure. */
+const versionMark = (v: VersionReport) => (v.fit === 'newer' || v.fit === 'older' || v.fit === 'unknown' ? 'warn' : 'ok  ');
+
 export function renderDoctor(r: DoctorReport): string {
   const mark = (ok: boolean) => (ok ? 'ok  ' : 'FAIL');
   return (
@@ -118,10 +132,13 @@ export function renderDoctor(r: DoctorReport): string {
       `${mark(r.tmux.ok)} tmux: ${r.tmux.version ?? r.tmux.error}`,
       `ok   socket: ${r.socket} (session ${r.session}, server ${r.serverRunning ? 'running' : 'not running'})`,
       r.projectError ? `FAIL project file: ${r.projectError}` : `ok   project file: ${r.projectFile ?? 'none (jaggers init writes one)'}`,
-      ...r.profiles.map((p) => `${mark(!p.error)} profile ${p.name}: ${p.error ?? `${p.file} (command ${p.command}: ${p.found ?? 'not found on PATH'})`}`),
+      ...r.profiles.map(
+        (p) =>
+          `${p.version && !p.error ? versionMark(p.version) : mark(!p.error)} profile ${p.name}: ${p.error ?? `${p.file} (command ${p.command}: ${p.found ?? 'not found on PATH'})${p.version ? `, ${p.version.note}` : ''}`}`,
+      ),
       ...r.agents.map(
         (a) =>
-          `${mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`,
+          `${a.found && !a.error && a.version ? versionMark(a.version) : mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}${a.version ? `, ${a.version.note}` : ''}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`,
       ),
       ...r.workflows.map((w) => `${mark(!w.error)} workflow ${w.name}: ${w.error ?? w.file}`),
       ...r.flows.map((f) => `${mark(!f.error)} flow ${f.name}: ${f.error ?? `${f.file} (${f.schedule})`}`),

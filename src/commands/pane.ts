@@ -1,6 +1,6 @@
 // `capture` and `send`: an agent's screen, and text typed into its pane through the supervisor's queue.
 import { withApi } from '../api/connect.js';
-import type { InputResult, ScreenView } from '../api/types.js';
+import type { AnswerResult, InputResult, ScreenView, TerminalDetail } from '../api/types.js';
 import type { Context } from '../context.js';
 
 export async function capture(ctx: Context, agent: string, opts: { ansi?: boolean; history?: number }): Promise<ScreenView> {
@@ -9,6 +9,17 @@ export async function capture(ctx: Context, agent: string, opts: { ansi?: boolea
   if (opts.history) q.set('history', String(opts.history));
   const qs = q.size ? `?${q}` : '';
   return withApi(ctx, (api) => api.call<ScreenView>('GET', `/v1/terminals/${encodeURIComponent(agent)}/screen${qs}`), { readOnly: true });
+}
+
+/**
+ * Answer the menu an agent waits on. The question is read first and sent along, so the supervisor
+ * refuses if the screen shows another one by the time it acts.
+ */
+export async function answer(ctx: Context, agent: string, choice: string): Promise<AnswerResult> {
+  const at = `/v1/terminals/${encodeURIComponent(agent)}`;
+  const seen = await withApi(ctx, (api) => api.call<TerminalDetail>('GET', at), { readOnly: true });
+  const expect = seen.question && seen.question.choices.length ? seen.question : undefined;
+  return withApi(ctx, (api) => api.call<AnswerResult>('POST', `${at}/answer`, { choice, ...(expect ? { expect } : {}) }));
 }
 
 /** Type text and press Enter; resolves once the screen shows the agent took it (busy, an echo, or the text gone from the input box). */

@@ -2,6 +2,7 @@
 import { withApi } from '../api/connect.js';
 import type { TerminalDetail, TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
+import { describeQuestion } from '../describe-question.js';
 import { clock, renderTable } from './render.js';
 
 /** A row of `status --json`: the supervisor's view of the agent. */
@@ -26,10 +27,15 @@ export async function why(ctx: Context, agent: string): Promise<TerminalDetail> 
 
 export function renderStatus(rows: AgentStatusRow[]): string {
   if (rows.length === 0) return 'no agents\n';
-  return renderTable(
+  const table = renderTable(
     ['AGENT', 'STATE', 'SINCE', 'RULE'],
     rows.map((r) => [r.agent, r.state, clock(r.since), r.rule ?? '-']),
   );
+  // What each waiting agent asks, below the table: the question and its choices, and how to answer.
+  const asks = rows.flatMap((r) =>
+    r.question ? [`${r.agent} asks ${describeQuestion(r.question)}${r.question.choices.length ? `: jaggers answer ${r.agent} <number or label>` : ''}`] : [],
+  );
+  return asks.length ? `${table}\n${asks.join('\n')}\n` : table;
 }
 
 export function renderWhy(r: TerminalDetail): string {
@@ -38,7 +44,12 @@ export function renderWhy(r: TerminalDetail): string {
     `decided by: ${r.rule ?? 'no rule matched'} (${r.source})${r.lines.length ? ', on the lines:' : ''}`,
     ...r.lines.map((l) => `  | ${l}`),
   ];
-  if (r.question) lines.push(`it asks: ${r.question.text}`, ...r.question.choices.map((c, i) => `  ${i + 1}. ${c}`));
+  if (r.question)
+    lines.push(
+      `it asks: ${r.question.text}`,
+      ...r.question.choices.map((c, i) => `  ${i + 1}. ${c}`),
+      ...(r.question.choices.length ? [`answer with: jaggers answer ${r.agent} <number or label>`] : []),
+    );
   if (r.problem) lines.push(`problem: ${r.problem}`);
   lines.push(`waiting for: ${r.waitingFor ?? '-'}`);
   lines.push(

@@ -3,6 +3,7 @@ import { deliveryMachine, type DeliveryResult } from '../../machines/delivery.ma
 import { regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { inputAreaLines, promptEvidence, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
+import { describeQuestion, readQuestion } from '../detect/question.js';
 import type { PaneIO, PaneStatusSource } from './ports.js';
 import { sanitizeText } from './sanitize.js';
 
@@ -54,7 +55,10 @@ function waitReady(status: PaneStatusSource, target: DeliveryTarget, timeoutMs: 
       }
       if (now === 'waiting_input' && !ready.has(now)) {
         done();
-        reject(new Error(`waiting_input: ${target.agent} is waiting for a person to answer on its screen`));
+        const q = readQuestion(status.lastScreen?.(target.paneId) ?? '');
+        const what = q ? `asks ${describeQuestion(q)}` : 'is waiting for a person to answer on its screen';
+        const how = q?.choices.length ? `jaggers answer ${target.agent} <number or label>` : `jaggers attach ${target.agent}`;
+        reject(new Error(`waiting_input: ${target.agent} ${what}; answer it with \`${how}\``));
         return true;
       }
       if (ready.has(now)) {

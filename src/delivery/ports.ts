@@ -8,6 +8,8 @@ export interface PaneStatusSource {
   onChange(l: (c: { pane: { paneId: string }; status: string }) => void): () => void;
   /** Every new screen (visible area) of any pane, as captured for classification. */
   onScreen(l: (paneId: string, screen: string) => void): () => void;
+  /** The last screen captured for classification, when the source keeps it (to say what a waiting agent asks). */
+  lastScreen?(paneId: string): string | null;
   /** Tell the pane's machine a prompt went in. */
   inputSent(paneId: string): void;
 }

@@ -4,7 +4,7 @@ import { Editor } from './editor.js';
 import type { KeyEvent } from './input-parser.js';
 import { toolCallIn } from './mcp-client.js';
 import type { ScreenView, TranscriptEntry } from './render.js';
-import { SPINNER_INTERVAL_MS } from './render.js';
+import { SELECT_CHOICES, SPINNER_INTERVAL_MS } from './render.js';
 import type { ReplyMode } from './reply.js';
 import { frameReply, replyBody } from './reply.js';
 import type { Digest, ReadFile, Rule } from './rules.js';
@@ -56,6 +56,8 @@ interface Turn {
   k: number;
   startedAt: number;
   needsApproval: boolean;
+  /** `/trust`: a menu without numbers (claude 2.1.330's trust dialog): the highlighted item, moved with ↑/↓. */
+  select?: number;
   cancelTimer: (() => void) | undefined;
 }
 
@@ -102,6 +104,7 @@ export class Agent {
       busySince: this.turn?.startedAt,
       input: this.editor.text,
       picker: this.editor.pickerOpen,
+      select: this.turn?.select,
     };
   }
 
@@ -125,6 +128,16 @@ export class Agent {
   }
 
   private handleMenuKey(event: KeyEvent): void {
+    const turn = this.turn;
+    if (turn?.select !== undefined) {
+      if (event.type === 'up' || event.type === 'down') {
+        turn.select = Math.max(0, Math.min(SELECT_CHOICES.length - 1, turn.select + (event.type === 'down' ? 1 : -1)));
+        return this.io.redraw(false);
+      }
+      if (event.type === 'enter') return this.finish([turn.select === 0 ? 'trusted' : 'not trusted']);
+      if (event.type === 'esc' || event.type === 'ctrl-c') return this.finish(['not trusted']);
+      return;
+    }
     const key = event.type === 'text' ? event.text.trim().charAt(0).toLowerCase() : event.type;
     if (key === '1' || key === 'y' || key === 'enter') this.finish([...this.turnReply(), 'approved']);
     else if (key === '2' || key === 'n' || key === 'esc' || key === 'ctrl-c') this.finish([...this.turnReply(), 'denied']);
@@ -143,7 +156,8 @@ export class Agent {
       digest: digest(prompt),
       k: this.session.turns.length + 1,
       startedAt: this.io.now(),
-      needsApproval: command === '/menu' || prompt.includes('needs-approval') || this.namedFileAsks(prompt),
+      needsApproval: command === '/menu' || command === '/trust' || prompt.includes('needs-approval') || this.namedFileAsks(prompt),
+      ...(command === '/trust' ? { select: 0 } : {}),
       cancelTimer: undefined,
     };
     this.turn = turn;

@@ -16,6 +16,8 @@ export interface ScreenView {
   /** The whole input buffer; only its last line is drawn. */
   input: string;
   picker: boolean;
+  /** A menu without numbers is open, its highlight on this item. */
+  select?: number | undefined;
 }
 
 export interface ScreenSize {
@@ -32,6 +34,14 @@ export const INPUT_PLACEHOLDER = '>   Type your message or @path/to/file';
 export const FOOTER = ' ? for shortcuts';
 export const PICKER_TEXT = ' ↑/↓ to navigate · Enter to select';
 export const MENU_LINES = [' Allow execution of [Shell]: touch approved.txt?', ' ● 1. Allow once', '   2. Deny', ' Waiting for user confirmation...'];
+/** `/trust`: a menu without numbers, drawn as claude 2.1.330 draws its trust dialog. */
+export const SELECT_QUESTION = ' Quick safety check: Is this a project you created or one you trust?';
+export const SELECT_CHOICES = ['Yes, I trust this folder', 'No, exit'];
+export const SELECT_FOOTER = ' Enter to confirm · Esc to cancel · Waiting for user confirmation...';
+
+function selectLines(selected: number): string[] {
+  return [SELECT_QUESTION, '', ...SELECT_CHOICES.map((c, i) => (i === selected ? ` ❯ ${c}` : `   ${c}`)), '', SELECT_FOOTER];
+}
 
 export function renderScreen(view: ScreenView, size: ScreenSize, now: number): string {
   return CLEAR + renderLines(view, size, now).join('\r\n');
@@ -46,7 +56,7 @@ export function renderLines(view: ScreenView, size: ScreenSize, now: number): st
   const header = [BANNER, ` session ${view.sessionId}    cwd ${sanitize(view.cwd)}`, ''].map(fit);
   const bottom: string[] = [];
   if (view.status === 'busy') bottom.push(fit(spinnerLine(view.busySince ?? now, now)));
-  if (view.status === 'waiting') bottom.push(...MENU_LINES.map(fit));
+  if (view.status === 'waiting') bottom.push(...(view.select !== undefined ? selectLines(view.select) : MENU_LINES).map(fit));
   else bottom.push(...inputBox(view.input, width), view.picker ? fit(PICKER_TEXT) : FOOTER);
 
   const last = view.transcript[view.transcript.length - 1];

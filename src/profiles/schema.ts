@@ -124,8 +124,12 @@ export const ProfileSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   size: Size.optional(),
-  /** The CLI's version the rules were checked against. */
+  /** The CLI's versions the rules were checked against, oldest first (`doctor` compares the installed one with the last). */
+  versions: z.array(z.string().regex(/^\d+\.\d+\.\d+/, 'must be a version like 1.2.3')).default([]),
+  /** Older profiles named one checked version; it counts as `versions: [version]`. */
   version: z.string().optional(),
+  /** How to ask the CLI its version (`doctor`, `profile check`): the first x.y.z it prints counts. */
+  versionArgs: z.array(z.string()).default(['--version']),
   detect: DetectSchema.default(DetectSchema.parse({})),
   session: SessionSchema.default(SessionSchema.parse({})),
   delivery: DeliverySchema.default(DeliverySchema.parse({})),

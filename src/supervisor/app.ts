@@ -14,6 +14,7 @@ import {
   EventsQuery,
   HandoffBody,
   InputBody,
+  AnswerBody,
   JobBody,
   JobWaitQuery,
   ListenBody,
@@ -121,6 +122,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
   );
   r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) =>
     s.input((req.params as { agent: string }).agent, req.body.text, req.body.task),
+  );
+  r.post('/v1/terminals/:agent/answer', { schema: { body: AnswerBody } }, async (req) =>
+    s.answer((req.params as { agent: string }).agent, { choice: req.body.choice, expect: req.body.expect, task: req.body.task }),
   );
   r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoff(req.body));
 

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { publicStatus, type TerminalStatus } from '../../machines/terminal.machine.js';
 import type {
+  AnswerResult,
   HandoffResult,
   HealthView,
   StreamEvent,
@@ -20,7 +21,7 @@ import type { Context } from '../context.js';
 import { deliverNow } from '../delivery/deliver.js';
 import { PaneQueue } from '../delivery/queue.js';
 import { classify } from '../detect/classify.js';
-import { readQuestion } from '../detect/question.js';
+import { describeQuestion, hasNumberedMenu, pickChoice, readQuestion, sameQuestion, type Question } from '../detect/question.js';
 import { JaggersError } from '../errors.js';
 import { newTaskId } from '../task-id.js';
 import type { Log } from '../logger.js';
@@ -31,7 +32,7 @@ import { discoverPin } from '../terminals/discover-pin.js';
 import { planLaunch, type Launch, type LaunchInput } from '../terminals/plan.js';
 import { parseSize, type AgentSpec } from '../project/project-file.js';
 import type { Profile } from '../profiles/schema.js';
-import { paneField, respawnPane } from '../tmux/commands.js';
+import { paneField, respawnPane, sendKeys, sendLiteral } from '../tmux/commands.js';
 import { describeSocket } from '../tmux/server.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { paneIO } from '../tmux/pane-io.js';
@@ -186,7 +187,9 @@ export class Supervisor {
     if (c.status === 'waiting_input') {
       const screen = this.watcher.lastScreen(c.pane.paneId) ?? '';
       const q = readQuestion(screen);
-      const reason = q ? `${q.text}${q.choices.length ? ` [${q.choices.join(' / ')}]` : ''}` : (c.lines[0] ?? 'a menu on screen');
+      const reason = q
+        ? `${describeQuestion(q)}${q.choices.length ? `; \`jaggers answer ${data.agent} <number or label>\`` : ''}`
+        : (c.lines[0] ?? 'a menu on screen');
       void this.notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'waiting_input', reason });
     }
   }
@@ -356,6 +359,114 @@ export class Supervisor {
       profile: e.profile,
       pid: this.watcher.pane(e.pane.paneId)?.pid ?? e.pane.panePid,
     };
+  }
+
+  /**
+   * Answer the menu an agent waits on: the same question must still be on screen (and be the one the
+   * caller saw, when it says which), the choice is typed by its number, Enter follows only when the
+   * number just moved the highlight, and the menu must go away.
+   */
+  async answer(agent: string, body: { choice: string; expect?: Question | undefined; task?: string | null | undefined }): Promise<AnswerResult> {
+    const e = await this.table.get(agent, body.task, 'agent', 'answer');
+    const paneId = e.pane.paneId;
+    const name = e.pane.agent!;
+    return this.queue.run(paneId, async () => {
+      const state = this.watcher.status(paneId);
+      if (state !== 'waiting_input') throw new JaggersError('E_NOT_WAITING', `answer: ${name} is ${state ?? 'not watched'}, not waiting for an answer`);
+      const io = paneIO(this.d.commands);
+      const read = async () => readQuestion(await io.capture(paneId));
+      const screen = await io.capture(paneId);
+      const q = readQuestion(screen);
+      if (!q || q.choices.length === 0) throw new JaggersError('E_NOT_WAITING', `answer: ${name} shows no menu to answer${q ? ` (it asks: ${q.text})` : ''}`);
+      if (body.expect && !sameQuestion(body.expect, q))
+        throw new JaggersError(
+          'E_SCREEN_CHANGED',
+          `answer: ${name}'s screen changed: it now asks ${JSON.stringify(q.text)} (${q.choices.join(' / ')}), not ${JSON.stringify(body.expect.text)} (${body.expect.choices.join(' / ')}); nothing was sent`,
+        );
+      const picked = pickChoice(q, body.choice);
+      if (typeof picked === 'string') throw new JaggersError('E_USAGE', `answer: ${picked}`);
+      const gone = (ms: number) =>
+        this.watcher.waitFor(paneId, ['busy', 'idle', 'done', 'error', 'exited'], ms).then(
+          () => true,
+          () => false,
+        );
+      const keys: string[] = [];
+      // A numbered menu takes the digit (most CLIs choose at once; some only move the highlight, and
+      // claude 2.1.330 drops keys for a moment after its menu appears): then the highlight is checked.
+      if (hasNumberedMenu(screen) && q.selected !== picked.number - 1) {
+        keys.push(String(picked.number));
+        await sendLiteral(this.d.commands, paneId, String(picked.number));
+        if (await gone(1500)) return this.answered(paneId, name, q, picked, keys);
+      }
+      return this.confirmChoice(paneId, name, q, picked, keys, gone, read);
+    });
+  }
+
+  /**
+   * Put the highlight on the choice (arrow keys), check it is there on the same menu, press Enter, and
+   * see the menu go. Enter again when the menu stays as it was (claude 2.1.330 ignores keys for a moment
+   * after a menu appears); never Enter on a highlight that is not on the choice.
+   */
+  private async confirmChoice(
+    paneId: string,
+    name: string,
+    q: Question,
+    picked: { number: number; label: string },
+    keys: string[],
+    gone: (ms: number) => Promise<boolean>,
+    read: () => Promise<Question | null>,
+  ): Promise<AnswerResult> {
+    const target = picked.number - 1;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = await read();
+      if (!now || !sameQuestion(now, q)) {
+        if (this.watcher.status(paneId) !== 'waiting_input' || !now) return this.answered(paneId, name, q, picked, keys);
+        throw new JaggersError('E_SCREEN_CHANGED', `answer: ${name}'s screen changed: it now asks ${describeQuestion(now)}; after ${keys.join(', ') || 'no key'} Enter was not pressed`);
+      }
+      if (now.selected === undefined)
+        throw new JaggersError('E_SCREEN_CHANGED', `answer: ${name}'s menu shows no highlight to check after ${keys.join(', ') || 'no key'}; Enter was not pressed (answer it with jaggers attach ${name})`);
+      if (now.selected !== target) {
+        const moves = target - now.selected;
+        const arrows = Array.from({ length: Math.abs(moves) }, () => (moves > 0 ? 'Down' : 'Up'));
+        keys.push(...arrows);
+        await sendKeys(this.d.commands, paneId, arrows);
+        // The CLI redraws the highlight on its own time: the next screens the watcher reads (or a fresh one).
+        const landed = await this.screenWhere(paneId, (screen) => readQuestion(screen)?.selected === target, 3000);
+        if (!landed) {
+          const after = await read();
+          const on = after && sameQuestion(after, q) && after.selected !== undefined ? `the highlight is on ${JSON.stringify(after.choices[after.selected])}` : 'the menu changed';
+          throw new JaggersError('E_SCREEN_CHANGED', `answer: ${name}'s menu did not follow: after ${keys.join(', ')} ${on}, not on ${JSON.stringify(picked.label)}; Enter was not pressed`);
+        }
+      }
+      keys.push('Enter');
+      await sendKeys(this.d.commands, paneId, ['Enter']);
+      if (await gone(2000 + attempt * 1500)) return this.answered(paneId, name, q, picked, keys);
+    }
+    throw new JaggersError('E_TIMEOUT', `answer: ${name} still shows ${JSON.stringify(q.text)} after ${keys.join(', ')}`);
+  }
+
+  private answered(paneId: string, name: string, q: Question, picked: { number: number; label: string }, keys: string[]): AnswerResult {
+    this.d.log.info({ agent: name, question: q.text, choice: picked.label, keys }, 'menu answered');
+    return { agent: name, pane: paneId, question: q, chose: picked, keys, state: this.watcher.status(paneId) ?? 'unknown' };
+  }
+
+  /** The first screen of the pane (a fresh capture, then each one the watcher reads) that satisfies `ok`, or null after `ms`. */
+  private async screenWhere(paneId: string, ok: (screen: string) => boolean, ms: number): Promise<string | null> {
+    return new Promise<string | null>((resolve) => {
+      const finish = (v: string | null) => {
+        clearTimeout(timer);
+        off();
+        resolve(v);
+      };
+      const timer = setTimeout(() => finish(null), ms);
+      const off = this.watcher.onScreen((id, screen) => {
+        if (id === paneId && ok(screen)) finish(screen);
+      });
+      void paneIO(this.d.commands)
+        .capture(paneId)
+        .then((screen) => ok(screen) && finish(screen))
+        .catch(() => {});
+    });
   }
 
   /** Type text into an agent's pane and press Enter, through the same queue as turns, and verify it went in. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { JobResultView, JobView } from '../api/types.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
+import { describeQuestion, readQuestion } from '../detect/question.js';
 import { parseArtifact, type HandoverMeta } from '../handover/artifact.js';
 import { loadProfile } from '../profiles/load.js';
 import { maxWorkersOf } from '../project/project-file.js';
@@ -419,10 +420,10 @@ export class Jobs {
       if (c.pane.paneId !== target.paneId) return;
       if (c.status === 'waiting_input' && !asking) {
         asking = true;
-        const what = c.lines[0]?.trim() || 'a question on its screen';
-        chain = chain.then(
-          async () => void (await this.change(j.id, 'waiting_input', `${target.agent} asks: ${what}; answer it with \`jaggers attach ${target.agent}\``)),
-        );
+        const q = readQuestion(this.s.watcher.lastScreen(target.paneId) ?? '');
+        const what = q ? describeQuestion(q) : c.lines[0]?.trim() || 'a question on its screen';
+        const how = q?.choices.length ? `jaggers answer ${target.agent} <number or label>` : `jaggers attach ${target.agent}`;
+        chain = chain.then(async () => void (await this.change(j.id, 'waiting_input', `${target.agent} asks: ${what}; answer it with \`${how}\``)));
       } else if (asking && c.status === 'busy') {
         asking = false;
         chain = chain.then(async () => void (await this.change(j.id, 'running', `${target.agent} was answered and works on`)));

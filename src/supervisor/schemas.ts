@@ -32,6 +32,17 @@ export const InputBody = z.strictObject({
   task: taskId.optional(),
 });
 
+export const AnswerBody = z.strictObject({
+  /** The choice's number on the menu, or its label (a unique, case-insensitive part of it). */
+  choice: z.string().trim().min(1, 'must not be empty').max(200),
+  /** The question and choices the caller saw: the answer is refused if the screen shows another. */
+  // (`selected`, where the highlight was, is taken and ignored: the highlight may move, the menu may not.)
+  expect: z
+    .strictObject({ text: z.string().max(2000), choices: z.array(z.string().max(500)).max(50), selected: z.number().int().min(0).optional() })
+    .optional(),
+  task: taskId.optional(),
+});
+
 export const HandoffBody = z.strictObject({
   agent: agentRef,
   message: z.string().refine((s) => s.trim() !== '', 'must not be empty'),

@@ -12,6 +12,8 @@ export interface CliHomeOptions {
   port: number;
   /** The folder the CLI runs in (trusted in each CLI's config). */
   cwd: string;
+  /** false: claude is not told to trust any folder, so it asks (its first-run trust dialog). */
+  trust?: boolean;
 }
 
 export interface CliHome {
@@ -53,16 +55,24 @@ function baseEnv(home: string, root: string): Record<string, string> {
 function claude(home: string, opts: CliHomeOptions): Record<string, string> {
   writeJson(join(home, '.claude.json'), {
     hasCompletedOnboarding: true,
+    // 2.1.330 asks once "Make auto mode your default permission mode?" of anyone whose settings name
+    // another mode; this is what answering it leaves behind.
+    hasSeenAutoDefaultNudge: true,
     theme: 'dark',
     customApiKeyResponses: { approved: [STUB_API_KEY.slice(-20)], rejected: [] },
     // Trusting `/` covers every folder; the cwd is listed too in case a version stops inheriting.
-    projects: {
-      '/': { hasTrustDialogAccepted: true },
-      [opts.cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true },
-    },
+    projects:
+      opts.trust === false
+        ? {}
+        : {
+            '/': { hasTrustDialogAccepted: true },
+            [opts.cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true },
+          },
   });
   mkdirSync(join(home, '.claude'), { recursive: true });
-  writeJson(join(home, '.claude', 'settings.json'), { skipDangerousModePermissionPrompt: true });
+  // Since 2.1.330 auto mode is the default and runs a shell command without asking; the suite checks
+  // approval menus, so it asks for the standard mode (`profile check` and the fixtures cover auto mode).
+  writeJson(join(home, '.claude', 'settings.json'), { skipDangerousModePermissionPrompt: true, permissions: { defaultMode: 'default' } });
   return {
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${opts.port}`,
     ANTHROPIC_API_KEY: STUB_API_KEY,
@@ -80,6 +90,8 @@ function qwen(home: string, opts: CliHomeOptions): Record<string, string> {
     memory: { enableManagedAutoMemory: false },
     security: { auth: { selectedType: 'openai' } },
     privacy: { usageStatisticsEnabled: false },
+    // 0.24 starts in auto mode (an LLM classifier decides on each tool call): ask as 0.15 did.
+    tools: { approvalMode: 'default' },
   });
   return {
     OPENAI_BASE_URL: `http://127.0.0.1:${opts.port}/v1`,
@@ -95,6 +107,8 @@ function gemini(home: string, opts: CliHomeOptions): Record<string, string> {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     privacy: { usageStatisticsEnabled: false },
+    // 0.24 starts in auto mode (an LLM classifier decides on each tool call): ask as 0.15 did.
+    tools: { approvalMode: 'default' },
   });
   return {
     GEMINI_API_KEY: STUB_API_KEY,

@@ -15,12 +15,28 @@ export interface CliInfo {
   bin: string;
 }
 
-export const CLIS: Record<CliName, CliInfo> = {
-  claude: { name: 'claude', pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'node_modules/.bin/claude' },
-  qwen: { name: 'qwen', pkg: '@qwen-code/qwen-code', version: '0.15.10', bin: 'node_modules/.bin/qwen' },
+const PINNED: Record<CliName, CliInfo> = {
+  claude: { name: 'claude', pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'node_modules/.bin/claude' },
+  qwen: { name: 'qwen', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'node_modules/.bin/qwen' },
   gemini: { name: 'gemini', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'node_modules/.bin/gemini' },
   codex: { name: 'codex', pkg: '@openai/codex', version: '0.169.0', bin: 'node_modules/.bin/codex' },
 };
+
+/**
+ * `JAGGERS_CLI_VERSIONS=claude=2.1.331,qwen=0.25.0` runs the suite on other versions than the pinned
+ * ones (the canary, scripts/canary.sh, sets it to the newest releases).
+ */
+function withOverrides(pinned: Record<CliName, CliInfo>, spec: string | undefined): Record<CliName, CliInfo> {
+  const out = { ...pinned };
+  for (const part of (spec ?? '').split(',').filter((p) => p.trim() !== '')) {
+    const m = /^\s*(claude|qwen|gemini|codex)=(\d+\.\d+\.\d+[\w.-]*)\s*$/.exec(part);
+    if (!m) throw new Error(`JAGGERS_CLI_VERSIONS: ${JSON.stringify(part)} is not <claude|qwen|gemini|codex>=<x.y.z>`);
+    out[m[1] as CliName] = { ...out[m[1] as CliName], version: m[2]! };
+  }
+  return out;
+}
+
+export const CLIS: Record<CliName, CliInfo> = withOverrides(PINNED, process.env.JAGGERS_CLI_VERSIONS);
 
 export const CLI_NAMES = Object.keys(CLIS) as CliName[];
 

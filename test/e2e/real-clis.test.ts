@@ -55,6 +55,8 @@ for (const cli of CLI_NAMES) {
       await r.type('Run the command that needs-approval');
       const waiting = await r.waitFor('waiting', { timeoutMs: 45_000 });
       expect(waiting).toContain('touch approved.txt');
+      // claude 2.1.330 ignores keys for a moment after its menu appears: Enter once the screen is quiet.
+      await r.settle(1_500);
       await r.tmux().run(['send-keys', '-t', 'e2e', 'Enter']);
       await r.waitFor('idle', { also: /stub: the command ran/ });
       await r.settle();

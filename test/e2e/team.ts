@@ -102,7 +102,7 @@ async function attachedName(c: ControlClient): Promise<string> {
   throw new Error(`tmux never listed control client ${c.pid} as attached`);
 }
 
-export async function createTeam(clis: CliName[]): Promise<Team> {
+export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } = {}): Promise<Team> {
   const bins = Object.fromEntries(clis.map((cli) => [cli, cliBinary(cli)])) as Record<CliName, string>;
   const rig = await Rig.create();
   let stub: StubServer | undefined;
@@ -119,7 +119,7 @@ export async function createTeam(clis: CliName[]): Promise<Team> {
     const agents = await Promise.all(
       clis.map(async (cli) => {
         await mkdir(cwds[cli], { recursive: true });
-        const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli] });
+        const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli], ...(opts.untrusted ? { trust: false } : {}) });
         homes[cli] = home;
         return {
           name: cli,

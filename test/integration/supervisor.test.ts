@@ -197,16 +197,26 @@ describe('the supervisor owns the session', () => {
       (t) => t.includes('\n'),
       { what: 'the notify command' },
     );
-    expect(text).toMatch(/^alpha\|waiting_input\|.*Allow execution/m);
+    expect(text).toMatch(
+      /^alpha\|waiting_input\|"Allow execution of \[Shell\]: touch approved\.txt\?" \[1\. Allow once \/ 2\. Deny\]; `jaggers answer alpha <number or label>`$/m,
+    );
     // The window is marked in the status line while it waits.
     const c = await rig.control();
     const w = (await listPanes(c, rig.session)).find((p) => p.agent === 'alpha')!;
     expect((await c.runOk(['display-message', '-p', '-t', w.windowId, '#{@jaggers_attention}']))[0]).toBe('waiting_input');
-    // A handoff to an agent that waits for a person fails at once, naming what it asks.
-    const h = await rig.run(['handoff', 'alpha', '-m', 'more work', '--timeout', '30']);
+    // A handoff to an agent that waits for a person fails at once (not after its 60 s), naming what it asks.
+    const t0 = Date.now();
+    const h = await rig.run(['handoff', 'alpha', '-m', 'more work', '--timeout', '60']);
     expect(h.code).toBe(1);
-    expect(h.stderr).toMatch(/handoff: alpha never became ready \(waiting_input: alpha is waiting for a person/);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(h.stderr).toMatch(
+      /handoff: alpha never became ready \(waiting_input: alpha asks "Allow execution of \[Shell\]: touch approved\.txt\?" \[1\. Allow once \/ 2\. Deny\]; answer it with `jaggers answer alpha <number or label>`\)/,
+    );
     const why = await rig.run(['why', 'alpha']);
-    expect(why.stdout).toMatch(/it asks: .*Allow execution/);
+    expect(why.stdout).toMatch(/it asks: .*Allow execution.*\n {2}1\. Allow once\n {2}2\. Deny\nanswer with: jaggers answer alpha <number or label>\n/);
+    const st = await rig.run(['status']);
+    expect(st.stdout).toMatch(
+      /\nalpha asks "Allow execution of \[Shell\]: touch approved\.txt\?" \[1\. Allow once \/ 2\. Deny\]: jaggers answer alpha <number or label>\n$/,
+    );
   });
 });

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/detect/classify.js';
+import { expectedStatus, parseScreenName } from '../../src/detect/drift.js';
+import { checkedVersions, compareVersions } from '../../src/profiles/cli-version.js';
 import { parseProfile } from '../../src/profiles/load.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 
@@ -10,24 +12,12 @@ const profileFor: Record<string, string> = { 'fake-agent': 'demo', claude: 'clau
 const load = (name: string) =>
   parseProfile(JSON.parse(readFileSync(path.join(builtinProfilesDir, `${name}.json`), 'utf8')), path.join(builtinProfilesDir, `${name}.json`));
 
-/** What the classifier must say for each captured state (the machine turns quiet-after-busy into done). */
-function expected(cli: string, state: string): string {
-  if (state === 'waiting') return 'waiting_input';
-  if (state === 'busy' || state === 'trap' || state === 'trap-summary-while-busy') return 'busy';
-  // codex draws no spinner while a reply streams: the screen is quiet, the machine waits for its summary.
-  if (state === 'busy-streaming') return cli === 'codex' ? 'idle' : 'busy';
-  if (state === 'trap-idle-while-streaming') return 'idle'; // codex: the old summary scrolled out of the bottom lines
-  if (state.startsWith('done') || state.startsWith('trap-')) return ['claude', 'codex', 'fake-agent'].includes(cli) ? 'done' : 'idle';
-  if (state.startsWith('starting')) return 'starting';
-  return state; // idle
-}
-
 const fixtures = readdirSync(dir)
   .filter((f) => f.endsWith('.txt'))
   .map((f) => {
-    const m = /^(fake-agent|claude|gemini|qwen|codex)-(\d[\w.]*)-(.+)\.txt$/.exec(f);
-    if (!m) throw new Error(`fixture ${f} is not named <cli>-<version>-<state>.txt`);
-    return { file: f, cli: m[1]!, version: m[2]!, state: m[3]! };
+    const m = parseScreenName(f);
+    if (!m || !(m.cli in profileFor)) throw new Error(`fixture ${f} is not named <cli>-<version>-<state>.txt for a shipped profile`);
+    return { file: f, ...m };
   });
 
 describe('classifier over captured screens of every profile', () => {
@@ -42,12 +32,22 @@ describe('classifier over captured screens of every profile', () => {
     }
   });
 
-  it.each(fixtures)('$file', ({ file, cli, version, state }) => {
+  it('each version a profile says it was checked against has its fixtures, and no fixture is of a version the profile does not name', () => {
+    for (const [cli, name] of Object.entries(profileFor)) {
+      const versions = new Set(fixtures.filter((f) => f.cli === cli).map((f) => f.version));
+      expect(checkedVersions(load(name)), cli).toEqual([...versions].sort(compareVersions));
+      for (const v of versions) {
+        const states = fixtures.filter((f) => f.cli === cli && f.version === v).map((f) => f.state);
+        expect(states, `${cli} ${v}`).toEqual(expect.arrayContaining(['idle', 'busy', 'done', 'waiting']));
+      }
+    }
+  });
+
+  it.each(fixtures)('$file', ({ file, cli, state }) => {
     const profile = load(profileFor[cli]!);
-    expect(profile.version, `profile ${profile.name} was checked against ${cli} ${version}`).toBe(version);
     const screen = readFileSync(path.join(dir, file), 'utf8');
     const got = classify({ screen, raw: '', rules: profile.detect.rules });
-    expect(got.status, `rule ${got.rule} matched ${JSON.stringify(got.lines)}`).toBe(expected(cli, state));
+    expect(got.status, `rule ${got.rule} matched ${JSON.stringify(got.lines)}`).toBe(expectedStatus(profile, state));
     expect(got.lines.length).toBeGreaterThan(0);
   });
 });

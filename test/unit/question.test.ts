@@ -1,0 +1,122 @@
+// What a waiting agent asks, read off real screens, and which menu item a person's choice means.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeQuestion, pickChoice, readQuestion, sameQuestion, type Question } from '../../src/detect/question.js';
+
+const dir = path.join(import.meta.dirname, '..', 'fixtures', 'screens');
+const screen = (name: string) => readFileSync(path.join(dir, name), 'utf8');
+
+describe('readQuestion on every captured waiting screen', () => {
+  const expected: Record<string, Question> = {
+    'claude-2.1.197-waiting.txt': { text: 'Do you want to proceed?', choices: ['Yes', 'Yes, and always allow access to work/ from this project', 'No'], selected: 0 },
+    'codex-0.169.0-waiting.txt': {
+      text: 'Would you like to run the following command?',
+      choices: [
+        'Yes, proceed (y)',
+        "Yes, and don't ask again for commands that start with `touch approved.txt` (p)",
+        'No, and tell Codex what to do differently (esc)',
+      ],
+      selected: 0,
+    },
+    'fake-agent-1.0.0-waiting.txt': { text: 'Allow execution of [Shell]: touch approved.txt?', choices: ['Allow once', 'Deny'], selected: 0 },
+    'gemini-0.61.0-waiting.txt': { text: 'Allow execution of [Shell]?', choices: ['Allow once', 'Allow for this session', 'No, suggest changes (esc)'], selected: 0 },
+    'qwen-0.15.10-waiting.txt': {
+      text: "Allow execution of: 'touch'?",
+      choices: [
+        'Yes, allow once',
+        "Always allow run 'touch *' commands in this project",
+        "Always allow run 'touch *' commands for this user",
+        'No, suggest changes (esc)',
+      ],
+      selected: 0,
+    },
+  };
+  const files = readdirSync(dir).filter((f) => /-waiting(-[\w-]+)?\.txt$/.test(f));
+
+  it('has an expectation for each waiting fixture (a new capture must be added here)', () => {
+    expect(files.filter((f) => !(f in expected))).toEqual([]);
+  });
+  for (const [file, q] of Object.entries(expected)) {
+    it(file, () => expect(readQuestion(screen(file))).toEqual(q));
+  }
+
+  it('a menu without numbers: the highlighted item and its neighbours at the same indentation (claude 2.1.330 dialogs)', () => {
+    const nudge = [
+      ' ▐▛███▛█   Claude Code v2.1.330',
+      '',
+      '─'.repeat(40),
+      '  Make auto mode your default permission mode?',
+      '',
+      '  Auto mode lets Claude handle permission prompts automatically. Claude checks each tool call for risky actions and prompt injection before executing, runs the ones it assesses as lower-risk, and',
+      '  blocks the rest.',
+      '',
+      '  ❯ Yes, set auto mode as my default permission mode',
+      '    No, keep manual mode',
+      '',
+      '',
+    ].join('\n');
+    expect(readQuestion(nudge)).toEqual({
+      text: 'Make auto mode your default permission mode?',
+      choices: ['Yes, set auto mode as my default permission mode', 'No, keep manual mode'],
+      selected: 0,
+    });
+    const moved = nudge.replace('  ❯ Yes, set', '    Yes, set').replace('    No, keep', '  ❯ No, keep');
+    expect(readQuestion(moved)?.selected).toBe(1);
+  });
+
+  it('a prompt echo with a wrapped line is not a menu; neither is a lone highlighted line', () => {
+    const echo = [
+      '❯ Read ../../.jaggers/handover/turn_1_ab.md and do what',
+      '  it asks. [jg:0123]',
+      '',
+      '● Sure.',
+      '',
+      '  Do you want to proceed?',
+      '  ❯ 1. Yes',
+      '    2. No',
+    ].join('\n');
+    expect(readQuestion(echo)).toEqual({ text: 'Do you want to proceed?', choices: ['Yes', 'No'], selected: 0 });
+    expect(readQuestion(['  Pick one?', '', '  ❯ Only this', '', '  Enter to confirm'].join('\n'))).toEqual({ text: 'Pick one?', choices: [] });
+  });
+
+  it('no menu and no question: null', () => {
+    expect(readQuestion('\n\n   \n')).toBeNull();
+  });
+});
+
+describe('pickChoice', () => {
+  const q: Question = { text: 'Allow execution of [Shell]?', choices: ['Allow once', 'Allow for this session', 'No, suggest changes (esc)'] };
+
+  it('by number, 1-based as the menu shows', () => {
+    expect(pickChoice(q, '1')).toEqual({ number: 1, label: 'Allow once' });
+    expect(pickChoice(q, ' 3 ')).toEqual({ number: 3, label: 'No, suggest changes (esc)' });
+  });
+
+  it('by label: an exact one wins over parts of others, case does not matter', () => {
+    expect(pickChoice(q, 'allow ONCE')).toEqual({ number: 1, label: 'Allow once' });
+    expect(pickChoice(q, 'session')).toEqual({ number: 2, label: 'Allow for this session' });
+    expect(pickChoice({ text: '?', choices: ['Yes', 'Yes, always'] }, 'yes')).toEqual({ number: 1, label: 'Yes' });
+  });
+
+  it('says why nothing was picked: out of range, no match, several matches', () => {
+    expect(pickChoice(q, '0')).toBe('there is no choice 0: the menu offers 1. Allow once, 2. Allow for this session, 3. No, suggest changes (esc)');
+    expect(pickChoice(q, '4')).toMatch(/^there is no choice 4: /);
+    expect(pickChoice(q, 'maybe')).toMatch(/^no choice matches "maybe": the menu offers 1\. Allow once/);
+    expect(pickChoice(q, 'allow')).toBe('"allow" matches 2 choices (1. Allow once, 2. Allow for this session): give its number');
+  });
+});
+
+describe('sameQuestion and describeQuestion', () => {
+  const a: Question = { text: 'Do you want to proceed?', choices: ['Yes', 'No'] };
+  it('the same text and the same choices in order', () => {
+    expect(sameQuestion(a, { text: 'Do you want to proceed?', choices: ['Yes', 'No'] })).toBe(true);
+    expect(sameQuestion(a, { text: 'Do you want to proceed?', choices: ['No', 'Yes'] })).toBe(false);
+    expect(sameQuestion(a, { text: 'Do you want to proceed?', choices: ['Yes'] })).toBe(false);
+    expect(sameQuestion(a, { text: 'Proceed?', choices: ['Yes', 'No'] })).toBe(false);
+  });
+  it('one line with numbered choices; a question without a menu has none', () => {
+    expect(describeQuestion(a)).toBe('"Do you want to proceed?" [1. Yes / 2. No]');
+    expect(describeQuestion({ text: 'Anything else?', choices: [] })).toBe('"Anything else?"');
+  });
+});
