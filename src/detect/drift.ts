@@ -32,7 +32,8 @@ export function expectedStatus(profile: Pick<Profile, 'name' | 'detect'>, state:
   if (state === 'busy-streaming') return profile.name === 'codex' ? 'idle' : 'busy';
   if (state === 'trap-idle-while-streaming') return 'idle';
   if (state.startsWith('done') || state.startsWith('trap-')) return hasDone ? 'done' : 'idle';
-  if (state.startsWith('starting')) return 'starting';
+  // Before its input box is ready a CLI may show nothing a rule knows: the machine counts that as starting.
+  if (state.startsWith('starting')) return profile.detect.rules.some((r) => r.status === 'starting') ? 'starting' : 'unknown';
   if (state.startsWith('idle')) return 'idle';
   return state as ScreenStatus;
 }

@@ -7,7 +7,7 @@ export { describeQuestion } from '../describe-question.js';
 const CHOICE = /^\s*(?:[❯›>●○◯]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$/u;
 /** The highlighted item of a menu without numbers: a cursor mark, then the label. */
 const CURSOR = /^(\s*[❯›>▶]\s+)(\S.*?)\s*$/u;
-const QUESTION = /\?\s*$|^\s*(?:Allow|Do you want|Would you like|Is this)\b/u;
+const QUESTION = /[^\s?]\?(?:\s|$)|^\s*(?:Allow|Do you want|Would you like|Is this)\b/u;
 
 export interface Question {
   text: string;
@@ -22,7 +22,7 @@ export interface Question {
  * below it at the same indentation (claude 2.1.330's first-run dialogs).
  */
 export function readQuestion(screen: string, lines = 20): Question | null {
-  const bottom = bottomLines(screen, lines).map((l) => l.replace(/[│┃║]/gu, ' ').trim());
+  const bottom = bottomLines(screen, lines).map(clean);
   const first = bottom.findIndex((l) => CHOICE.test(l));
   if (first < 0) return readUnnumbered(screen, lines) ?? questionOnly(bottom);
   const items = bottom.slice(first).filter((l) => CHOICE.test(l));
@@ -34,11 +34,23 @@ export function readQuestion(screen: string, lines = 20): Question | null {
 
 /** Whether the menu at the bottom of the screen numbers its items (`1. Yes`). */
 export function hasNumberedMenu(screen: string, lines = 20): boolean {
-  return bottomLines(screen, lines).some((l) => CHOICE.test(l.replace(/[│┃║]/gu, ' ').trim()));
+  return bottomLines(screen, lines).some((l) => CHOICE.test(clean(l)));
 }
 
+/** A line without box borders and without a scrollbar drawn at the right edge (qwen 0.24: `█`, `░`). */
+function clean(line: string): string {
+  return line
+    .replace(/\s{2,}[█▐▌░▒▓▕▏┃│║]\s*$/u, '')
+    .replace(/[│┃║]/gu, ' ')
+    .trim();
+}
+
+/** The last question-like line, up to its last `?` (claude 2.1.330 goes on after it: `trust? (Like your own code...`). */
 function questionAbove(above: string[]): string {
-  return above.findLast((l) => QUESTION.test(l)) ?? above.findLast((l) => l !== '') ?? '';
+  const line = above.findLast((l) => QUESTION.test(l));
+  if (line === undefined) return above.findLast((l) => l !== '') ?? '';
+  const end = line.lastIndexOf('?');
+  return end >= 0 ? line.slice(0, end + 1) : line;
 }
 
 function questionOnly(bottom: string[]): Question | null {
@@ -48,7 +60,12 @@ function questionOnly(bottom: string[]): Question | null {
 
 function readUnnumbered(screen: string, lines: number): Question | null {
   // Blank lines count here: a menu's items touch each other.
-  const all = screen.split('\n').map((l) => l.replace(/[│┃║]/gu, ' ').trimEnd());
+  const all = screen.split('\n').map((l) =>
+    l
+      .replace(/\s{2,}[█▐▌░▒▓▕▏┃│║]\s*$/u, '')
+      .replace(/[│┃║]/gu, ' ')
+      .trimEnd(),
+  );
   while (all.length && all.at(-1) === '') all.pop();
   const rows = all.slice(-(lines * 2));
   const at = rows.findLastIndex((l) => CURSOR.test(l));

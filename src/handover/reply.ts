@@ -4,6 +4,7 @@ import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
 import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { claudeReply, claudeTranscriptFile } from './claude-transcript.js';
+import { qwenReply, qwenTranscriptFile } from './qwen-transcript.js';
 
 export interface TranscriptReply {
   text: string;
@@ -36,6 +37,10 @@ export async function readTranscriptReply(
     } catch {
       return null;
     }
+  }
+  if (kind === 'qwen') {
+    const text = await readText(qwenTranscriptFile(home, cwd, sessionId));
+    return text === null ? null : qwenReply(text, tag);
   }
   if (kind === 'claude') {
     const text = await readText(claudeTranscriptFile(home, cwd, sessionId));

@@ -78,7 +78,7 @@ export const SessionSchema = z.strictObject({
   discover: z.enum(['codex-rollout', 'list-sessions']).optional(),
   listArgs: z.array(z.string()).optional(),
   /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */
-  transcript: z.enum(['fake-agent', 'claude']).optional(),
+  transcript: z.enum(['fake-agent', 'claude', 'qwen']).optional(),
 });
 
 export const DeliverySchema = z.strictObject({

@@ -370,37 +370,50 @@ export class Supervisor {
     const e = await this.table.get(agent, body.task, 'agent', 'answer');
     const paneId = e.pane.paneId;
     const name = e.pane.agent!;
-    return this.queue.run(paneId, async () => {
-      const state = this.watcher.status(paneId);
-      if (state !== 'waiting_input') throw new JaggersError('E_NOT_WAITING', `answer: ${name} is ${state ?? 'not watched'}, not waiting for an answer`);
-      const io = paneIO(this.d.commands);
-      const read = async () => readQuestion(await io.capture(paneId));
-      const screen = await io.capture(paneId);
-      const q = readQuestion(screen);
-      if (!q || q.choices.length === 0) throw new JaggersError('E_NOT_WAITING', `answer: ${name} shows no menu to answer${q ? ` (it asks: ${q.text})` : ''}`);
-      if (body.expect && !sameQuestion(body.expect, q))
-        throw new JaggersError(
-          'E_SCREEN_CHANGED',
-          `answer: ${name}'s screen changed: it now asks ${JSON.stringify(q.text)} (${q.choices.join(' / ')}), not ${JSON.stringify(body.expect.text)} (${body.expect.choices.join(' / ')}); nothing was sent`,
-        );
-      const picked = pickChoice(q, body.choice);
-      if (typeof picked === 'string') throw new JaggersError('E_USAGE', `answer: ${picked}`);
-      const gone = (ms: number) =>
-        this.watcher.waitFor(paneId, ['busy', 'idle', 'done', 'error', 'exited'], ms).then(
-          () => true,
-          () => false,
-        );
-      const keys: string[] = [];
-      // A numbered menu takes the digit (most CLIs choose at once; some only move the highlight, and
-      // claude 2.1.330 drops keys for a moment after its menu appears): then the highlight is checked.
-      if (hasNumberedMenu(screen) && q.selected !== picked.number - 1) {
-        keys.push(String(picked.number));
-        await sendLiteral(this.d.commands, paneId, String(picked.number));
-        if (await gone(1500)) return this.answered(paneId, name, q, picked, keys);
-      }
-      return this.confirmChoice(paneId, name, q, picked, keys, gone, read);
-    });
+    // Not through the pane's queue: the turn that made the agent ask holds it until the answer is given.
+    // Answers to one pane still go one at a time.
+    const prev = this.answering.get(paneId) ?? Promise.resolve();
+    const run = prev
+      .catch(() => {})
+      .then(async () => {
+        const state = this.watcher.status(paneId);
+        if (state !== 'waiting_input') throw new JaggersError('E_NOT_WAITING', `answer: ${name} is ${state ?? 'not watched'}, not waiting for an answer`);
+        const io = paneIO(this.d.commands);
+        const read = async () => readQuestion(await io.capture(paneId));
+        const screen = await io.capture(paneId);
+        const q = readQuestion(screen);
+        if (!q || q.choices.length === 0) throw new JaggersError('E_NOT_WAITING', `answer: ${name} shows no menu to answer${q ? ` (it asks: ${q.text})` : ''}`);
+        if (body.expect && !sameQuestion(body.expect, q))
+          throw new JaggersError(
+            'E_SCREEN_CHANGED',
+            `answer: ${name}'s screen changed: it now asks ${JSON.stringify(q.text)} (${q.choices.join(' / ')}), not ${JSON.stringify(body.expect.text)} (${body.expect.choices.join(' / ')}); nothing was sent`,
+          );
+        const picked = pickChoice(q, body.choice);
+        if (typeof picked === 'string') throw new JaggersError('E_USAGE', `answer: ${picked}`);
+        const gone = (ms: number) =>
+          this.watcher.waitFor(paneId, ['busy', 'idle', 'done', 'error', 'exited'], ms).then(
+            () => true,
+            () => false,
+          );
+        const keys: string[] = [];
+        // A numbered menu takes the digit (most CLIs choose at once; some only move the highlight, and
+        // claude 2.1.330 drops keys for a moment after its menu appears): then the highlight is checked.
+        if (hasNumberedMenu(screen) && q.selected !== picked.number - 1) {
+          keys.push(String(picked.number));
+          await sendLiteral(this.d.commands, paneId, String(picked.number));
+          if (await gone(1500)) return this.answered(paneId, name, q, picked, keys);
+        }
+        return this.confirmChoice(paneId, name, q, picked, keys, gone, read);
+      });
+    this.answering.set(paneId, run);
+    try {
+      return await run;
+    } finally {
+      if (this.answering.get(paneId) === run) this.answering.delete(paneId);
+    }
   }
+
+  private readonly answering = new Map<string, Promise<unknown>>();
 
   /**
    * Put the highlight on the choice (arrow keys), check it is there on the same menu, press Enter, and
@@ -420,11 +433,18 @@ export class Supervisor {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = await read();
       if (!now || !sameQuestion(now, q)) {
-        if (this.watcher.status(paneId) !== 'waiting_input' || !now) return this.answered(paneId, name, q, picked, keys);
-        throw new JaggersError('E_SCREEN_CHANGED', `answer: ${name}'s screen changed: it now asks ${describeQuestion(now)}; after ${keys.join(', ') || 'no key'} Enter was not pressed`);
+        // The menu went away (the status may follow a moment later): answered. Another menu: refused.
+        if (this.watcher.status(paneId) !== 'waiting_input' || !now || now.choices.length === 0) return this.answered(paneId, name, q, picked, keys);
+        throw new JaggersError(
+          'E_SCREEN_CHANGED',
+          `answer: ${name}'s screen changed: it now asks ${describeQuestion(now)}; after ${keys.join(', ') || 'no key'} Enter was not pressed`,
+        );
       }
       if (now.selected === undefined)
-        throw new JaggersError('E_SCREEN_CHANGED', `answer: ${name}'s menu shows no highlight to check after ${keys.join(', ') || 'no key'}; Enter was not pressed (answer it with jaggers attach ${name})`);
+        throw new JaggersError(
+          'E_SCREEN_CHANGED',
+          `answer: ${name}'s menu shows no highlight to check after ${keys.join(', ') || 'no key'}; Enter was not pressed (answer it with jaggers attach ${name})`,
+        );
       if (now.selected !== target) {
         const moves = target - now.selected;
         const arrows = Array.from({ length: Math.abs(moves) }, () => (moves > 0 ? 'Down' : 'Up'));
@@ -434,8 +454,14 @@ export class Supervisor {
         const landed = await this.screenWhere(paneId, (screen) => readQuestion(screen)?.selected === target, 3000);
         if (!landed) {
           const after = await read();
-          const on = after && sameQuestion(after, q) && after.selected !== undefined ? `the highlight is on ${JSON.stringify(after.choices[after.selected])}` : 'the menu changed';
-          throw new JaggersError('E_SCREEN_CHANGED', `answer: ${name}'s menu did not follow: after ${keys.join(', ')} ${on}, not on ${JSON.stringify(picked.label)}; Enter was not pressed`);
+          const on =
+            after && sameQuestion(after, q) && after.selected !== undefined
+              ? `the highlight is on ${JSON.stringify(after.choices[after.selected])}`
+              : 'the menu changed';
+          throw new JaggersError(
+            'E_SCREEN_CHANGED',
+            `answer: ${name}'s menu did not follow: after ${keys.join(', ')} ${on}, not on ${JSON.stringify(picked.label)}; Enter was not pressed`,
+          );
         }
       }
       keys.push('Enter');

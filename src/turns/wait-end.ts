@@ -27,6 +27,8 @@ export interface WaitSpec {
 }
 
 const HISTORY_LINES = 3000;
+/** How long a screen that shows the end waits for the transcript's finished reply, where the CLI keeps one. */
+const TRANSCRIPT_GRACE_MS = 1500;
 
 export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promise<TurnEnd> {
   const hasDoneRules = w.profile.detect.rules.some((r) => r.status === 'done');
@@ -38,6 +40,8 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
     /** What was seen last, for the timeout's message. */
     let sawTranscript = w.readTranscript ? 'not read yet' : null;
     let sawScreen: ScreenEnd | null = null;
+    /** When the screen first showed the turn's end while the transcript had no finished reply yet. */
+    let transcriptWait: number | undefined;
     /** A screen that shows the end while the machine has not settled: it must stay so for settleMs. */
     let candidate: { screen: string; at: number } | null = null;
 
@@ -65,6 +69,12 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
         if (finished || screen === null) return;
         sawScreen = screenTurnEnd(screen, w.nonce, w.profile);
         if (sawScreen.ended) {
+          // Where the CLI keeps a transcript, it is the better reply (a screen may show less of it:
+          // qwen 0.24.4 redraws some replies as their first paragraph): wait a moment for it.
+          if (w.readTranscript) {
+            transcriptWait ??= performance.now();
+            if (performance.now() - transcriptWait < TRANSCRIPT_GRACE_MS) return later(100);
+          }
           if (settled) return finish(null, { by: 'screen', screen });
           // The machine has not settled (a turn too fast for its busy screen, or a rule that missed):
           // the screen's evidence must hold for the settle time before it ends the turn.

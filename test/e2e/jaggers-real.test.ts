@@ -137,7 +137,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           expect(res.reply, 'a reply').not.toBeNull();
           const reply = res.reply!;
           await expectReply(cli, res, `answer: ${secret}`);
-          expect(reply.from).toBe(cli === 'claude' ? 'transcript' : 'screen');
+          expect(reply.from).toBe(cli === 'claude' || cli === 'qwen' ? 'transcript' : 'screen');
           expect(existsSync(reply.artifact)).toBe(true);
           const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
           expect(artifact.meta).toMatchObject({ task: res.task, turn: 2, source_agent: cli, target_agent: 'user', reply_to: path.basename(res.artifact) });

@@ -50,6 +50,19 @@ describe('answer: a menu an agent waits on', () => {
     await rig.waitForScreen('ag', /denied/);
   });
 
+  it('a menu in the middle of a handoff: the answer does not wait behind the turn, and the turn ends', async () => {
+    const h = await rig.run(['handoff', 'ag', '-m', 'this needs-approval first', '--no-wait']);
+    expect(h.code, h.stderr).toBe(0);
+    await api(rig).call<TerminalView>('GET', '/v1/terminals/ag/wait?state=waiting_input&timeout=15');
+    // Well within the handoff's own timeout (600 s): the answer does not queue behind its turn.
+    const a = await rig.run(['answer', 'ag', 'allow once', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(JSON.parse(a.stdout)).toMatchObject({ chose: { number: 1 } });
+    const done = await api(rig).call<TerminalView>('GET', '/v1/terminals/ag/wait?state=done&timeout=15');
+    expect(done.state).toBe('done');
+    await rig.waitForScreen('ag', /approved/);
+  });
+
   it('a menu without numbers (a trust dialog): the highlight moved with the arrow keys, then Enter', async () => {
     const openTrust = async () => {
       expect((await rig.run(['send', 'ag', '/trust'])).code).toBe(0);

@@ -61,6 +61,29 @@ describe('a newcomer on real tmux', () => {
     expect(why.stdout).toMatch(/waiting for: `jaggers up` to restart it/);
   });
 
+  it('doctor: each installed CLI version beside the newest one its profile was checked against', async () => {
+    // A CLI newer than its profile's checks, one that prints no version, and the demo agent (checked).
+    const bin = path.join(rig.root, 'bin');
+    const { mkdir, chmod } = await import('node:fs/promises');
+    await mkdir(bin);
+    await writeFile(path.join(bin, 'newcli'), '#!/bin/sh\necho "newcli 2.4.0 (build 7)"\n');
+    await writeFile(path.join(bin, 'mutecli'), '#!/bin/sh\necho "no version here"\n');
+    await chmod(path.join(bin, 'newcli'), 0o755);
+    await chmod(path.join(bin, 'mutecli'), 0o755);
+    await writeProfile(rig.root, 'newcli', { command: path.join(bin, 'newcli'), versions: ['1.0.0', '2.3.1'] });
+    await writeProfile(rig.root, 'mutecli', { command: path.join(bin, 'mutecli'), versions: ['1.0.0'] });
+    const doctor = await rig.run(['doctor']);
+    expect(doctor.stdout).toMatch(
+      /^warn profile newcli: .*, version 2\.4\.0, newer than the newest checked \(2\.3\.1\): `npm run canary` shows what changed$/m,
+    );
+    expect(doctor.stdout).toMatch(/^warn profile mutecli: .*, version unknown \(`.*mutecli --version` printed "no version here"\)$/m);
+    expect(doctor.stdout).toMatch(/^ok {3}profile demo: .*jaggers-fake-agent\), version 1\.0\.0, the newest one checked$/m);
+    const report = JSON.parse((await rig.run(['doctor', '--json'])).stdout) as DoctorReport;
+    expect(report.profiles.find((p) => p.name === 'newcli')?.version).toMatchObject({ installed: '2.4.0', checked: ['1.0.0', '2.3.1'], fit: 'newer' });
+    // A version the checks do not cover is worth a look, not a failure.
+    expect(report.ok).toBe(true);
+  });
+
   it('an invalid jaggers.json: ls and status still answer; doctor fails on it with the line and column', async () => {
     await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
     expect((await rig.run(['up'])).code).toBe(0);

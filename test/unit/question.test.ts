@@ -9,7 +9,36 @@ const screen = (name: string) => readFileSync(path.join(dir, name), 'utf8');
 
 describe('readQuestion on every captured waiting screen', () => {
   const expected: Record<string, Question> = {
-    'claude-2.1.197-waiting.txt': { text: 'Do you want to proceed?', choices: ['Yes', 'Yes, and always allow access to work/ from this project', 'No'], selected: 0 },
+    'claude-2.1.197-waiting.txt': {
+      text: 'Do you want to proceed?',
+      choices: ['Yes', 'Yes, and always allow access to work/ from this project', 'No'],
+      selected: 0,
+    },
+    'claude-2.1.330-waiting.txt': {
+      text: 'Do you want to proceed?',
+      choices: [
+        'Yes',
+        'Yes, and always allow access to /tmp/jaggers-screens/claude/work from this project',
+        'Yes, and switch to auto mode · auto mode handles these prompts for you',
+        'No',
+      ],
+      selected: 0,
+    },
+    'claude-2.1.330-waiting-trust.txt': {
+      text: 'Quick safety check: Is this a project you created or one you trust?',
+      choices: ['No, exit', 'Yes, I trust this folder'],
+      selected: 0,
+    },
+    'qwen-0.24.4-waiting.txt': {
+      text: "Allow execution of: 'touch'?",
+      choices: [
+        'Yes, allow once',
+        "Always allow run 'touch *' commands in this project",
+        "Always allow run 'touch *' commands for this user",
+        'No, suggest changes (esc)',
+      ],
+      selected: 0,
+    },
     'codex-0.169.0-waiting.txt': {
       text: 'Would you like to run the following command?',
       choices: [
@@ -20,7 +49,11 @@ describe('readQuestion on every captured waiting screen', () => {
       selected: 0,
     },
     'fake-agent-1.0.0-waiting.txt': { text: 'Allow execution of [Shell]: touch approved.txt?', choices: ['Allow once', 'Deny'], selected: 0 },
-    'gemini-0.61.0-waiting.txt': { text: 'Allow execution of [Shell]?', choices: ['Allow once', 'Allow for this session', 'No, suggest changes (esc)'], selected: 0 },
+    'gemini-0.61.0-waiting.txt': {
+      text: 'Allow execution of [Shell]?',
+      choices: ['Allow once', 'Allow for this session', 'No, suggest changes (esc)'],
+      selected: 0,
+    },
     'qwen-0.15.10-waiting.txt': {
       text: "Allow execution of: 'touch'?",
       choices: [
@@ -78,6 +111,12 @@ describe('readQuestion on every captured waiting screen', () => {
     ].join('\n');
     expect(readQuestion(echo)).toEqual({ text: 'Do you want to proceed?', choices: ['Yes', 'No'], selected: 0 });
     expect(readQuestion(['  Pick one?', '', '  ❯ Only this', '', '  Enter to confirm'].join('\n'))).toEqual({ text: 'Pick one?', choices: [] });
+  });
+
+  it('a scrollbar at the right edge is not part of the question or its choices (qwen 0.24.4)', () => {
+    const bar = ' '.repeat(30) + '█';
+    const screen = [`  Allow execution of: 'touch'?${bar}`, `  ● 1. Yes, allow once${bar}`, `    2. No, suggest changes (esc)${bar}`].join('\n');
+    expect(readQuestion(screen)).toEqual({ text: "Allow execution of: 'touch'?", choices: ['Yes, allow once', 'No, suggest changes (esc)'], selected: 0 });
   });
 
   it('no menu and no question: null', () => {
