@@ -117,7 +117,9 @@ describe('assign and forget: jobs and the inbox', () => {
     const queued = (await jg(['assign', 'alpha', '-m', 'never runs'])).stdout.trim();
     const waiting = await untilState(asking, ['waiting_input']);
     expect(waiting.attach).toBe('jaggers attach alpha');
-    expect(waiting.reason).toMatch(/alpha asks: .*jaggers attach alpha/);
+    expect(waiting.reason).toMatch(
+      /^alpha asks: "Allow execution of .*" \[1\. Allow once \/ 2\. Deny\]; answer it with `jaggers answer alpha <number or label>`$/,
+    );
     expect((await jobOf(queued)).state).toBe('queued');
     const c1 = await jg(['cancel', queued]);
     expect(c1.code, c1.stderr).toBe(0);

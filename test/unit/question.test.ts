@@ -24,6 +24,16 @@ describe('readQuestion on every captured waiting screen', () => {
       ],
       selected: 0,
     },
+    'claude-2.1.331-waiting.txt': {
+      text: 'Do you want to proceed?',
+      choices: [
+        'Yes',
+        'Yes, and always allow access to /tmp/jaggers-screens/claude/work from this project',
+        'Yes, and switch to auto mode · auto mode handles these prompts for you',
+        'No',
+      ],
+      selected: 0,
+    },
     'claude-2.1.330-waiting-trust.txt': {
       text: 'Quick safety check: Is this a project you created or one you trust?',
       choices: ['No, exit', 'Yes, I trust this folder'],
