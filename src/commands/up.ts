@@ -95,9 +95,12 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
           if (v?.state === 'exited') {
             const screen = () => api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
             // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its
-            // history, a moment after it reports the death: a few looks (only on this failure path) for it.
+            // history, a moment after it reports the death; on a loaded machine the pane's own last output
+            // can also land after the death is reported (both seen in CI). Looks, only on this failure
+            // path, for both, for up to 5 s.
+            const complete = (text: string) => /^Pane is dead/m.test(text) && text.split('\n').some((l) => l.trim() !== '' && !/^Pane is dead/.test(l));
             let s = await screen();
-            for (let i = 0; i < 20 && !/^Pane is dead/m.test(s?.screen ?? ''); i++) {
+            for (let i = 0; i < 100 && !complete(s?.screen ?? ''); i++) {
               await new Promise((r) => setTimeout(r, 50));
               s = await screen();
             }
