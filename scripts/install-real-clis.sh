@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs the pinned versions of the four real agent CLIs, each into its own prefix under a cache
+# Installs the pinned versions of the real agent CLIs, each into its own prefix under a cache
 # folder outside the repository, for the offline end-to-end tests (test/e2e). Never installs globally.
 #
-#   scripts/install-real-clis.sh            install all four (skips those already cached)
+#   scripts/install-real-clis.sh            install all of them (skips those already cached)
 #   scripts/install-real-clis.sh claude qwen   install only these
 #
 # Cache: ${JAGGERS_CLI_CACHE:-$HOME/.cache/jaggers/clis}/<cli>-<version>
@@ -17,6 +17,7 @@ table=(
   "qwen @qwen-code/qwen-code 0.24.4 node_modules/.bin/qwen"
   "gemini @google/gemini-cli 0.61.0 node_modules/.bin/gemini"
   "codex @openai/codex 0.169.0 node_modules/.bin/codex"
+  "opencode opencode-ai 1.18.33 node_modules/.bin/opencode"
 )
 
 # JAGGERS_CLI_VERSIONS=claude=2.1.331,qwen=0.25.0 installs those versions instead (the canary does).
@@ -38,7 +39,7 @@ is_wanted() {
 }
 
 for w in "${wanted[@]}"; do
-  case "$w" in claude|qwen|gemini|codex) ;; *) echo "install-real-clis: unknown CLI '$w' (expected claude, qwen, gemini or codex)" >&2; exit 2 ;; esac
+  case "$w" in claude|qwen|gemini|codex|opencode) ;; *) echo "install-real-clis: unknown CLI '$w' (expected claude, qwen, gemini, codex or opencode)" >&2; exit 2 ;; esac
 done
 
 command -v npm >/dev/null || { echo "install-real-clis: npm not found on PATH" >&2; exit 1; }

@@ -51,7 +51,7 @@ export interface TerminalView {
   /** What the machine waits for to leave this state, in words. */
   waitingFor: string | null;
   /** When waiting_input: the question on screen and the choices it offers. */
-  question: { text: string; choices: string[]; selected?: number } | null;
+  question: { text: string; choices: string[]; selected?: number; layout?: 'row' } | null;
   /** A profile that could not be loaded: the pane is not watched. */
   problem: string | null;
 }
@@ -75,7 +75,7 @@ export interface AnswerResult {
   agent: string;
   pane: string;
   /** The question that was answered and its choices, as read from the screen. */
-  question: { text: string; choices: string[]; selected?: number };
+  question: { text: string; choices: string[]; selected?: number; layout?: 'row' };
   /** The choice picked: its number in the menu and its label. */
   chose: { number: number; label: string };
   /** The keys sent: the choice's number, and Enter when the number only moved the highlight. */

@@ -7,13 +7,19 @@ export { describeQuestion } from '../describe-question.js';
 const CHOICE = /^\s*(?:[❯›>●○◯]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$/u;
 /** The highlighted item of a menu without numbers: a cursor mark, then the label. */
 const CURSOR = /^(\s*[❯›>▶]\s+)(\S.*?)\s*$/u;
-const QUESTION = /[^\s?]\?(?:\s|$)|^\s*(?:Allow|Do you want|Would you like|Is this)\b/u;
+const QUESTION = /[^\s?]\?(?:\s|$)|^\s*(?:Allow|Do you want|Would you like|Is this)\b|\bPermission required\b/u;
 
 export interface Question {
   text: string;
   choices: string[];
   /** Menus without numbers: the item the highlight is on (0-based), moved with the arrow keys. */
   selected?: number;
+  /**
+   * `row`: the items side by side on one line (opencode's `Allow once   Allow always   Reject`), moved
+   * with Left and Right; the highlight is drawn in colour only, so the plain screen does not say where
+   * it is (see rowHighlight).
+   */
+  layout?: 'row';
 }
 
 /**
@@ -23,6 +29,8 @@ export interface Question {
  */
 export function readQuestion(screen: string, lines = 20): Question | null {
   const bottom = bottomLines(screen, lines).map(clean);
+  const row = readRow(bottom);
+  if (row) return row;
   const first = bottom.findIndex((l) => CHOICE.test(l));
   if (first < 0) return readUnnumbered(screen, lines) ?? questionOnly(bottom);
   const items = bottom.slice(first).filter((l) => CHOICE.test(l));
@@ -84,6 +92,87 @@ function readUnnumbered(screen: string, lines: number): Question | null {
     .map((l) => l.trim())
     .filter((l) => l !== '' && !/^[─━]+$/u.test(l));
   return { text: questionAbove(above.slice(-lines)), choices, selected: at - top };
+}
+
+/** A key hint beside a menu: `ctrl+f fullscreen`, `⇆ select`, `enter confirm`, `esc reject`. */
+const HINT = /^(?:\S+\+\S+|[⇆↔←→↑↓]+|enter|esc|tab|space)\s+\S/iu;
+
+/**
+ * A menu whose items stand on one line, with a `select` or `confirm` key hint after them:
+ * `Allow once   Allow always   Reject        ctrl+f fullscreen  ⇆ select  enter confirm`.
+ */
+function readRow(bottom: string[]): Question | null {
+  const at = bottom.findLastIndex((l) => {
+    const parts = l.split(/\s{2,}/u);
+    return parts.some((p) => HINT.test(p) && /\b(?:select|confirm)\b/iu.test(p)) && parts.findIndex((p) => HINT.test(p)) >= 2;
+  });
+  if (at < 0) return null;
+  const parts = bottom[at]!.split(/\s{2,}/u);
+  const choices = parts.slice(
+    0,
+    parts.findIndex((p) => HINT.test(p)),
+  );
+  return { text: questionAbove(bottom.slice(0, at)), choices, layout: 'row' };
+}
+
+/**
+ * Which item of a row menu is highlighted, from a capture with escapes (`capture-pane -e`): the one item
+ * drawn with a background (or reverse video) that no other item has. undefined when that is not so.
+ */
+export function rowHighlight(ansiScreen: string, choices: readonly string[]): number | undefined {
+  if (choices.length < 2) return undefined;
+  for (const line of ansiScreen.split('\n').reverse()) {
+    const cells = styledCells(line);
+    const plain = cells.map((c) => c.ch).join('');
+    let from = 0;
+    const styles: string[] = [];
+    for (const choice of choices) {
+      const i = plain.indexOf(choice, from);
+      if (i < 0) break;
+      styles.push(cells[i]!.style);
+      from = i + choice.length;
+    }
+    if (styles.length !== choices.length) continue;
+    // One item drawn unlike all the others, which look alike (two items that differ say nothing).
+    const unique = styles.flatMap((s, i) => (styles.filter((t) => t === s).length === 1 ? [i] : []));
+    return unique.length === 1 ? unique[0] : undefined;
+  }
+  return undefined;
+}
+
+/** Each printed character of a line with the background and reverse-video state it was drawn with. */
+function styledCells(line: string): { ch: string; style: string }[] {
+  const out: { ch: string; style: string }[] = [];
+  let bg = '';
+  let inverse = false;
+  const re = /\x1b\[([0-9;:]*)m|\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|([^\x1b])/gu;
+  for (const m of line.matchAll(re)) {
+    if (m[2] !== undefined) {
+      out.push({ ch: m[2], style: `${bg}|${inverse ? 'inv' : ''}` });
+      continue;
+    }
+    if (m[1] === undefined) continue;
+    const codes = m[1] === '' ? ['0'] : m[1].split(/[;:]/u);
+    for (let i = 0; i < codes.length; i++) {
+      const n = Number(codes[i]);
+      if (n === 0) {
+        bg = '';
+        inverse = false;
+      } else if (n === 7) inverse = true;
+      else if (n === 27) inverse = false;
+      else if (n === 49) bg = '';
+      else if ((n >= 40 && n <= 47) || (n >= 100 && n <= 107)) bg = String(n);
+      else if (n === 48 && codes[i + 1] === '5') {
+        bg = `5;${codes[i + 2]}`;
+        i += 2;
+      } else if (n === 48 && codes[i + 1] === '2') {
+        bg = `2;${codes.slice(i + 2, i + 5).join(';')}`;
+        i += 4;
+      } else if (n === 38 && codes[i + 1] === '5') i += 2;
+      else if (n === 38 && codes[i + 1] === '2') i += 4;
+    }
+  }
+  return out;
 }
 
 /** Whether two readings show the same question with the same choices. */

@@ -74,17 +74,28 @@ async function readText(file: string): Promise<string | null> {
 /**
  * The reply as the screen shows it: the lines after the prompt's echo (found by its nonce), up to the
  * input area at the bottom (the lines the idle rule looks at) and without the screen furniture just
- * above it (the profile's `chrome`: hints, rules, a turn summary). The CLI's reply marker (`✦`, `●`,
- * `•`) is taken off the start of each reply block, and the blocks' indentation with it.
+ * above it (the profile's `chrome`: hints, rules, a turn summary; also off the start, where the
+ * prompt's box ends). The CLI's reply marker (`✦`, `●`, `•`) is taken off the start of each reply block,
+ * and the blocks' indentation with it; a CLI without a marker (opencode) loses the indentation all
+ * lines share.
  */
 export function replyFromScreen(screen: string, nonce: string, profile: Profile): string {
   const { above } = splitAtInputArea(screen, inputAreaLines(profile));
   const start = above.findLastIndex((l) => l.includes(`[jg:${nonce}]`)) + 1;
   let body = above.slice(start);
   const chrome = profile.detect.chrome ? new RegExp(profile.detect.chrome, 'u') : null;
-  while (body.length && (body.at(-1)!.trim() === '' || chrome?.test(body.at(-1)!))) body = body.slice(0, -1);
-  if (profile.detect.replyMarker) body = unmark(body, new RegExp(profile.detect.replyMarker, 'u'));
+  const furniture = (l: string) => l.trim() === '' || (chrome?.test(l) ?? false);
+  while (body.length && furniture(body.at(-1)!)) body = body.slice(0, -1);
+  while (body.length && furniture(body[0]!)) body = body.slice(1);
+  body = profile.detect.replyMarker ? unmark(body, new RegExp(profile.detect.replyMarker, 'u')) : dedent(body);
   return body.join('\n').trim();
+}
+
+/** The lines without the indentation every non-blank one of them has. */
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length);
+  const cut = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(Math.min(cut, /^ */.exec(l)![0].length)));
 }
 
 /** From the first line the marker starts on: the marker off each block's first line, the blocks' indent off the rest. */

@@ -77,10 +77,15 @@ export function mcpLaunch(profile: Profile, id: McpIdentity): McpLaunch | null {
   }
   const file = mcpConfigPath(id.projectRoot, id.terminalId);
   const vars = { mcpConfig: file };
+  // opencode's own format: `mcp.<name>` = a local server with its command line as one array.
+  const config =
+    how.via === 'opencode-config'
+      ? { mcp: { jaggers: { type: 'local', command: [entry.command, ...entry.args], environment: entry.env, enabled: true, ...how.server } } }
+      : { mcpServers: { jaggers: entry } };
   return {
     args: how.args.map((a) => fill(a, vars)),
     env: Object.fromEntries(Object.entries(how.env).map(([k, v]) => [k, fill(v, vars)])),
-    files: [{ path: file, content: `${JSON.stringify({ mcpServers: { jaggers: entry } }, null, 2)}\n` }],
+    files: [{ path: file, content: `${JSON.stringify(config, null, 2)}\n` }],
   };
 }
 

@@ -66,7 +66,10 @@ export const SessionSchema = z.strictObject({
   pin: z.enum(['pre-generated', 'discovered', 'none']).default('none'),
   startArgs: z.array(z.string()).default([]),
   resumeArgs: z.array(z.string()).default([]),
-  /** A headless turn in the pinned conversation: `{sessionId}`, `{prompt}` (and `{replyFile}`) are filled in. */
+  /**
+   * A headless turn in the pinned conversation: `{sessionId}`, `{prompt}` (and `{replyFile}`) are filled
+   * in; an argument that is exactly `{promptWords}` becomes the prompt's words, one argument each.
+   */
   headlessArgs: z.array(z.string()).optional(),
   /**
    * A headless turn that is the conversation's first (the TUI writes none before its first turn, so the
@@ -74,8 +77,17 @@ export const SessionSchema = z.strictObject({
    */
   headlessFirstArgs: z.array(z.string()).optional(),
   /** How a first headless turn tells the session it made, for a CLI that cannot take one up front. */
-  headlessIdFrom: z.enum(['codex-json']).optional(),
-  discover: z.enum(['codex-rollout', 'list-sessions']).optional(),
+  headlessIdFrom: z.enum(['codex-json', 'opencode-json']).optional(),
+  /**
+   * How a headless turn prints its reply: `text` (the reply alone, or the `{replyFile}` it names),
+   * `opencode-json` (`opencode run --format json` events: the last message's text parts).
+   */
+  headlessReply: z.enum(['text', 'opencode-json']).default('text'),
+  /**
+   * Where a `discovered` pin is read: `codex-rollout` (codex's rollout files), `opencode-session-list`
+   * (the CLI run with `listArgs`, JSON; `export <id>` tells apart several new sessions).
+   */
+  discover: z.enum(['codex-rollout', 'opencode-session-list', 'list-sessions']).optional(),
   listArgs: z.array(z.string()).optional(),
   /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */
   transcript: z.enum(['fake-agent', 'claude', 'qwen']).optional(),
@@ -103,10 +115,12 @@ export const DeliverySchema = z.strictObject({
  * How jaggers' MCP server is offered to this CLI, per process (never in the user's settings):
  * `config-file`: jaggers writes `{"mcpServers": {"jaggers": {...}}}` under .jaggers/mcp/ and adds `args`
  * and `env`, where `{mcpConfig}` is that file's path; `codex-overrides`: `-c mcp_servers.jaggers.*=...`
- * arguments. `server` adds fields to the server's entry (a CLI's own options: timeouts, trust).
+ * arguments; `opencode-config`: as `config-file`, in opencode's format (`{"mcp": {"jaggers": {"type":
+ * "local", "command": [...], "environment": {...}}}}`). `server` adds fields to the server's entry (a
+ * CLI's own options: timeouts, trust).
  */
 export const McpSchema = z.strictObject({
-  via: z.enum(['config-file', 'codex-overrides']),
+  via: z.enum(['config-file', 'opencode-config', 'codex-overrides']),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   server: z.record(z.string(), z.unknown()).default({}),

@@ -70,9 +70,12 @@ export interface PickQuery {
   since: Date;
   until: Date;
   exclude: ReadonlySet<string>;
+  /** Whose sessions, for messages (default `codex`). */
+  cli?: string;
 }
 
 export function pickSession(heads: readonly RolloutHead[], q: PickQuery): DiscoveryResult {
+  const cli = q.cli ?? 'codex';
   const byId = new Map<string, RolloutHead>();
   for (const h of heads) {
     if (q.exclude.has(h.id) || h.cwd === null || !q.cwds.has(h.cwd) || !h.startedAt) continue;
@@ -84,10 +87,10 @@ export function pickSession(heads: readonly RolloutHead[], q: PickQuery): Discov
   const found = [...byId.values()];
   if (found.length === 1) return { kind: 'found', id: found[0]!.id, file: found[0]!.file };
   if (found.length === 0) {
-    return { kind: 'none', id: null, reason: `no new codex session ${where} (of ${heads.length} rollout files scanned)` };
+    return { kind: 'none', id: null, reason: `no new ${cli} session ${where} (of ${heads.length} ${cli === 'codex' ? 'rollout files' : 'sessions'} scanned)` };
   }
   const ids = found.map((h) => h.id).sort();
-  return { kind: 'ambiguous', id: null, ids, reason: `${ids.length} new codex sessions ${where}: ${ids.join(', ')}; not guessing` };
+  return { kind: 'ambiguous', id: null, ids, reason: `${ids.length} new ${cli} sessions ${where}: ${ids.join(', ')}; not guessing` };
 }
 
 export interface ListedSession {
@@ -115,4 +118,28 @@ export function diffListedSessions(before: string, after: string): string[] {
   const fresh = new Set<string>();
   for (const { id } of parseListedSessions(after)) if (!old.has(id)) fresh.add(id);
   return [...fresh];
+}
+
+/**
+ * `opencode session list --format json`: `[{"id","title","updated","created","projectId","directory"}]`
+ * (times in ms), as seen in 1.18.33. Entries without an id, a folder or a time are skipped; anything
+ * that is not such a list throws, naming what came instead.
+ */
+export function parseOpencodeSessionList(text: string): RolloutHead[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.trim() === '' ? '[]' : text);
+  } catch (e) {
+    throw new Error(`opencode session list: not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  if (!Array.isArray(value)) throw new Error(`opencode session list: expected a JSON array, got ${JSON.stringify(text.slice(0, 200))}`);
+  const out: RolloutHead[] = [];
+  for (const v of value) {
+    const e = record(v);
+    if (!e || typeof e.id !== 'string' || e.id === '' || typeof e.directory !== 'string') continue;
+    const created = typeof e.created === 'number' ? new Date(e.created) : dateOf(e.created);
+    if (!created || Number.isNaN(created.getTime())) continue;
+    out.push({ id: e.id, cwd: e.directory, startedAt: created, file: '' });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 // The supervisor's live state and what the API does with it. One per session: it holds the two tmux
 // control connections, the one watcher (a terminal machine per agent pane), the table of agent panes,
 // the per-pane queue, the registry handle and the event stream; turns run here and nowhere else.
+import stripAnsi from 'strip-ansi';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import type { Context } from '../context.js';
 import { deliverNow } from '../delivery/deliver.js';
 import { PaneQueue } from '../delivery/queue.js';
 import { classify } from '../detect/classify.js';
-import { describeQuestion, hasNumberedMenu, pickChoice, readQuestion, sameQuestion, type Question } from '../detect/question.js';
+import { describeQuestion, hasNumberedMenu, pickChoice, readQuestion, rowHighlight, sameQuestion, type Question } from '../detect/question.js';
 import { JaggersError } from '../errors.js';
 import { newTaskId } from '../task-id.js';
 import type { Log } from '../logger.js';
@@ -379,9 +380,18 @@ export class Supervisor {
         const state = this.watcher.status(paneId);
         if (state !== 'waiting_input') throw new JaggersError('E_NOT_WAITING', `answer: ${name} is ${state ?? 'not watched'}, not waiting for an answer`);
         const io = paneIO(this.d.commands);
-        const read = async () => readQuestion(await io.capture(paneId));
         const screen = await io.capture(paneId);
         const q = readQuestion(screen);
+        // A row menu's highlight is drawn in colour only: read it from a capture with escapes.
+        const read =
+          q?.layout === 'row'
+            ? async () => {
+                const styled = await io.capture(paneId, { ansi: true });
+                const now = readQuestion(stripAnsi(styled));
+                const selected = now?.layout === 'row' ? rowHighlight(styled, now.choices) : undefined;
+                return now && selected !== undefined ? { ...now, selected } : now;
+              }
+            : async () => readQuestion(await io.capture(paneId));
         if (!q || q.choices.length === 0) throw new JaggersError('E_NOT_WAITING', `answer: ${name} shows no menu to answer${q ? ` (it asks: ${q.text})` : ''}`);
         if (body.expect && !sameQuestion(body.expect, q))
           throw new JaggersError(
@@ -447,11 +457,16 @@ export class Supervisor {
         );
       if (now.selected !== target) {
         const moves = target - now.selected;
-        const arrows = Array.from({ length: Math.abs(moves) }, () => (moves > 0 ? 'Down' : 'Up'));
+        const [forward, back] = q.layout === 'row' ? ['Right', 'Left'] : ['Down', 'Up'];
+        const arrows = Array.from({ length: Math.abs(moves) }, () => (moves > 0 ? forward! : back!));
         keys.push(...arrows);
         await sendKeys(this.d.commands, paneId, arrows);
         // The CLI redraws the highlight on its own time: the next screens the watcher reads (or a fresh one).
-        const landed = await this.screenWhere(paneId, (screen) => readQuestion(screen)?.selected === target, 3000);
+        // A row menu's highlight changes colours only, which the watcher does not report: read it again.
+        const landed =
+          q.layout === 'row'
+            ? await readUntil(read, (r) => r?.selected === target, 3000)
+            : await this.screenWhere(paneId, (screen) => readQuestion(screen)?.selected === target, 3000);
         if (!landed) {
           const after = await read();
           const on =
@@ -525,9 +540,9 @@ export class Supervisor {
       log: d.log,
       emit: (e: TurnEventData) => void d.hub.publish('turn', { ...e }),
       homeOf: async (pid) => (pid ? homeOfPid(pid, os.homedir()) : os.homedir()),
-      discoverPin: async (target, home) => {
+      discoverPin: async (target, home, tag) => {
         if (!target.terminalId) return;
-        const id = await discoverPin(this.registry, target.terminalId, target.profile, target.pid, home);
+        const id = await discoverPin(this.registry, target.terminalId, target.profile, target.pid, home, tag);
         if (id) d.hub.publish('pin', { agent: target.agent, terminalId: target.terminalId, sessionId: id, how: 'discovered' });
       },
     };
@@ -640,5 +655,15 @@ export class Supervisor {
     this.flows.stop();
     this.dispatch.stop();
     this.watcher.stop();
+  }
+}
+
+/** Reads until `ok` or `ms` have passed (100 ms apart): for a change no pane output reports. */
+async function readUntil<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<boolean> {
+  const end = performance.now() + ms;
+  for (;;) {
+    if (ok(await read())) return true;
+    if (performance.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

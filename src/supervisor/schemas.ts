@@ -36,9 +36,14 @@ export const AnswerBody = z.strictObject({
   /** The choice's number on the menu, or its label (a unique, case-insensitive part of it). */
   choice: z.string().trim().min(1, 'must not be empty').max(200),
   /** The question and choices the caller saw: the answer is refused if the screen shows another. */
-  // (`selected`, where the highlight was, is taken and ignored: the highlight may move, the menu may not.)
+  // (`selected`, where the highlight was, and `layout` are taken and ignored: the highlight may move, the menu may not.)
   expect: z
-    .strictObject({ text: z.string().max(2000), choices: z.array(z.string().max(500)).max(50), selected: z.number().int().min(0).optional() })
+    .strictObject({
+      text: z.string().max(2000),
+      choices: z.array(z.string().max(500)).max(50),
+      selected: z.number().int().min(0).optional(),
+      layout: z.literal('row').optional(),
+    })
     .optional(),
   task: taskId.optional(),
 });

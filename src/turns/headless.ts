@@ -48,6 +48,37 @@ export function threadIdFromJson(stdout: string): string | null {
   return null;
 }
 
+/** One event a line of `opencode run --format json` (1.18.33): `{type, sessionID, part: {messageID, type, text}}`. */
+interface OpencodeEvent {
+  type?: unknown;
+  sessionID?: unknown;
+  part?: { messageID?: unknown; text?: unknown };
+}
+
+/**
+ * What `opencode run --format json` printed: the session it ran in, and the reply, the text parts of its
+ * last message that has text (a turn with a tool call has a message before the call and one after).
+ */
+export function opencodeRunJson(stdout: string): { sessionId: string | null; text: string } {
+  let sessionId: string | null = null;
+  const texts = new Map<string, string[]>();
+  for (const line of stdout.split('\n')) {
+    let e: OpencodeEvent;
+    try {
+      e = JSON.parse(line) as OpencodeEvent;
+    } catch {
+      continue; // not a JSON line (a warning): skip it
+    }
+    if (typeof e !== 'object' || e === null) continue;
+    if (sessionId === null && typeof e.sessionID === 'string' && e.sessionID) sessionId = e.sessionID;
+    if (e.type === 'text' && typeof e.part?.text === 'string') {
+      const id = typeof e.part.messageID === 'string' ? e.part.messageID : '';
+      texts.set(id, [...(texts.get(id) ?? []), e.part.text]);
+    }
+  }
+  return { sessionId, text: [...texts.values()].at(-1)?.join('') ?? '' };
+}
+
 const IN_USE = /already (?:in use|exists)/i;
 
 interface Ran {
@@ -77,7 +108,10 @@ async function runHeadless(
   const replyFile = path.join(tmp, 'reply.txt');
   try {
     const attempt = async (template: string[]) => {
-      const args = fillTemplate(template, { sessionId: o.sessionId ?? '', prompt: o.prompt, replyFile });
+      // `{promptWords}`, a whole argument: the prompt as one argument a word (opencode run quotes an
+      // argument with a space in it before the model sees it, `"Read ..."`; words are joined as they are).
+      const words = template.flatMap((a) => (a === '{promptWords}' ? o.prompt.split(/\s+/u).filter((w) => w !== '') : [a]));
+      const args = fillTemplate(words, { sessionId: o.sessionId ?? '', prompt: o.prompt, replyFile });
       return { r: await runCli(profile, launch, args, o.timeoutMs), usesFile: template.some((a) => a.includes('{replyFile}')) };
     };
     const useFirst = o.first && s.headlessFirstArgs !== undefined;
@@ -90,9 +124,11 @@ async function runHeadless(
       const why = r.timedOut ? `did not finish within ${o.timeoutMs / 1000} s` : `exited ${r.exitCode ?? r.signal}: ${String(r.stderr).trim().slice(-500)}`;
       throw new JaggersError(r.timedOut ? 'E_TIMEOUT' : 'E_FILE', `${o.label}: ${profile.command} ${why}`);
     }
-    const text = (run.usesFile ? await readFile(replyFile, 'utf8').catch(() => null) : null) ?? String(r.stdout);
-    const sessionId = o.sessionId ?? (s.headlessIdFrom === 'codex-json' ? threadIdFromJson(String(r.stdout)) : null);
-    return { text: text.trim(), sessionId };
+    const stdout = String(r.stdout);
+    const json = s.headlessReply === 'opencode-json' || s.headlessIdFrom === 'opencode-json' ? opencodeRunJson(stdout) : null;
+    const text = (run.usesFile ? await readFile(replyFile, 'utf8').catch(() => null) : null) ?? (s.headlessReply === 'opencode-json' ? json!.text : stdout);
+    const made = s.headlessIdFrom === 'codex-json' ? threadIdFromJson(stdout) : s.headlessIdFrom === 'opencode-json' ? json!.sessionId : null;
+    return { text: text.trim(), sessionId: o.sessionId ?? made };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

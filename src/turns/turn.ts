@@ -33,7 +33,8 @@ export interface TurnEnv {
   /** The HOME a pane's process runs with (where CLIs keep transcripts). */
   homeOf(pid: number | null): Promise<string>;
   /** After the first finished turn of a CLI that cannot take a session id up front: pin the one it made. */
-  discoverPin?(target: TurnTarget, home: string): Promise<void>;
+  /** `tag`: the first prompt's nonce tag, where several new sessions must be told apart. */
+  discoverPin?(target: TurnTarget, home: string, tag: string): Promise<void>;
 }
 
 export interface TurnTarget {
@@ -170,7 +171,9 @@ export async function awaitReply(
     ...(extra ? { extra: (file: string, d: RegistryData) => extra(file, reply.text, d) } : {}),
   });
   if (!sessionId && env.discoverPin)
-    await env.discoverPin(target, home).catch((e: Error) => env.log.warn({ agent: target.agent, err: e.message }, 'could not pin the session the CLI made'));
+    await env
+      .discoverPin(target, home, `[jg:${nonce}]`)
+      .catch((e: Error) => env.log.warn({ agent: target.agent, err: e.message }, 'could not pin the session the CLI made'));
   return { ...reply, artifact, by: end.by };
 }
 

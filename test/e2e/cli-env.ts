@@ -24,6 +24,8 @@ export interface CliHome {
 
 export const STUB_API_KEY = 'sk-stub-0123456789abcdefghijklmnop';
 export const STUB_MODEL = 'stub-model';
+/** opencode speaks OpenAI Chat Completions as qwen does: its own model name tells its requests apart. */
+export const OPENCODE_MODEL = 'stub-model-opencode';
 
 function writeJson(path: string, value: unknown): void {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
@@ -149,17 +151,50 @@ function codex(home: string, opts: CliHomeOptions): Record<string, string> {
   return { CODEX_HOME: codexHome, STUB_API_KEY };
 }
 
+function opencode(home: string, opts: CliHomeOptions): Record<string, string> {
+  const dir = join(home, '.config', 'opencode');
+  mkdirSync(dir, { recursive: true });
+  writeJson(join(dir, 'opencode.json'), {
+    $schema: 'https://opencode.ai/config.json',
+    model: `stub/${OPENCODE_MODEL}`,
+    // Titles are asked of the small model: the stub answers those as a side request.
+    small_model: `stub/${OPENCODE_MODEL}`,
+    autoupdate: false,
+    share: 'disabled',
+    // Its build agent runs shell commands without asking by default: ask, so approval menus can be tested.
+    permission: { bash: 'ask' },
+    provider: {
+      stub: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Stub',
+        options: { baseURL: `http://127.0.0.1:${opts.port}/v1`, apiKey: '{env:STUB_API_KEY}' },
+        models: { [OPENCODE_MODEL]: { name: 'Stub Model', limit: { context: 128000, output: 8192 } } },
+      },
+    },
+  });
+  return {
+    STUB_API_KEY,
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    // Else it fetches its model catalog from models.dev (harmless offline, but a request all the same).
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  };
+}
+
+const SPECIFIC: Record<CliName, (home: string, opts: CliHomeOptions) => Record<string, string>> = { claude, qwen, gemini, codex, opencode };
+
 export function prepareCliHome(cli: CliName, opts: CliHomeOptions): CliHome {
   const home = join(opts.root, `home-${cli}`);
   mkdirSync(home, { recursive: true });
-  const specific = cli === 'claude' ? claude(home, opts) : cli === 'qwen' ? qwen(home, opts) : cli === 'gemini' ? gemini(home, opts) : codex(home, opts);
+  const specific = SPECIFIC[cli](home, opts);
   return { env: { ...baseEnv(home, opts.root), ...specific }, home };
 }
 
 /** Arguments that start a new conversation, pinned to `sessionId` where the CLI allows it. */
 export function startArgs(cli: CliName, sessionId: string): string[] {
-  // codex cannot pin an id at start: it is read from its rollout file after the first turn.
-  return cli === 'codex' ? [] : ['--session-id', sessionId];
+  // codex and opencode cannot pin an id at start: it is read from their own records after the first turn.
+  return cli === 'codex' || cli === 'opencode' ? [] : ['--session-id', sessionId];
 }
 
 /** Arguments that reopen the conversation `id`. */
@@ -172,5 +207,7 @@ export function resumeArgs(cli: CliName, id: string): string[] {
       return ['-r', id];
     case 'codex':
       return ['resume', id];
+    case 'opencode':
+      return ['--session', id];
   }
 }

@@ -30,7 +30,8 @@ import { CLI_NAMES, CLIS, cliBinary, isCliInstalled, type CliName } from './clis
 import { waitUntil } from './drive.js';
 import { killGroup, SESSION } from './private-tmux.js';
 import { createRig, type CliRig } from './rig.js';
-import { codexSessionIds, sessionFile } from './session-files.js';
+import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.js';
+import { opencodeRunJson } from '../../src/turns/headless.js';
 import type { RecordedRequest } from './stub-server.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
@@ -72,6 +73,12 @@ const HEADLESS: Record<CliName, HeadlessArgs> = {
   codex: {
     first: (_id, prompt, replyFile) => ['exec', '--json', '--skip-git-repo-check', '-o', replyFile, prompt],
     later: (id, prompt) => ['exec', '--skip-git-repo-check', 'resume', id, prompt],
+  },
+  // First turn: JSON events, each with the sessionID opencode chose; later turns print the reply alone.
+  // The prompt goes as one argument a word: `run` puts an argument with a space in quotes (`"a b"`).
+  opencode: {
+    first: (_id, prompt) => ['run', '--format', 'json', ...prompt.split(' ')],
+    later: (id, prompt) => ['run', '--session', id, ...prompt.split(' ')],
   },
 };
 
@@ -192,6 +199,12 @@ for (const cli of CLI_NAMES) {
         const messages = events.filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message');
         expect(messages.at(-1)?.item?.text).toBe(replyTo(h1));
         expect(readFileSync(replyFile, 'utf8')).toBe(replyTo(h1)); // no trailing newline
+      } else if (cli === 'opencode') {
+        const ran = opencodeRunJson(first.stdout);
+        expect(ran.sessionId).toMatch(/^ses_\w+$/);
+        id = ran.sessionId!;
+        expect(ran.text).toBe(replyTo(h1));
+        expect(opencodeSessions(cliBinary(cli), r.env, r.cwd).map((s) => s.id)).toEqual([id]);
       } else {
         expect(first.stdout).toBe(`${replyTo(h1)}\n`); // the reply alone
       }
@@ -232,6 +245,7 @@ for (const cli of CLI_NAMES) {
       await r.waitFor('idle', { also: (s) => s.includes(replyTo(p4)) });
       expectCarried(r, p4, [h1, p2, h3]);
       if (cli === 'codex') expect(codexSessionIds(r.home)).toEqual([id]);
+      if (cli === 'opencode') expect(opencodeSessions(cliBinary(cli), r.env, r.cwd).map((s) => s.id)).toEqual([id]);
     }, 180_000);
   });
 }

@@ -15,8 +15,8 @@ import type { AgentStatusRow } from '../../src/commands/status.js';
 import type { PinRow } from '../../src/commands/sessions.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
-import { CLI_NAMES, CLIS, isCliInstalled, type CliName } from './clis.js';
-import { codexSessionIds, firstJsonLine, sessionFile } from './session-files.js';
+import { CLI_NAMES, CLIS, cliBinary, isCliInstalled, type CliName } from './clis.js';
+import { codexSessionIds, firstJsonLine, opencodeExport, opencodeSessions, sessionFile } from './session-files.js';
 import { createTeam, MULTI_LINE_REPLY, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
@@ -30,7 +30,8 @@ const title = (cli: CliName) => {
   return `jaggers with real ${cli} ${CLIS[cli].version}${why}`;
 };
 
-const secretOf = (cli: CliName) => `the secret word for ${cli} is ${{ claude: 'pelican', qwen: 'otter', gemini: 'heron', codex: 'badger' }[cli]}`;
+const secretOf = (cli: CliName) =>
+  `the secret word for ${cli} is ${{ claude: 'pelican', qwen: 'otter', gemini: 'heron', codex: 'badger', opencode: 'marten' }[cli]}`;
 
 /** The pattern of the shipped profile's approval-menu rule. */
 const approvalPattern = (cli: CliName): string => {
@@ -97,6 +98,14 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
     );
   };
 
+  /** The CLI's own record of conversation `id` (opencode keeps all of them in one database: its export). */
+  const sessionText = (cli: CliName, id: string): string => {
+    if (cli === 'opencode') return opencodeExport(cliBinary(cli), t.envs[cli]!, t.cwds[cli], id);
+    const file = sessionFile(cli, t.homes[cli]!, t.cwds[cli], id);
+    expect(file, `${cli}'s session file for ${id}`).toBeDefined();
+    return readFileSync(file!, 'utf8');
+  };
+
   /** The stub's turn request that carried `pointer` (the prompt jaggers typed). */
   const requestWith = (cli: CliName, pointer: string) => {
     const sent = t.turnsOf(cli).filter((r) => r.lastUserText === pointer);
@@ -153,7 +162,8 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         const res = firstHandoff.get(cli);
         expect(res, 'the handoff test ran first').toBeDefined();
         const req = requestWith(cli, res!.pointer);
-        const wanted = MCP_TOOLS.map((tool) => `mcp__jaggers__${tool}`);
+        // opencode names a server's tools `<server>_<tool>`; the others `mcp__<server>__<tool>`.
+        const wanted = MCP_TOOLS.map((tool) => (cli === 'opencode' ? `jaggers_${tool}` : `mcp__jaggers__${tool}`));
         const searcher = req.toolNames.find((n) => n === 'tool_search' || n === 'ToolSearch');
         if (searcher) {
           // qwen 0.15 and claude 2.1.330 defer MCP tools behind a tool-search tool (`tool_search`,
@@ -169,7 +179,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         MCP_NAMES.set(cli, wanted);
       });
 
-      it.skipIf(cli !== 'claude')(
+      it.skipIf(cli !== 'claude' && cli !== 'opencode')(
         `${cli} calls a jaggers tool through the MCP server jaggers registered, with no approval asked, and gets its answer`,
         async () => {
           const res = await handoff(cli, ['--message', 'Please call mcp__jaggers__list_agents and say what it returns.']);
@@ -228,6 +238,22 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
       );
 
       it(
+        'a jaggers prompt left in the input box and never submitted (a supervisor killed before its Enter) is cleared, never sent',
+        async () => {
+          const pane = await t.pane(cli);
+          const stale = 'Read .jaggers/handover/turn_99_stale.md and do what it asks. [jg:5a1e5a1e5a1e5a1e]';
+          await t.rig.tmux(['send-keys', '-t', pane.paneId, '-l', stale]);
+          await t.rig.waitForScreen(pane.paneId, /\[jg:5a1e5a1e5a1e5a1e\]/);
+          const res = await handoff(cli, ['--message', `after a stray prompt, ${cli} answers`]);
+          await expectReply(cli, res, `answer: after a stray prompt, ${cli} answers`);
+          // The CLI's requests carry the new pointer alone: the stray one was emptied out of the box (clearKeys).
+          expect(requestWith(cli, res.pointer).lastUserText).toBe(res.pointer);
+          expect(t.turnsOf(cli).filter((r) => JSON.stringify(r.body).includes('5a1e5a1e5a1e5a1e'))).toEqual([]);
+        },
+        STEP_MS,
+      );
+
+      it(
         'a tool call that needs approval: jaggers reports waiting_input, then done once approved',
         async () => {
           const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);
@@ -264,6 +290,9 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           if (cli === 'codex') {
             // Not given at start: discovered from its rollout file at the end of the first waiting handoff.
             expect(codexSessionIds(home)).toEqual([id]);
+          } else if (cli === 'opencode') {
+            // Not given at start: discovered from `opencode session list` at the end of the first handoff.
+            expect(opencodeSessions(cliBinary(cli), t.envs[cli]!, t.cwds[cli]).map((s) => s.id)).toEqual([id]);
           } else {
             // Pre-generated and passed with --session-id: the first handover file names it as the target.
             expect(parseArtifact(readFileSync(firstHandoff.get(cli)!.artifact, 'utf8')).meta.target_session).toBe(id);
@@ -271,7 +300,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           const file = sessionFile(cli, home, t.cwds[cli], id);
           expect(file, `${cli}'s own session file for ${id}`).toBeDefined();
           if (cli === 'gemini') expect(firstJsonLine(file!).sessionId).toBe(id);
-          expect(readFileSync(file!, 'utf8')).toContain(firstHandoff.get(cli)!.pointer);
+          expect(sessionText(cli, id)).toContain(firstHandoff.get(cli)!.pointer);
         },
         STEP_MS,
       );
@@ -312,9 +341,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           expect(req.userTexts).toEqual(expect.arrayContaining([firstHandoff.get(cli)!.pointer, res.pointer]));
           expect(req.assistantTexts.join('\n')).toContain(`answer: ${secretOf(cli)}`);
           // And the CLI wrote the new turn into the same session file.
-          const file = sessionFile(cli, t.homes[cli]!, t.cwds[cli], id!);
-          expect(file, `${cli}'s session file for ${id}`).toBeDefined();
-          expect(readFileSync(file!, 'utf8')).toContain(res.pointer);
+          expect(sessionText(cli, id!)).toContain(res.pointer);
         },
         STEP_MS,
       );

@@ -4,7 +4,8 @@
 // conversation: a's request for turn 3 carries turn 1's pointer and turn 1's reply in its history,
 // while b's request for turn 2 is a conversation of its own that never saw turn 1's pointer.
 // Two pairs run at the same time in one project and one tmux server, so that every CLI takes part;
-// codex is never an a-agent (its session cannot be pinned at start: its id is read after its first turn).
+// codex and opencode are never a-agents (their sessions cannot be pinned at start: the id is read after
+// the first turn); opencode is b in a third pair, beside the first a-agent.
 // Needs `npm run build` (window 0 runs the built supervisor) and scripts/install-real-clis.sh; a CLI
 // that is not installed is skipped (JAGGERS_REQUIRE_REAL_CLIS=1 makes it fail instead).
 
@@ -35,7 +36,8 @@ function pairsOf(clis: CliName[]): [CliName, CliName][] {
   else if (others.length === 1) pairs.push([first!, others[0]!]);
   return pairs;
 }
-const pairs = pairsOf(team);
+const withOpencode = (required || isCliInstalled('opencode')) && (only === undefined || only.includes('opencode'));
+const pairs: [CliName, CliName][] = [...pairsOf(team), ...(withOpencode && team[0] ? [[team[0], 'opencode'] as [CliName, CliName]] : [])];
 
 /** Foreground `run` of one task; past this it is cancelled and the test fails with what each side showed. */
 const RUN_MS = 150_000;

@@ -1,4 +1,4 @@
-// The four real agent CLIs, offline against the stub model server, each in its own private tmux
+// The real agent CLIs, offline against the stub model server, each in its own private tmux
 // server: start pinned, answer a handover prompt, ask for approval, then resume after a kill.
 // Install them first with scripts/install-real-clis.sh; without them these tests are skipped
 // (set JAGGERS_REQUIRE_REAL_CLIS=1 to make a missing CLI fail instead).
@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resumeArgs, startArgs } from './cli-env.js';
-import { CLI_NAMES, CLIS, isCliInstalled } from './clis.js';
+import { CLI_NAMES, CLIS, cliBinary, isCliInstalled } from './clis.js';
 import { createRig, type CliRig } from './rig.js';
-import { codexSessionIds, sessionFile } from './session-files.js';
+import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.js';
 import type { Reply } from './stub-server.js';
 import { defaultScript } from './stub-script.js';
 
@@ -63,9 +63,9 @@ for (const cli of CLI_NAMES) {
       expect(existsSync(join(r.cwd, 'approved.txt'))).toBe(true);
       expect(r.stub.turns().some((t) => t.hasToolResult)).toBe(true);
 
-      // The CLI's own session file, under the pinned id (codex: the id it chose).
-      const id = cli === 'codex' ? codexSessionIds(r.home)[0] : pinned;
-      expect(id, 'codex rollout file with a session_meta id').toBeDefined();
+      // The CLI's own session file, under the pinned id (codex and opencode: the id it chose).
+      const id = cli === 'codex' ? codexSessionIds(r.home)[0] : cli === 'opencode' ? opencodeSessions(cliBinary(cli), r.env, r.cwd)[0]?.id : pinned;
+      expect(id, `${cli}'s session id (codex: a rollout file's session_meta; opencode: its session list)`).toBeDefined();
       const sessionId = id ?? '';
       expect(sessionFile(cli, r.home, r.cwd, sessionId), `${cli} session file for ${sessionId}`).toBeDefined();
 

@@ -8,7 +8,7 @@ import { prepareCliHome } from './cli-env.js';
 import { cliBinary, type CliName } from './clis.js';
 import { settledScreen, typePrompt, waitForState, type ScreenCheck } from './drive.js';
 import { createPrivateTmux, type PrivateTmux } from './private-tmux.js';
-import type { ScreenState } from './screens.js';
+import { PANE_SIZE, type ScreenState } from './screens.js';
 import { startStubServer, type StubServer } from './stub-server.js';
 
 export interface CliRig {
@@ -65,7 +65,7 @@ export async function createRig(cli: CliName, opts: { root?: string } = {}): Pro
       await rig.stop();
       current = createPrivateTmux(cli);
       servers.push(current);
-      await current.start({ command: [bin, ...args], cwd, env });
+      await current.start({ command: [bin, ...args], cwd, env, ...PANE_SIZE[cli] });
       return current;
     },
     async stop() {

@@ -28,6 +28,21 @@ export const SCREENS: Record<CliName, ScreenPatterns> = {
   },
   // codex rotates the placeholder text of its input box: match the footer instead.
   codex: { idle: /^› [\s\S]*\? for shortcuts/m, busy: /esc to interrupt/, waiting: /Would you like to run the following command\?/ },
+  // opencode's footer says `esc interrupt` while a turn runs (`esc again to interrupt` after one press);
+  // its hint line `ctrl+p commands` shows once the input box is drawn (a blank screen until then).
+  opencode: { idle: /ctrl\+p commands/, busy: /esc (?:again to )?interrupt/, waiting: /△ Permission required/ },
+};
+
+/**
+ * The pane size each CLI runs at in these tests: opencode opens a sidebar beside the conversation on a
+ * screen wider than 120 columns, so its profile (and these tests) keep it at 120.
+ */
+export const PANE_SIZE: Record<CliName, { cols: number; rows: number }> = {
+  claude: { cols: 200, rows: 50 },
+  qwen: { cols: 200, rows: 50 },
+  gemini: { cols: 200, rows: 50 },
+  codex: { cols: 200, rows: 50 },
+  opencode: { cols: 120, rows: 50 },
 };
 
 export type ScreenState = 'idle' | 'busy' | 'waiting' | 'starting' | 'other';

@@ -1,5 +1,6 @@
 // Where each real CLI keeps a conversation on disk (under its HOME), to check pinning and resume.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CliName } from './clis.js';
@@ -16,6 +17,9 @@ export const projectDirName = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]
 export function sessionFile(cli: CliName, home: string, cwd: string, id: string): string | undefined {
   const candidates: string[] = (() => {
     switch (cli) {
+      case 'opencode':
+        // One SQLite database for every session (see opencodeSessions for the ids in it).
+        return [join(home, '.local', 'share', 'opencode', 'opencode.db')];
       case 'claude':
         return [join(home, '.claude', 'projects', projectDirName(cwd), `${id}.jsonl`)];
       case 'qwen':
@@ -46,4 +50,21 @@ export function codexSessionIds(home: string): string[] {
       return meta.type === 'session_meta' && typeof payload?.id === 'string' ? payload.id : undefined;
     })
     .filter((id): id is string => id !== undefined);
+}
+
+export interface OpencodeSession {
+  id: string;
+  directory: string;
+  created: number;
+}
+
+/** opencode's sessions of the project in `cwd`, newest first, as `opencode session list --format json` prints them. */
+export function opencodeSessions(bin: string, env: Record<string, string>, cwd: string): OpencodeSession[] {
+  const out = execFileSync(bin, ['session', 'list', '--format', 'json'], { cwd, env, encoding: 'utf8', timeout: 30_000 });
+  return out.trim() === '' ? [] : (JSON.parse(out) as OpencodeSession[]);
+}
+
+/** opencode's record of one session (`opencode export <id>`: its info and every message, as JSON text). */
+export function opencodeExport(bin: string, env: Record<string, string>, cwd: string, id: string): string {
+  return execFileSync(bin, ['export', id], { cwd, env, encoding: 'utf8', timeout: 30_000 });
 }

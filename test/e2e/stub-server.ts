@@ -47,7 +47,7 @@ export interface StubServer {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const shellToolNames = ['Bash', 'run_shell_command', 'exec_command', 'shell', 'local_shell'];
+const shellToolNames = ['Bash', 'run_shell_command', 'exec_command', 'bash', 'shell', 'local_shell'];
 
 function toolSchemas(req: RecordedRequest): Map<string, Json> {
   const body = isObject(req.body) ? req.body : {};

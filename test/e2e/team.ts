@@ -11,7 +11,7 @@ import { parsePublished, type PublishedStatus } from '../../src/supervisor/publi
 import { listPanes, type PaneInfo } from '../../src/tmux/commands.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
 import { Rig, type RunResult } from '../helpers/rig.js';
-import { prepareCliHome } from './cli-env.js';
+import { OPENCODE_MODEL, prepareCliHome } from './cli-env.js';
 import { cliBinary, type CliName } from './clis.js';
 import { killGroup } from './private-tmux.js';
 import type { StubApi } from './stub-requests.js';
@@ -24,9 +24,15 @@ export const API_OF: Record<CliName, StubApi> = {
   qwen: 'openai-chat',
   gemini: 'gemini',
   codex: 'openai-responses',
+  opencode: 'openai-chat',
 };
 
-const cliOfApi = (api: StubApi): string => Object.entries(API_OF).find(([, a]) => a === api)?.[0] ?? 'unknown';
+/** Which CLI sent a request to the stub: its wire API, and for the two that share one, the model it names. */
+export function cliOf(req: RecordedRequest): CliName | 'unknown' {
+  const model = typeof req.body === 'object' && req.body !== null ? (req.body as { model?: unknown }).model : undefined;
+  if (req.api === 'openai-chat') return model === OPENCODE_MODEL ? 'opencode' : 'qwen';
+  return (Object.entries(API_OF).find(([, a]) => a === req.api)?.[0] as CliName | undefined) ?? 'unknown';
+}
 
 /**
  * Streams text replies in pieces so the busy screen lasts long enough to be seen (codex shows
@@ -52,7 +58,9 @@ export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
     // `call mcp__jaggers__<tool>`: the model calls that tool of jaggers' MCP server (claude's names).
     const mcp = /call (mcp__jaggers__\w+)/.exec(asked);
     if (mcp && req.api === 'anthropic') return { kind: 'tool', command: '', call: { name: mcp[1]!, args: {} } };
-    if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOfApi(req.api)}.txt` };
+    // opencode names the same tool `jaggers_<tool>`.
+    if (mcp && cliOf(req) === 'opencode') return { kind: 'tool', command: '', call: { name: mcp[1]!.replace('mcp__jaggers__', 'jaggers_'), args: {} } };
+    if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOf(req)}.txt` };
     if (asked.includes('three paragraphs')) return slowly({ kind: 'text', text: MULTI_LINE_REPLY });
     // `at once`: the whole reply in one piece, so the turn ends in well under a second.
     if (asked.includes('at once')) return defaultScript(req, cwd);
@@ -66,6 +74,8 @@ export interface Team {
   clis: CliName[];
   /** Each CLI's throwaway HOME. */
   homes: Partial<Record<CliName, string>>;
+  /** Each CLI's environment as its agent gets it (HOME, config, the CLI's folder first on PATH). */
+  envs: Partial<Record<CliName, Record<string, string>>>;
   /** The folder each CLI runs in. */
   cwds: Record<CliName, string>;
   /** Runs `jaggers <args>` in this process against the team's project and tmux server. */
@@ -116,17 +126,14 @@ export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } 
     const cliRoot = path.join(path.dirname(rig.root), 'clis');
     await mkdir(cliRoot, { recursive: true });
     const homes: Partial<Record<CliName, string>> = {};
+    const envs: Partial<Record<CliName, Record<string, string>>> = {};
     const agents = await Promise.all(
       clis.map(async (cli) => {
         await mkdir(cwds[cli], { recursive: true });
         const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli], ...(opts.untrusted ? { trust: false } : {}) });
         homes[cli] = home;
-        return {
-          name: cli,
-          profile: cli,
-          cwd: path.relative(rig.root, cwds[cli]) || '.',
-          env: { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` },
-        };
+        envs[cli] = { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` };
+        return { name: cli, profile: cli, cwd: path.relative(rig.root, cwds[cli]) || '.', env: envs[cli] };
       }),
     );
     await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ agents }, null, 2)}\n`);
@@ -239,6 +246,7 @@ export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } 
       stub,
       clis,
       homes,
+      envs,
       cwds,
       jg,
       jgJson,
@@ -252,7 +260,7 @@ export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } 
           .map((e) => `${e.state} (at ${e.at - since} ms)`)
           .join(', ');
       },
-      turnsOf: (cli) => stub!.turns().filter((t) => t.api === API_OF[cli]),
+      turnsOf: (cli) => stub!.turns().filter((t) => cliOf(t) === cli),
       async dispose() {
         // JAGGERS_E2E_KEEP=DIR: the project's .jaggers (supervisor log, journal, handover and inbox files),
         // the stub's requests and each pane's last screen, kept in DIR/<test folder> for a look.

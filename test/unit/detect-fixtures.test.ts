@@ -8,7 +8,7 @@ import { parseProfile } from '../../src/profiles/load.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 
 const dir = path.join(import.meta.dirname, '..', 'fixtures', 'screens');
-const profileFor: Record<string, string> = { 'fake-agent': 'demo', claude: 'claude', gemini: 'gemini', qwen: 'qwen', codex: 'codex' };
+const profileFor: Record<string, string> = { 'fake-agent': 'demo', claude: 'claude', gemini: 'gemini', qwen: 'qwen', codex: 'codex', opencode: 'opencode' };
 const load = (name: string) =>
   parseProfile(JSON.parse(readFileSync(path.join(builtinProfilesDir, `${name}.json`), 'utf8')), path.join(builtinProfilesDir, `${name}.json`));
 

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeQuestion, pickChoice, readQuestion, sameQuestion, type Question } from '../../src/detect/question.js';
+import { describeQuestion, pickChoice, readQuestion, rowHighlight, sameQuestion, type Question } from '../../src/detect/question.js';
 
 const dir = path.join(import.meta.dirname, '..', 'fixtures', 'screens');
 const screen = (name: string) => readFileSync(path.join(dir, name), 'utf8');
@@ -58,6 +58,8 @@ describe('readQuestion on every captured waiting screen', () => {
       ],
       selected: 0,
     },
+    // A row menu: the highlight is drawn in colour only (rowHighlight reads it from a capture with escapes).
+    'opencode-1.18.33-waiting.txt': { text: '△ Permission required', choices: ['Allow once', 'Allow always', 'Reject'], layout: 'row' },
     'fake-agent-1.0.0-waiting.txt': { text: 'Allow execution of [Shell]: touch approved.txt?', choices: ['Allow once', 'Deny'], selected: 0 },
     'gemini-0.61.0-waiting.txt': {
       text: 'Allow execution of [Shell]?',
@@ -167,5 +169,37 @@ describe('sameQuestion and describeQuestion', () => {
   it('one line with numbered choices; a question without a menu has none', () => {
     expect(describeQuestion(a)).toBe('"Do you want to proceed?" [1. Yes / 2. No]');
     expect(describeQuestion({ text: 'Anything else?', choices: [] })).toBe('"Anything else?"');
+  });
+});
+
+describe('rowHighlight: which item of a row menu is highlighted, from a capture with escapes', () => {
+  const ansi = (name: string) => readFileSync(path.join(dir, '..', 'ansi', name), 'utf8');
+  const choices = ['Allow once', 'Allow always', 'Reject'];
+
+  it("reads opencode 1.18.33's permission dialog, before and after Right", () => {
+    expect(rowHighlight(ansi('opencode-1.18.33-waiting-allow-once.ansi'), choices)).toBe(0);
+    expect(rowHighlight(ansi('opencode-1.18.33-waiting-allow-always.ansi'), choices)).toBe(1);
+  });
+
+  it('says nothing when no single item stands out, or an item is missing', () => {
+    const plain = '  Allow once   Allow always   Reject   ⇆ select  enter confirm';
+    expect(rowHighlight(plain, choices)).toBeUndefined();
+    const allDifferent = '\x1b[41mAllow once\x1b[42m Allow always\x1b[43m Reject\x1b[0m';
+    expect(rowHighlight(allDifferent, choices)).toBeUndefined();
+    expect(rowHighlight('\x1b[7mAllow once\x1b[27m  Allow always', choices)).toBeUndefined();
+  });
+
+  it('counts reverse video and 256-colour backgrounds as a highlight', () => {
+    expect(rowHighlight('  Allow once  \x1b[7mAllow always\x1b[0m  Reject', choices)).toBe(1);
+    expect(rowHighlight('  Allow once  Allow always  \x1b[48;5;33mReject\x1b[49m', choices)).toBe(2);
+  });
+
+  it('reads a row menu only beside a select or confirm hint', () => {
+    expect(readQuestion('Pick one\n  Red   Green   Blue   ←→ select  enter confirm\n')).toEqual({
+      text: 'Pick one',
+      choices: ['Red', 'Green', 'Blue'],
+      layout: 'row',
+    });
+    expect(readQuestion('Some text\n  Red   Green   Blue\n')?.layout).toBeUndefined();
   });
 });

@@ -19,9 +19,26 @@ describe('replies read off the screen', () => {
     ['gemini', 'gemini-0.61.0-done'],
     ['qwen', 'qwen-0.15.10-done'],
     ['claude', 'claude-2.1.197-done'],
+    ['opencode', 'opencode-1.18.33-done'],
   ])('%s: only the answer, without marker, hint line, rules or turn summary', (profile, file) => {
     const screen = tagged(fixture(file), 'Tell me about foxes');
     expect(replyFromScreen(screen, 'fx01', load(profile))).toBe(FOXES);
+  });
+
+  it("opencode: no marker; the prompt box's last bar, the reply's shared indent and the `▣ Build · model · 7.5s` line go", () => {
+    const profile = load('opencode');
+    const owls = 'Owls turn their heads up to 270 degrees. Their feathers are built for silent flight through the night.';
+    expect(replyFromScreen(tagged(fixture('opencode-1.18.33-waiting'), 'Now tell me about owls'), 'fx01', profile)).toContain(owls);
+    const afterTool = replyFromScreen(tagged(fixture('opencode-1.18.33-done-after-tool'), 'Run the command that needs-approval'), 'fx01', profile);
+    // The tool's box (`┃  $ touch approved.txt`, `┃  (no output)`) is part of what the turn showed; the answer ends it.
+    expect(afterTool.split('\n').at(-1)?.trim()).toBe('stub: the command ran.');
+    expect(afterTool).toContain('$ touch approved.txt');
+    // A reply of several paragraphs keeps its blank lines and loses only the indent all its lines share.
+    const screen = fixture('opencode-1.18.33-done')
+      .replace('Tell me about foxes', 'Tell me about foxes [jg:fx01]')
+      .replace(`     ${FOXES}`, '     One.\n\n       - two\n     Three.');
+    expect(replyFromScreen(screen, 'fx01', profile)).toBe('One.\n\n  - two\nThree.');
+    expect(screenShowsTurnEnd(screen, 'fx01', profile)).toBe(true);
   });
 
   it('the fake agent: a multi-line reply loses its marker and its indent, keeps its lines', () => {

@@ -2,7 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dayFolders, diffListedSessions, findNewCodexSession, parseListedSessions, parseRolloutHead } from '../../src/sessions/discover.js';
+import {
+  dayFolders,
+  diffListedSessions,
+  findNewCodexSession,
+  findNewOpencodeSession,
+  parseListedSessions,
+  parseOpencodeSessionList,
+  parseRolloutHead,
+} from '../../src/sessions/discover.js';
 
 const A = '019a6b1e-0000-7000-8000-00000000000a';
 const B = '019a6b1e-0000-7000-8000-00000000000b';
@@ -132,5 +140,64 @@ describe('diffListedSessions', () => {
     expect(diffListedSessions(before, after)).toEqual([C]);
     expect(diffListedSessions(after, after)).toEqual([]);
     expect(diffListedSessions('', `\x1b[1m1. t (now) [${A}]\x1b[0m\r\n`)).toEqual([A]);
+  });
+});
+
+describe('opencode: its session list, and the one session a terminal made', () => {
+  // As `opencode session list --format json` printed it (1.18.33), plus entries it must skip.
+  const since = new Date(1795548000000);
+  const row = (id: string, created: number, directory = '/work/project') => ({
+    id,
+    title: 'Title stub',
+    updated: created + 3000,
+    created,
+    projectId: 'global',
+    directory,
+  });
+  const list = (rows: unknown[]) => JSON.stringify(rows, null, 2);
+
+  it('parses its rows, skipping those without an id, a folder or a time', () => {
+    const text = list([row('ses_b', 1795548199213), { id: 'ses_x', created: 1 }, { directory: '/work/project', created: 1 }, row('ses_a', 1795548076693)]);
+    expect(parseOpencodeSessionList(text).map((h) => [h.id, h.cwd, h.startedAt?.getTime()])).toEqual([
+      ['ses_b', '/work/project', 1795548199213],
+      ['ses_a', '/work/project', 1795548076693],
+    ]);
+    expect(parseOpencodeSessionList('')).toEqual([]);
+    expect(() => parseOpencodeSessionList('Error: no database')).toThrow(/opencode session list: not JSON .*"Error: no database"/);
+    expect(() => parseOpencodeSessionList('{"sessions":[]}')).toThrow(/expected a JSON array/);
+  });
+
+  it('finds the one new session in the folder, and says why when there is none', async () => {
+    const runs: string[][] = [];
+    const run = async (args: readonly string[]) => {
+      runs.push([...args]);
+      return list([
+        row('ses_new', since.getTime() + 5000),
+        row('ses_old', since.getTime() - 5000),
+        row('ses_elsewhere', since.getTime() + 6000, '/work/other'),
+      ]);
+    };
+    const q = { run, listArgs: ['session', 'list', '--format', 'json'], cwd: '/work/project', since, exclude: new Set<string>() };
+    await expect(findNewOpencodeSession(q)).resolves.toMatchObject({ kind: 'found', id: 'ses_new' });
+    expect(runs).toEqual([['session', 'list', '--format', 'json']]);
+    await expect(findNewOpencodeSession({ ...q, exclude: new Set(['ses_new']) })).resolves.toMatchObject({
+      kind: 'none',
+      reason: expect.stringMatching(/^no new opencode session in \/work\/project between .* \(of 3 sessions scanned\)$/),
+    });
+  });
+
+  it('tells two new sessions apart by the tag of the prompt that made each, and does not guess without one', async () => {
+    const run = async (args: readonly string[]) => {
+      if (args[0] === 'export')
+        return JSON.stringify({ info: { id: args[1] }, messages: [{ parts: [{ text: `Read x.md [jg:${args[1] === 'ses_1' ? 'aaaa' : 'bbbb'}]` }] }] });
+      return list([row('ses_1', since.getTime() + 1000), row('ses_2', since.getTime() + 2000)]);
+    };
+    const q = { run, listArgs: ['session', 'list', '--format', 'json'], cwd: '/work/project', since, exclude: new Set<string>() };
+    await expect(findNewOpencodeSession({ ...q, tag: '[jg:bbbb]' })).resolves.toMatchObject({ kind: 'found', id: 'ses_2' });
+    await expect(findNewOpencodeSession({ ...q, tag: '[jg:cccc]' })).resolves.toMatchObject({
+      kind: 'ambiguous',
+      reason: expect.stringMatching(/not guessing \(0 of them carry \[jg:cccc\]\)$/),
+    });
+    await expect(findNewOpencodeSession(q)).resolves.toMatchObject({ kind: 'ambiguous', ids: ['ses_1', 'ses_2'] });
   });
 });

@@ -1,10 +1,11 @@
 // Reading a reply from a CLI's own transcript on disk: where each CLI keeps it, and the text handed on
 // only once the turn is finished.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTranscriptReply, replyFromTranscript } from '../../src/handover/reply.js';
+import { opencodeRunJson } from '../../src/turns/headless.js';
 import { readFixture, TAG, type TranscriptFixture } from '../helpers/claude-transcripts.js';
 
 const SESSION = '5e551011-0000-4000-8000-000000000001';
@@ -74,4 +75,27 @@ describe('fake-agent', () => {
 
 it('a CLI without a transcript: null', async () => {
   expect(await readTranscriptReply(undefined, home, '/w', SESSION, 'aa01')).toBeNull();
+});
+
+describe('opencode run --format json', () => {
+  const fixture = readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'headless', 'opencode-1.18.33-run-first.jsonl'), 'utf8');
+
+  it('gives the session opencode chose and the reply (1.18.33, as printed)', () => {
+    expect(opencodeRunJson(fixture)).toEqual({ sessionId: 'ses_df0ff2bf4ffej6sbF63tP2jyk6', text: 'Hello from stub' });
+  });
+
+  it("takes the last message's text: a tool call's message comes before the answer; other lines are skipped", () => {
+    const ev = (type: string, messageID: string, text?: string) =>
+      JSON.stringify({ type, sessionID: 'ses_1', part: { messageID, type, ...(text ? { text } : {}) } });
+    const out = [
+      'warning: not json',
+      ev('text', 'm1', 'I will run it.'),
+      ev('tool_use', 'm1'),
+      ev('text', 'm2', 'It ran'),
+      ev('text', 'm2', ', all of it.'),
+      '',
+    ].join('\n');
+    expect(opencodeRunJson(out)).toEqual({ sessionId: 'ses_1', text: 'It ran, all of it.' });
+    expect(opencodeRunJson('')).toEqual({ sessionId: null, text: '' });
+  });
 });
