@@ -74,7 +74,7 @@ if (e2eFile) {
   } else {
     const results = JSON.parse(readFileSync(e2eFile, 'utf8'));
     const tests = (results.testResults ?? []).flatMap((f) => (f.assertionResults ?? []).map((t) => ({ ...t, file: f.name })));
-    const clis = new Set([...byCli.keys(), 'claude', 'qwen', 'gemini', 'codex', 'opencode']);
+    const clis = new Set([...byCli.keys(), 'claude', 'qwen', 'gemini', 'codex', 'opencode', 'copilot']);
     for (const cli of clis) {
       const mine = tests.filter((t) => new RegExp(`\\b${cli}\\b`).test(t.fullName ?? t.title));
       if (mine.length === 0) continue;

@@ -13,11 +13,11 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 2
 
-declare -A pkgs=([claude]=@anthropic-ai/claude-code [qwen]=@qwen-code/qwen-code [gemini]=@google/gemini-cli [codex]=@openai/codex [opencode]=opencode-ai)
+declare -A pkgs=([claude]=@anthropic-ai/claude-code [qwen]=@qwen-code/qwen-code [gemini]=@google/gemini-cli [codex]=@openai/codex [opencode]=opencode-ai [copilot]=@github/copilot)
 clis=("$@")
-[ "${#clis[@]}" -eq 0 ] && clis=(claude qwen gemini codex opencode)
+[ "${#clis[@]}" -eq 0 ] && clis=(claude qwen gemini codex opencode copilot)
 for c in "${clis[@]}"; do
-  [ -n "${pkgs[$c]:-}" ] || { echo "canary: unknown CLI '$c' (expected claude, qwen, gemini, codex or opencode)" >&2; exit 2; }
+  [ -n "${pkgs[$c]:-}" ] || { echo "canary: unknown CLI '$c' (expected claude, qwen, gemini, codex, opencode or copilot)" >&2; exit 2; }
 done
 
 work="${JAGGERS_CANARY_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/jaggers-canary.XXXXXX")}"

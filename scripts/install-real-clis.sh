@@ -18,6 +18,7 @@ table=(
   "gemini @google/gemini-cli 0.61.0 node_modules/.bin/gemini"
   "codex @openai/codex 0.169.0 node_modules/.bin/codex"
   "opencode opencode-ai 1.18.33 node_modules/.bin/opencode"
+  "copilot @github/copilot 1.0.102 node_modules/.bin/copilot"
 )
 
 # JAGGERS_CLI_VERSIONS=claude=2.1.331,qwen=0.25.0 installs those versions instead (the canary does).
@@ -39,7 +40,7 @@ is_wanted() {
 }
 
 for w in "${wanted[@]}"; do
-  case "$w" in claude|qwen|gemini|codex|opencode) ;; *) echo "install-real-clis: unknown CLI '$w' (expected claude, qwen, gemini, codex or opencode)" >&2; exit 2 ;; esac
+  case "$w" in claude|qwen|gemini|codex|opencode|copilot) ;; *) echo "install-real-clis: unknown CLI '$w' (expected claude, qwen, gemini, codex, opencode or copilot)" >&2; exit 2 ;; esac
 done
 
 command -v npm >/dev/null || { echo "install-real-clis: npm not found on PATH" >&2; exit 1; }
@@ -85,7 +86,9 @@ for row in "${table[@]}"; do
     failed=1
     continue
   fi
-  if ! HOME="$scratch/home" "$partial/$bin" --version >"$scratch/$cli.version" 2>&1; then
+  # copilot unpacks ~235 MB into $XDG_CACHE_HOME/copilot at its first run: once, here, beside the binary
+  # (the tests point every throwaway HOME's XDG_CACHE_HOME at it).
+  if ! HOME="$scratch/home" XDG_CACHE_HOME="$partial/xdg-cache" "$partial/$bin" --version >"$scratch/$cli.version" 2>&1; then
     echo "install-real-clis: $partial/$bin --version failed:" >&2
     cat "$scratch/$cli.version" >&2
     failed=1

@@ -4,6 +4,7 @@ import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
 import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { claudeReply, claudeTranscriptFile } from './claude-transcript.js';
+import { copilotReply, copilotTranscriptFile } from './copilot-transcript.js';
 import { qwenReply, qwenTranscriptFile } from './qwen-transcript.js';
 
 export interface TranscriptReply {
@@ -41,6 +42,10 @@ export async function readTranscriptReply(
   if (kind === 'qwen') {
     const text = await readText(qwenTranscriptFile(home, cwd, sessionId));
     return text === null ? null : qwenReply(text, tag);
+  }
+  if (kind === 'copilot') {
+    const text = await readText(copilotTranscriptFile(home, sessionId));
+    return text === null ? null : copilotReply(text, tag);
   }
   if (kind === 'claude') {
     const text = await readText(claudeTranscriptFile(home, cwd, sessionId));

@@ -90,7 +90,7 @@ export const SessionSchema = z.strictObject({
   discover: z.enum(['codex-rollout', 'opencode-session-list', 'list-sessions']).optional(),
   listArgs: z.array(z.string()).optional(),
   /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */
-  transcript: z.enum(['fake-agent', 'claude', 'qwen']).optional(),
+  transcript: z.enum(['fake-agent', 'claude', 'qwen', 'copilot']).optional(),
 });
 
 export const DeliverySchema = z.strictObject({

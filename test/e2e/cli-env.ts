@@ -3,7 +3,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliName } from './clis.js';
+import { cliPrefix, type CliName } from './clis.js';
 
 export interface CliHomeOptions {
   /** A temp folder owned by the test; the HOME and scratch folders go inside it. */
@@ -26,6 +26,8 @@ export const STUB_API_KEY = 'sk-stub-0123456789abcdefghijklmnop';
 export const STUB_MODEL = 'stub-model';
 /** opencode speaks OpenAI Chat Completions as qwen does: its own model name tells its requests apart. */
 export const OPENCODE_MODEL = 'stub-model-opencode';
+/** And so does copilot, under a third name. */
+export const COPILOT_MODEL = 'stub-model-copilot';
 
 function writeJson(path: string, value: unknown): void {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
@@ -182,7 +184,27 @@ function opencode(home: string, opts: CliHomeOptions): Record<string, string> {
   };
 }
 
-const SPECIFIC: Record<CliName, (home: string, opts: CliHomeOptions) => Record<string, string>> = { claude, qwen, gemini, codex, opencode };
+function copilot(home: string, opts: CliHomeOptions): Record<string, string> {
+  const dir = join(home, '.copilot');
+  mkdirSync(dir, { recursive: true });
+  // Trusted folders are read from config.json only (in settings.json they are ignored: the dialog shows).
+  writeJson(join(dir, 'config.json'), opts.trust === false ? {} : { trustedFolders: [opts.cwd] });
+  writeJson(join(dir, 'settings.json'), { banner: 'never', showTipsOnStartup: false, tabs: { enabled: false } });
+  return {
+    // A provider of one's own (BYOK): no GitHub sign-in; offline: no telemetry, web tools or updates.
+    COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${opts.port}/v1`,
+    COPILOT_PROVIDER_API_KEY: STUB_API_KEY,
+    COPILOT_MODEL,
+    COPILOT_OFFLINE: 'true',
+    // Both set, or it warns on screen that the model is not in its catalog.
+    COPILOT_PROVIDER_MAX_PROMPT_TOKENS: '128000',
+    COPILOT_PROVIDER_MAX_OUTPUT_TOKENS: '8192',
+    // Its first run unpacks ~235 MB under $XDG_CACHE_HOME/copilot: the one install-real-clis.sh made.
+    XDG_CACHE_HOME: join(cliPrefix('copilot'), 'xdg-cache'),
+  };
+}
+
+const SPECIFIC: Record<CliName, (home: string, opts: CliHomeOptions) => Record<string, string>> = { claude, qwen, gemini, codex, opencode, copilot };
 
 export function prepareCliHome(cli: CliName, opts: CliHomeOptions): CliHome {
   const home = join(opts.root, `home-${cli}`);
@@ -201,6 +223,7 @@ export function startArgs(cli: CliName, sessionId: string): string[] {
 export function resumeArgs(cli: CliName, id: string): string[] {
   switch (cli) {
     case 'claude':
+    case 'copilot':
       return ['--resume', id];
     case 'qwen':
     case 'gemini':

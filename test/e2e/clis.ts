@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export type CliName = 'claude' | 'qwen' | 'gemini' | 'codex' | 'opencode';
+export type CliName = 'claude' | 'qwen' | 'gemini' | 'codex' | 'opencode' | 'copilot';
 
 export interface CliInfo {
   name: CliName;
@@ -21,6 +21,7 @@ const PINNED: Record<CliName, CliInfo> = {
   gemini: { name: 'gemini', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'node_modules/.bin/gemini' },
   codex: { name: 'codex', pkg: '@openai/codex', version: '0.169.0', bin: 'node_modules/.bin/codex' },
   opencode: { name: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'node_modules/.bin/opencode' },
+  copilot: { name: 'copilot', pkg: '@github/copilot', version: '1.0.102', bin: 'node_modules/.bin/copilot' },
 };
 
 /**
@@ -30,8 +31,8 @@ const PINNED: Record<CliName, CliInfo> = {
 function withOverrides(pinned: Record<CliName, CliInfo>, spec: string | undefined): Record<CliName, CliInfo> {
   const out = { ...pinned };
   for (const part of (spec ?? '').split(',').filter((p) => p.trim() !== '')) {
-    const m = /^\s*(claude|qwen|gemini|codex|opencode)=(\d+\.\d+\.\d+[\w.-]*)\s*$/.exec(part);
-    if (!m) throw new Error(`JAGGERS_CLI_VERSIONS: ${JSON.stringify(part)} is not <claude|qwen|gemini|codex|opencode>=<x.y.z>`);
+    const m = /^\s*(claude|qwen|gemini|codex|opencode|copilot)=(\d+\.\d+\.\d+[\w.-]*)\s*$/.exec(part);
+    if (!m) throw new Error(`JAGGERS_CLI_VERSIONS: ${JSON.stringify(part)} is not <claude|qwen|gemini|codex|opencode|copilot>=<x.y.z>`);
     out[m[1] as CliName] = { ...out[m[1] as CliName], version: m[2]! };
   }
   return out;

@@ -48,6 +48,8 @@ interface HeadlessArgs {
   first(id: string, prompt: string, replyFile: string): string[];
   /** A later turn in conversation `id`. */
   later(id: string, prompt: string): string[];
+  /** What a turn prints on stdout for `reply` (default: the reply and a newline). */
+  printed?: (reply: string) => string;
   /** What `later` prints when the conversation has no turn yet (the defect this file is about). */
   noConversation?: { exitCode: number; stderr: RegExp };
 }
@@ -79,6 +81,12 @@ const HEADLESS: Record<CliName, HeadlessArgs> = {
   opencode: {
     first: (_id, prompt) => ['run', '--format', 'json', ...prompt.split(' ')],
     later: (id, prompt) => ['run', '--session', id, ...prompt.split(' ')],
+  },
+  // `-s`: the reply alone on stdout (the usage summary goes to stderr otherwise), and a blank line.
+  copilot: {
+    first: (id, prompt) => ['--session-id', id, '-p', prompt, '-s'],
+    later: (id, prompt) => [`--resume=${id}`, '-p', prompt, '-s'],
+    printed: (reply) => `${reply}\n\n`,
   },
 };
 
@@ -163,6 +171,7 @@ for (const cli of CLI_NAMES) {
     it('a headless first turn creates the pinned conversation; the restarted pane and later headless turns carry every turn', async () => {
       const r = (rig = await createRig(cli));
       const spec = HEADLESS[cli];
+      const printed = spec.printed ?? ((reply: string) => `${reply}\n`);
       const pinned = randomUUID();
       await r.start(startArgs(cli, pinned));
       await r.waitFor('idle', { timeoutMs: 45_000 });
@@ -206,7 +215,7 @@ for (const cli of CLI_NAMES) {
         expect(ran.text).toBe(replyTo(h1));
         expect(opencodeSessions(cliBinary(cli), r.env, r.cwd).map((s) => s.id)).toEqual([id]);
       } else {
-        expect(first.stdout).toBe(`${replyTo(h1)}\n`); // the reply alone
+        expect(first.stdout).toBe(printed(replyTo(h1))); // the reply alone
       }
       expect(sessionFile(cli, r.home, r.cwd, id), `${cli} session file of ${id}`).toBeDefined();
       expectCarried(r, h1, []);
@@ -233,7 +242,7 @@ for (const cli of CLI_NAMES) {
       await stopTui(r);
       const later = await headless(r, spec.later(id, h3));
       expect(later.exitCode, later.stderr).toBe(0);
-      expect(later.stdout).toBe(`${replyTo(h3)}\n`);
+      expect(later.stdout).toBe(printed(replyTo(h3)));
       expectCarried(r, h3, [h1, p2]);
 
       // 4. The restarted pane carries all of it.

@@ -17,7 +17,7 @@ import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 import { CLI_NAMES, CLIS, cliBinary, isCliInstalled, type CliName } from './clis.js';
 import { codexSessionIds, firstJsonLine, opencodeExport, opencodeSessions, sessionFile } from './session-files.js';
-import { createTeam, MULTI_LINE_REPLY, type Team } from './team.js';
+import { createTeam, mcpToolName, MULTI_LINE_REPLY, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 // JAGGERS_E2E_CLIS=claude,codex narrows the team (to look into one CLI).
@@ -31,7 +31,7 @@ const title = (cli: CliName) => {
 };
 
 const secretOf = (cli: CliName) =>
-  `the secret word for ${cli} is ${{ claude: 'pelican', qwen: 'otter', gemini: 'heron', codex: 'badger', opencode: 'marten' }[cli]}`;
+  `the secret word for ${cli} is ${{ claude: 'pelican', qwen: 'otter', gemini: 'heron', codex: 'badger', opencode: 'marten', copilot: 'lynx' }[cli]}`;
 
 /** The pattern of the shipped profile's approval-menu rule. */
 const approvalPattern = (cli: CliName): string => {
@@ -162,8 +162,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         const res = firstHandoff.get(cli);
         expect(res, 'the handoff test ran first').toBeDefined();
         const req = requestWith(cli, res!.pointer);
-        // opencode names a server's tools `<server>_<tool>`; the others `mcp__<server>__<tool>`.
-        const wanted = MCP_TOOLS.map((tool) => (cli === 'opencode' ? `jaggers_${tool}` : `mcp__jaggers__${tool}`));
+        const wanted = MCP_TOOLS.map((tool) => mcpToolName(cli, tool));
         const searcher = req.toolNames.find((n) => n === 'tool_search' || n === 'ToolSearch');
         if (searcher) {
           // qwen 0.15 and claude 2.1.330 defer MCP tools behind a tool-search tool (`tool_search`,
@@ -179,7 +178,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
         MCP_NAMES.set(cli, wanted);
       });
 
-      it.skipIf(cli !== 'claude' && cli !== 'opencode')(
+      it.skipIf(cli !== 'claude' && cli !== 'opencode' && cli !== 'copilot')(
         `${cli} calls a jaggers tool through the MCP server jaggers registered, with no approval asked, and gets its answer`,
         async () => {
           const res = await handoff(cli, ['--message', 'Please call mcp__jaggers__list_agents and say what it returns.']);

@@ -5,7 +5,7 @@
 // while b's request for turn 2 is a conversation of its own that never saw turn 1's pointer.
 // Two pairs run at the same time in one project and one tmux server, so that every CLI takes part;
 // codex and opencode are never a-agents (their sessions cannot be pinned at start: the id is read after
-// the first turn); opencode is b in a third pair, beside the first a-agent.
+// the first turn); a third pair is copilot with opencode.
 // Needs `npm run build` (window 0 runs the built supervisor) and scripts/install-real-clis.sh; a CLI
 // that is not installed is skipped (JAGGERS_REQUIRE_REAL_CLIS=1 makes it fail instead).
 
@@ -36,8 +36,15 @@ function pairsOf(clis: CliName[]): [CliName, CliName][] {
   else if (others.length === 1) pairs.push([first!, others[0]!]);
   return pairs;
 }
-const withOpencode = (required || isCliInstalled('opencode')) && (only === undefined || only.includes('opencode'));
-const pairs: [CliName, CliName][] = [...pairsOf(team), ...(withOpencode && team[0] ? [[team[0], 'opencode'] as [CliName, CliName]] : [])];
+const has = (cli: CliName) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli));
+/** The third pair: copilot proposes (its session is pinned at start, as claude's), opencode critiques. */
+function thirdPair(): [CliName, CliName][] {
+  if (has('copilot') && has('opencode')) return [['copilot', 'opencode']];
+  if (has('opencode') && team[0]) return [[team[0], 'opencode']];
+  if (has('copilot') && team[0]) return [['copilot', team[0]]];
+  return [];
+}
+const pairs: [CliName, CliName][] = [...pairsOf(team), ...thirdPair()];
 
 /** Foreground `run` of one task; past this it is cancelled and the test fails with what each side showed. */
 const RUN_MS = 150_000;

@@ -31,6 +31,8 @@ export const SCREENS: Record<CliName, ScreenPatterns> = {
   // opencode's footer says `esc interrupt` while a turn runs (`esc again to interrupt` after one press);
   // its hint line `ctrl+p commands` shows once the input box is drawn (a blank screen until then).
   opencode: { idle: /ctrl\+p commands/, busy: /esc (?:again to )?interrupt/, waiting: /△ Permission required/ },
+  // copilot's footer: `/ commands · ? help` at rest, `◎ Working esc esc edit prompt` while a turn runs.
+  copilot: { idle: /\/ commands · \? help/, busy: /Working\b.*\besc\b/, waiting: /Do you want to run this command\?/ },
 };
 
 /**
@@ -43,6 +45,7 @@ export const PANE_SIZE: Record<CliName, { cols: number; rows: number }> = {
   gemini: { cols: 200, rows: 50 },
   codex: { cols: 200, rows: 50 },
   opencode: { cols: 120, rows: 50 },
+  copilot: { cols: 200, rows: 50 },
 };
 
 export type ScreenState = 'idle' | 'busy' | 'waiting' | 'starting' | 'other';

@@ -29,6 +29,9 @@ export function sessionFile(cli: CliName, home: string, cwd: string, id: string)
         return walk(join(home, '.gemini', 'tmp', basename(cwd), 'chats')).filter((f) => basename(f).endsWith(`-${id.slice(0, 8)}.jsonl`));
       case 'codex':
         return walk(join(home, '.codex', 'sessions')).filter((f) => basename(f).endsWith(`-${id}.jsonl`));
+      case 'copilot':
+        // A folder per session: events.jsonl (session.start, user.message, assistant.message, ...).
+        return [join(home, '.copilot', 'session-state', id, 'events.jsonl')];
     }
   })();
   return candidates.find((f) => existsSync(f));

@@ -50,6 +50,14 @@ function isInjected(text: string): boolean {
   );
 }
 
+/**
+ * A text without what a CLI puts before the words typed: copilot 1.0.102 starts every user message with
+ * `<current_datetime>...</current_datetime>` and a blank line (test/fixtures/requests/copilot-1.0.102-*).
+ */
+function typedPart(text: string): string {
+  return text.replace(/^\s*<current_datetime>[^<]*<\/current_datetime>\s*/u, '');
+}
+
 export function apiOfPath(pathname: string): StubApi {
   if (/\/v1\/messages/.test(pathname)) return 'anthropic';
   if (pathname.endsWith('/chat/completions')) return 'openai-chat';
@@ -100,7 +108,7 @@ function chatConversation(body: Json): Conversation {
         : asArray(m.content)
             .filter(isObject)
             .map((p) => str(p.text) ?? '');
-    const kept = texts.filter((t) => t.trim() !== '' && !isInjected(t));
+    const kept = texts.map(typedPart).filter((t) => t.trim() !== '' && !isInjected(t));
     (m.role === 'user' ? conv.user : conv.assistant).push(...kept);
   }
   conv.hasToolResult = messages.at(-1)?.role === 'tool';

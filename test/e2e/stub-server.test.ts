@@ -162,4 +162,14 @@ describe('stub model server', () => {
     expect(req.assistantTexts).toEqual(['answer: Task (t-aeaa2240, step 1 of 3: propose)']);
     expect(req.lastUserText).toBe(req.userTexts[1]);
   });
+
+  it('reads the words typed to copilot without the date it puts before each of them', () => {
+    const fixture = new URL('../fixtures/requests/copilot-1.0.102-datetime-before-prompt.json', import.meta.url);
+    const { method, path, body } = JSON.parse(readFileSync(fixture, 'utf8')) as { method: string; path: string; body: { messages: { content: string }[] } };
+    expect(body.messages[0]!.content).toMatch(/^<current_datetime>.*<\/current_datetime>\n\nSLOW please say hi$/);
+    const req = describeRequest(1, method, path, body);
+    expect(req).toMatchObject({ api: 'openai-chat', purpose: 'turn', hasToolResult: true });
+    expect(req.userTexts).toEqual(['SLOW please say hi', 'RUNSHELL now']);
+    expect(req.assistantTexts).toEqual(['hi from stub']);
+  });
 });

@@ -11,7 +11,7 @@ import { parsePublished, type PublishedStatus } from '../../src/supervisor/publi
 import { listPanes, type PaneInfo } from '../../src/tmux/commands.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
 import { Rig, type RunResult } from '../helpers/rig.js';
-import { OPENCODE_MODEL, prepareCliHome } from './cli-env.js';
+import { COPILOT_MODEL, OPENCODE_MODEL, prepareCliHome } from './cli-env.js';
 import { cliBinary, type CliName } from './clis.js';
 import { killGroup } from './private-tmux.js';
 import type { StubApi } from './stub-requests.js';
@@ -25,13 +25,19 @@ export const API_OF: Record<CliName, StubApi> = {
   gemini: 'gemini',
   codex: 'openai-responses',
   opencode: 'openai-chat',
+  copilot: 'openai-chat',
 };
 
 /** Which CLI sent a request to the stub: its wire API, and for the two that share one, the model it names. */
 export function cliOf(req: RecordedRequest): CliName | 'unknown' {
   const model = typeof req.body === 'object' && req.body !== null ? (req.body as { model?: unknown }).model : undefined;
-  if (req.api === 'openai-chat') return model === OPENCODE_MODEL ? 'opencode' : 'qwen';
+  if (req.api === 'openai-chat') return model === OPENCODE_MODEL ? 'opencode' : model === COPILOT_MODEL ? 'copilot' : 'qwen';
   return (Object.entries(API_OF).find(([, a]) => a === req.api)?.[0] as CliName | undefined) ?? 'unknown';
+}
+
+/** The name a CLI gives tool `tool` of jaggers' MCP server: `jaggers_<tool>` (opencode), `jaggers-<tool>` (copilot), `mcp__jaggers__<tool>`. */
+export function mcpToolName(cli: CliName, tool: string): string {
+  return cli === 'opencode' ? `jaggers_${tool}` : cli === 'copilot' ? `jaggers-${tool}` : `mcp__jaggers__${tool}`;
 }
 
 /**
@@ -56,10 +62,10 @@ export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
     const { cwd, file } = found ?? {};
     const asked = file === undefined ? '' : readFileSync(file, 'utf8');
     // `call mcp__jaggers__<tool>`: the model calls that tool of jaggers' MCP server (claude's names).
-    const mcp = /call (mcp__jaggers__\w+)/.exec(asked);
-    if (mcp && req.api === 'anthropic') return { kind: 'tool', command: '', call: { name: mcp[1]!, args: {} } };
-    // opencode names the same tool `jaggers_<tool>`.
-    if (mcp && cliOf(req) === 'opencode') return { kind: 'tool', command: '', call: { name: mcp[1]!.replace('mcp__jaggers__', 'jaggers_'), args: {} } };
+    const mcp = /call mcp__jaggers__(\w+)/.exec(asked);
+    const caller = cliOf(req);
+    if (mcp && (caller === 'claude' || caller === 'opencode' || caller === 'copilot'))
+      return { kind: 'tool', command: '', call: { name: mcpToolName(caller, mcp[1]!), args: {} } };
     if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOf(req)}.txt` };
     if (asked.includes('three paragraphs')) return slowly({ kind: 'text', text: MULTI_LINE_REPLY });
     // `at once`: the whole reply in one piece, so the turn ends in well under a second.

@@ -8,7 +8,15 @@ import { parseProfile } from '../../src/profiles/load.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 
 const dir = path.join(import.meta.dirname, '..', 'fixtures', 'screens');
-const profileFor: Record<string, string> = { 'fake-agent': 'demo', claude: 'claude', gemini: 'gemini', qwen: 'qwen', codex: 'codex', opencode: 'opencode' };
+const profileFor: Record<string, string> = {
+  'fake-agent': 'demo',
+  claude: 'claude',
+  gemini: 'gemini',
+  qwen: 'qwen',
+  codex: 'codex',
+  opencode: 'opencode',
+  copilot: 'copilot',
+};
 const load = (name: string) =>
   parseProfile(JSON.parse(readFileSync(path.join(builtinProfilesDir, `${name}.json`), 'utf8')), path.join(builtinProfilesDir, `${name}.json`));
 
@@ -21,7 +29,7 @@ const fixtures = readdirSync(dir)
   });
 
 describe('classifier over captured screens of every profile', () => {
-  it('has fixtures of idle, busy, done and waiting for all five profiles, traps included', () => {
+  it('has fixtures of idle, busy, done and waiting for every shipped profile, traps included', () => {
     for (const cli of Object.keys(profileFor)) {
       const states = fixtures.filter((f) => f.cli === cli).map((f) => f.state);
       expect(states, cli).toEqual(expect.arrayContaining(['idle', 'busy', 'done', 'waiting']));

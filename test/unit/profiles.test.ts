@@ -7,10 +7,10 @@ import { tempDirs } from '../helpers/temp-dir.js';
 const tempDir = tempDirs('jgp-');
 
 describe('profiles', () => {
-  it('ships valid built-in profiles for the five CLIs and the demo agent', async () => {
+  it('ships valid built-in profiles for the six CLIs and the demo agent', async () => {
     const dir = await tempDir();
     const all = await checkAllProfiles(path.join(dir, '.jaggers'));
-    expect(all.map((p) => p.name)).toEqual(['claude', 'codex', 'demo', 'gemini', 'opencode', 'qwen']);
+    expect(all.map((p) => p.name)).toEqual(['claude', 'codex', 'copilot', 'demo', 'gemini', 'opencode', 'qwen']);
     expect(all.filter((p) => p.error)).toEqual([]);
     const claude = (await loadProfile('claude', path.join(dir, '.jaggers'))).profile;
     expect(claude.session).toMatchObject({ pin: 'pre-generated', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] });
@@ -19,6 +19,9 @@ describe('profiles', () => {
     expect(opencode.session).toMatchObject({ pin: 'discovered', discover: 'opencode-session-list', resumeArgs: ['--session', '{sessionId}'] });
     // Its sidebar opens beside the conversation on a screen wider than 120 columns.
     expect(opencode.size).toEqual({ width: 120, height: 50 });
+    // copilot's --resume takes an optional value: the id goes in the same argument.
+    const copilot = (await loadProfile('copilot', path.join(dir, '.jaggers'))).profile;
+    expect(copilot.session).toMatchObject({ pin: 'pre-generated', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume={sessionId}'] });
   });
 
   it('lets a project profile override a built-in by name', async () => {

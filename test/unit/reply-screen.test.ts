@@ -20,9 +20,18 @@ describe('replies read off the screen', () => {
     ['qwen', 'qwen-0.15.10-done'],
     ['claude', 'claude-2.1.197-done'],
     ['opencode', 'opencode-1.18.33-done'],
+    ['copilot', 'copilot-1.0.102-done'],
   ])('%s: only the answer, without marker, hint line, rules or turn summary', (profile, file) => {
     const screen = tagged(fixture(file), 'Tell me about foxes');
     expect(replyFromScreen(screen, 'fx01', load(profile))).toBe(FOXES);
+  });
+
+  it('copilot: the folder line above its input box is furniture; after a tool call, the answer that ends the turn', () => {
+    const profile = load('copilot');
+    const afterTool = replyFromScreen(tagged(fixture('copilot-1.0.102-done-after-tool'), 'Run the command that needs-approval'), 'fx01', profile);
+    expect(afterTool).toBe('stub: the command ran.');
+    const owls = 'Owls turn their heads up to 270 degrees. Their feathers are built for silent flight through the night.';
+    expect(replyFromScreen(tagged(fixture('copilot-1.0.102-done-after-tool'), 'Now tell me about owls'), 'fx01', profile)).toContain(owls);
   });
 
   it("opencode: no marker; the prompt box's last bar, the reply's shared indent and the `▣ Build · model · 7.5s` line go", () => {
