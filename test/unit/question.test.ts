@@ -58,6 +58,21 @@ describe('readQuestion on every captured waiting screen', () => {
       ],
       selected: 0,
     },
+    'copilot-1.0.102-waiting.txt': {
+      text: 'Do you want to run this command?',
+      choices: [
+        'Yes',
+        "Yes, and don't ask again for `touch` in this directory (/tmp/jaggers-screens/copilot/work)",
+        'No, and tell Copilot what to do differently (Esc to stop)',
+      ],
+      selected: 0,
+    },
+    // Its first-run dialog in a folder it was not told to trust.
+    'copilot-1.0.102-waiting-trust.txt': {
+      text: 'Do you trust the files in this folder?',
+      choices: ['Yes', 'Yes, and remember this folder for future sessions', 'No (Esc)'],
+      selected: 0,
+    },
     // A row menu: the highlight is drawn in colour only (rowHighlight reads it from a capture with escapes).
     'opencode-1.18.33-waiting.txt': { text: '△ Permission required', choices: ['Allow once', 'Allow always', 'Reject'], layout: 'row' },
     'fake-agent-1.0.0-waiting.txt': { text: 'Allow execution of [Shell]: touch approved.txt?', choices: ['Allow once', 'Deny'], selected: 0 },
