@@ -10,6 +10,7 @@
 // tool ran. Why this and not the screen: copilot renders Markdown (inline code loses its backticks and
 // gains spaces), and a reply longer than the screen would be cut.
 import path from 'node:path';
+import { jsonObjects } from './jsonl.js';
 
 interface CopilotEvent {
   type?: unknown;
@@ -25,16 +26,7 @@ const callsTools = (e: CopilotEvent): boolean => Array.isArray(e.data?.toolReque
 
 /** The reply to the prompt that carried `tag`; null when no prompt carries it. */
 export function copilotReply(jsonl: string, tag: string): { text: string; finished: boolean } | null {
-  const events: CopilotEvent[] = [];
-  for (const line of jsonl.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const e = JSON.parse(line) as unknown;
-      if (typeof e === 'object' && e !== null && !Array.isArray(e)) events.push(e as CopilotEvent);
-    } catch {
-      // A line cut short (the file is being written): the events before it still count.
-    }
-  }
+  const events = jsonObjects(jsonl) as CopilotEvent[];
   const at = events.findLastIndex((e) => e.type === 'user.message' && contentOf(e).includes(tag));
   if (at < 0) return null;
   const after = events.slice(at + 1);

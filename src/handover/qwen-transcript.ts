@@ -9,6 +9,7 @@
 // is asked again once the tool ran. Why this and not the screen: qwen 0.24.4 sometimes redraws a reply of
 // several paragraphs as its first paragraph only.
 import path from 'node:path';
+import { jsonObjects } from './jsonl.js';
 
 interface QwenPart {
   text?: unknown;
@@ -38,16 +39,7 @@ const textOf = (e: QwenEntry) =>
 
 /** The reply to the prompt that carried `tag`; null when no prompt carries it. */
 export function qwenReply(jsonl: string, tag: string): { text: string; finished: boolean } | null {
-  const entries: QwenEntry[] = [];
-  for (const line of jsonl.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const e = JSON.parse(line) as unknown;
-      if (typeof e === 'object' && e !== null) entries.push(e as QwenEntry);
-    } catch {
-      // A line cut short (the file is being written): the entries before it still count.
-    }
-  }
+  const entries = jsonObjects(jsonl) as QwenEntry[];
   const at = entries.findLastIndex((e) => e.type === 'user' && textOf(e).includes(tag));
   if (at < 0) return null;
   const after = entries.slice(at + 1);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { HandoffResult } from '../api/types.js';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
+import { jsonObjects } from '../handover/jsonl.js';
 import type { Profile } from '../profiles/schema.js';
 import { fillTemplate } from '../terminals/plan.js';
 import { writePrompt, writeReply, type TurnParty } from './artifacts.js';
@@ -37,15 +38,9 @@ export interface HeadlessEnv extends Pick<TurnEnv, 'registry' | 'queue' | 'proje
 
 /** The session a first `codex exec --json` made: its `thread.started` event. */
 export function threadIdFromJson(stdout: string): string | null {
-  for (const line of stdout.split('\n')) {
-    try {
-      const e = JSON.parse(line) as { type?: string; thread_id?: string };
-      if (e.type === 'thread.started' && typeof e.thread_id === 'string' && e.thread_id) return e.thread_id;
-    } catch {
-      // not a JSON line (a warning): skip it
-    }
-  }
-  return null;
+  // Lines that are not JSON (warnings) are skipped.
+  const e = jsonObjects(stdout).find((x) => x.type === 'thread.started' && typeof x.thread_id === 'string' && x.thread_id);
+  return e ? (e.thread_id as string) : null;
 }
 
 /** One event a line of `opencode run --format json` (1.18.33): `{type, sessionID, part: {messageID, type, text}}`. */
@@ -62,14 +57,8 @@ interface OpencodeEvent {
 export function opencodeRunJson(stdout: string): { sessionId: string | null; text: string } {
   let sessionId: string | null = null;
   const texts = new Map<string, string[]>();
-  for (const line of stdout.split('\n')) {
-    let e: OpencodeEvent;
-    try {
-      e = JSON.parse(line) as OpencodeEvent;
-    } catch {
-      continue; // not a JSON line (a warning): skip it
-    }
-    if (typeof e !== 'object' || e === null) continue;
+  // Lines that are not JSON (warnings) are skipped.
+  for (const e of jsonObjects(stdout) as OpencodeEvent[]) {
     if (sessionId === null && typeof e.sessionID === 'string' && e.sessionID) sessionId = e.sessionID;
     if (e.type === 'text' && typeof e.part?.text === 'string') {
       const id = typeof e.part.messageID === 'string' ? e.part.messageID : '';
