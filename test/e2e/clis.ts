@@ -42,6 +42,10 @@ export const CLIS: Record<CliName, CliInfo> = withOverrides(PINNED, process.env.
 
 export const CLI_NAMES = Object.keys(CLIS) as CliName[];
 
+const chosen = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
+/** Whether this run is for `cli`: JAGGERS_E2E_CLIS (comma-separated; the canary sets it) names it, or is unset. */
+export const isChosen = (cli: CliName): boolean => chosen === undefined || chosen.includes(cli);
+
 export function cliCacheDir(): string {
   return process.env.JAGGERS_CLI_CACHE ?? join(homedir(), '.cache', 'jaggers', 'clis');
 }

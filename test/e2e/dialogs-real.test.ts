@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TerminalDetail } from '../../src/api/types.js';
 import { isJaggersError } from '../../src/errors.js';
 import { api } from '../helpers/api.js';
-import { CLIS, isCliInstalled, type CliName } from './clis.js';
+import { CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { createTeam, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-const only = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
 
 /**
  * Each CLI with a first-run trust dialog, a word of the choice that trusts the folder, and the last key
@@ -23,7 +22,7 @@ const DIALOGS: { cli: CliName; pick: string; lastKey: string }[] = [
 ];
 
 for (const { cli, pick, lastKey } of DIALOGS) {
-  const run = (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli));
+  const run = (required || isCliInstalled(cli)) && isChosen(cli);
   describe.skipIf(!run)(`${cli} ${CLIS[cli].version}: the trust dialog of a fresh repository, answered with jaggers answer`, () => {
     let t: Team;
     beforeAll(async () => {

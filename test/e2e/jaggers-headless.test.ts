@@ -10,12 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffResult } from '../../src/api/types.js';
 import type { PinRow } from '../../src/commands/sessions.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
-import { CLI_NAMES, CLIS, isCliInstalled, type CliName } from './clis.js';
+import { CLI_NAMES, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { createTeam, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-const only = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
-const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli)));
+const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
 const STEP_MS = 180_000;
 
 describe.skipIf(team.length === 0)('jaggers: headless turns on the real CLIs', () => {

@@ -15,14 +15,13 @@ import type { AgentStatusRow } from '../../src/commands/status.js';
 import type { PinRow } from '../../src/commands/sessions.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
-import { CLI_NAMES, CLIS, cliBinary, isCliInstalled, type CliName } from './clis.js';
+import { CLI_NAMES, cliBinary, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { codexSessionIds, firstJsonLine, opencodeExport, opencodeSessions, sessionFile } from './session-files.js';
 import { createTeam, mcpToolName, MULTI_LINE_REPLY, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 // JAGGERS_E2E_CLIS=claude,codex narrows the team (to look into one CLI).
-const only = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
-const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli)));
+const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
 const inTeam = (cli: CliName) => team.includes(cli);
 
 const title = (cli: CliName) => {

@@ -14,12 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InboxView, JobResultView, JobView, MessageView } from '../../src/api/types.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { api, collectEvents } from '../helpers/api.js';
-import { CLI_NAMES, CLIS, isCliInstalled, type CliName } from './clis.js';
+import { CLI_NAMES, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { createTeam, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-const only = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
-const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli)));
+const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
 /** The agent that writes to `cli` and assigns it work (itself in a team of one). */
 const nextOf = (cli: CliName): CliName => team[(team.indexOf(cli) + 1) % team.length]!;
 

@@ -14,15 +14,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskView } from '../../src/api/types.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
-import { CLIS, isCliInstalled, type CliName } from './clis.js';
+import { CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { firstBodyLine } from './stub-script.js';
 import { createTeam, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-const only = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
 /** The a-agents first; codex last, so it is only ever a b-agent. */
 const ORDER: CliName[] = ['claude', 'gemini', 'qwen', 'codex'];
-const team = ORDER.filter((cli) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli)));
+const team = ORDER.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
 
 /** [a, b] pairs over the team, every CLI in one: claude with qwen, gemini with codex when all four are there. */
 function pairsOf(clis: CliName[]): [CliName, CliName][] {
@@ -36,7 +35,7 @@ function pairsOf(clis: CliName[]): [CliName, CliName][] {
   else if (others.length === 1) pairs.push([first!, others[0]!]);
   return pairs;
 }
-const has = (cli: CliName) => (required || isCliInstalled(cli)) && (only === undefined || only.includes(cli));
+const has = (cli: CliName) => (required || isCliInstalled(cli)) && isChosen(cli);
 /** The third pair: copilot proposes (its session is pinned at start, as claude's), opencode critiques. */
 function thirdPair(): [CliName, CliName][] {
   if (has('copilot') && has('opencode')) return [['copilot', 'opencode']];

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resumeArgs, startArgs } from './cli-env.js';
-import { CLI_NAMES, CLIS, cliBinary, isCliInstalled } from './clis.js';
+import { CLI_NAMES, CLIS, cliBinary, isChosen, isCliInstalled } from './clis.js';
 import { createRig, type CliRig } from './rig.js';
 import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.js';
 import type { Reply } from './stub-server.js';
@@ -20,7 +20,7 @@ const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
  * `Working` only until the first piece arrives). */
 const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 6, delayMs: 400 } : r);
 
-for (const cli of CLI_NAMES) {
+for (const cli of CLI_NAMES.filter(isChosen)) {
   const { version } = CLIS[cli];
   const installed = isCliInstalled(cli);
   const title = installed || required ? `real ${cli} ${version}` : `real ${cli} ${version} (skipped: not installed; run scripts/install-real-clis.sh)`;
