@@ -171,7 +171,9 @@ describe.skipIf(team.length === 0)('jobs and the inbox on the real CLIs', () => 
             expect(m, `${sent.id} in ${JSON.stringify(inbox)}`).toMatchObject({ state: 'delivered', claims: 1, how: 'verified', fromAgent: from });
             const req = requestFor(cli, sent.file, m!.nonce);
             expect(req.lastUserText).toContain(path.basename(path.dirname(sent.file)));
-            const screen = (await t.jg(['capture', cli])).stdout;
+            // The screen may draw the answer a moment after the transcript said the turn was done (copilot).
+            const pane = await t.pane(cli);
+            const screen = await t.rig.waitForScreen(pane.paneId, new RegExp(`answer: ${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
             expect(screen, `${cli}'s screen shows the stub's answer`).toContain(`answer: ${text}`);
           },
         )(cli),
