@@ -1,5 +1,6 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
 import { supervisorCommand, supervisorEnv } from '../api/ensure.js';
 import type { ScreenView, TerminalView } from '../api/types.js';
@@ -22,6 +23,8 @@ export interface UpWindow extends AppliedWindow {
   state: string | null;
   /** For an agent whose pane died at start: its last lines (`claude: command not found`). */
   lastLines: string[] | null;
+  /** For an agent whose pane died at start: its exit status, when tmux knew it. */
+  exitStatus: number | null;
 }
 
 export interface UpResult {
@@ -79,7 +82,7 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
   });
   const windows = await withLock(path.join(ctx.jaggersDir, 'up'), () => openWindows(ctx, runnable, size, task), { timeoutMs: 120_000 });
   const started = windows.filter((w) => w.action !== 'keep');
-  const states = new Map<string, { state: string | null; lastLines: string[] | null }>();
+  const states = new Map<string, { state: string | null; lastLines: string[] | null; exitStatus: number | null }>();
   // --no-wait: back as soon as the windows exist (the supervisor starts by itself in window 0).
   if (opts.wait !== false)
     await withApi(ctx, async (api) => {
@@ -91,35 +94,49 @@ export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {})
           if (!member || member.profile.detect.rules.length === 0) return;
           const q = `state=idle,done,busy,waiting_input,error,exited&timeout=${UP_WAIT_MS / 1000}`;
           const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
-          let lastLines: string[] | null = null;
-          if (v?.state === 'exited') {
-            const screen = () => api.call<ScreenView>('GET', `/v1/terminals/${w.terminalId}/screen?history=200`).catch(() => null);
-            // tmux 3.3a writes `Pane is dead` on the bottom row, scrolling what the pane printed into its
-            // history, a moment after it reports the death; on a loaded machine the pane's own last output
-            // can also land after the death is reported (both seen in CI). Looks, only on this failure
-            // path, for both, for up to 5 s.
-            const complete = (text: string) => /^Pane is dead/m.test(text) && text.split('\n').some((l) => l.trim() !== '' && !/^Pane is dead/.test(l));
-            let s = await screen();
-            for (let i = 0; i < 100 && !complete(s?.screen ?? ''); i++) {
-              await new Promise((r) => setTimeout(r, 50));
-              s = await screen();
-            }
-            lastLines = (s?.screen ?? '')
-              .trimEnd()
-              .split('\n')
-              .filter((l) => l.trim() !== '')
-              .slice(-6);
-          }
-          states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines });
+          const died = v?.state === 'exited' ? await lastWords(api, w.terminalId, v.exitStatus) : null;
+          states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines: died?.lines ?? null, exitStatus: died?.exitStatus ?? null });
         }),
       );
     });
   return {
     session: ctx.session,
     socket: describeSocket(ctx.server),
-    windows: windows.map((w) => ({ ...w, state: states.get(w.terminalId)?.state ?? null, lastLines: states.get(w.terminalId)?.lastLines ?? null })),
+    windows: windows.map((w) => {
+      const st = states.get(w.terminalId);
+      return { ...w, state: st?.state ?? null, lastLines: st?.lastLines ?? null, exitStatus: st?.exitStatus ?? null };
+    }),
     missing,
   };
+}
+
+/** tmux's own line under a dead pane's output (3.3a): `Pane is dead (status 3, Wed Nov 25 02:53:54 2026)`. */
+const TMUX_DEAD = /^Pane is dead \(status (\d+)/;
+
+/**
+ * What a pane that died at start printed last (without tmux's `Pane is dead` line), and its exit status.
+ * On a loaded machine both can come a moment after the death is reported (tmux draws its line once it
+ * has the status, and the pane's last output may land late; each seen in CI), so on this failure path
+ * only it looks again, for up to 5 s, until it has the pane's own lines and the status.
+ */
+async function lastWords(api: ApiClient, terminalId: string, status: number | null): Promise<{ lines: string[]; exitStatus: number | null }> {
+  let lines: string[] = [];
+  let exitStatus = status;
+  for (let i = 0; ; i++) {
+    const s = await api.call<ScreenView>('GET', `/v1/terminals/${terminalId}/screen?history=200`).catch(() => null);
+    const all = (s?.screen ?? '').split('\n').filter((l) => l.trim() !== '');
+    lines = all.filter((l) => !TMUX_DEAD.test(l)).slice(-6);
+    const fromTmux = all.map((l) => TMUX_DEAD.exec(l)?.[1]).find((x) => x !== undefined);
+    exitStatus ??= fromTmux === undefined ? null : Number(fromTmux);
+    if (exitStatus === null) {
+      const views = await api.call<TerminalView[]>('GET', '/v1/terminals').catch(() => []);
+      exitStatus = views.find((t) => t.terminalId === terminalId)?.exitStatus ?? null;
+    }
+    // A pane that printed nothing: tmux's line alone, a second after it came, ends the looking too.
+    const done = exitStatus !== null && (lines.length > 0 || (fromTmux !== undefined && i >= 20));
+    if (done || i >= 100) return { lines, exitStatus };
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function openWindows(ctx: Context, team: TeamMember[], size: { width: number; height: number }, task: string | null): Promise<AppliedWindow[]> {
@@ -199,7 +216,13 @@ export function renderUp(r: UpResult): string {
     const action = w.action === 'keep' ? 'running' : w.action === 'create' ? 'started' : 'restarted';
     const state = w.state ? `  ${w.state}` : '';
     const session = w.launch?.sessionId ? `  session ${w.launch.sessionId}` : '';
-    const died = w.lastLines?.length ? `\n      its pane died at start; last lines:\n${w.lastLines.map((l) => `      | ${l}`).join('\n')}` : '';
+    const status = `exit status ${w.exitStatus ?? 'unknown'}`;
+    const died =
+      w.state === 'exited'
+        ? w.lastLines?.length
+          ? `\n      its pane died at start (${status}); last lines:\n${w.lastLines.map((l) => `      | ${l}`).join('\n')}`
+          : `\n      its pane died at start (${status}), printing nothing`
+        : '';
     return `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${action}${state}${session}${died}`;
   });
   const missing = r.missing.map((m) => `  ${m.agent.padEnd(12)} not started: command ${JSON.stringify(m.command)} not found on its PATH (${m.path})`);

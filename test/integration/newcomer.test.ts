@@ -42,20 +42,31 @@ describe('a newcomer on real tmux', () => {
   it('an agent whose pane dies at start: up reports it with the last lines the pane showed', async () => {
     await writeProfile(rig.root, 'broken', {
       command: 'sh',
-      args: ['-c', 'echo "broken-cli: cannot find its config"; exit 3'],
+      // A moment between its words and its exit, as a real CLI's teardown takes: on a loaded machine
+      // tmux 3.3a lost the output and the exit status of a program that exited at once (5 of 15 runs).
+      args: ['-c', 'echo "broken-cli: cannot find its config"; sleep 0.3; exit 3'],
+      detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] },
+    });
+    await writeProfile(rig.root, 'mute', {
+      command: 'sh',
+      args: ['-c', 'sleep 0.3; exit 4'],
       detect: { rules: [{ name: 'prompt', status: 'idle', pattern: '^> ' }] },
     });
     await writeProject(rig.root, {
       agents: [
         { name: 'alpha', profile: 'fake' },
         { name: 'crashy', profile: 'broken' },
+        { name: 'silent', profile: 'mute' },
       ],
     });
     const up = await rig.run(['up']);
     expect(up.code).toBe(1);
     expect(up.stdout).toMatch(
-      /crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start; last lines:\n\s+\| broken-cli: cannot find its config\n\s+\| Pane is dead \(status 3/,
+      /crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start \(exit status 3\); last lines:\n\s+\| broken-cli: cannot find its config\n/,
     );
+    // Its status: once in 15 runs beside two busy loops tmux had none for this pane within the 5 s `up`
+    // looks (nor its `Pane is dead` line), though it had them for every such pane made by hand. Not understood.
+    expect(up.stdout).toMatch(/silent\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start \(exit status (?:4|unknown)\), printing nothing\n/);
     const why = await rig.run(['why', 'crashy']);
     expect(why.stdout).toMatch(/crashy is exited/);
     expect(why.stdout).toMatch(/waiting for: `jaggers up` to restart it/);
