@@ -80,6 +80,7 @@ if (e2eFile) {
       if (mine.length === 0) continue;
       const failed = mine.filter((t) => t.status === 'failed');
       const passed = mine.filter((t) => t.status === 'passed').length;
+      if (passed + failed.length === 0) continue; // all skipped: a CLI this run was not for
       out.push(`${cli} e2e: ${passed} passed, ${failed.length} failed`);
       for (const t of failed) out.push(`  FAIL ${t.fullName}: ${String(t.failureMessages?.[0] ?? '').split('\n')[0]}`);
       if (failed.length) drifted = true;

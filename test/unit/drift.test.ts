@@ -80,6 +80,7 @@ describe('scripts/canary-report.mjs', () => {
             assertionResults: [
               { fullName: 'jaggers on real CLIs qwen 0.99.0: idle after up', status: 'failed', failureMessages: ['Error: qwen never became idle\n  at x'] },
               { fullName: 'jaggers on real CLIs gemini 0.61.0: idle after up', status: 'passed', failureMessages: [] },
+              { fullName: 'jaggers on real CLIs codex 0.169.0: idle after up', status: 'skipped', failureMessages: [] },
             ],
           },
         ],
@@ -92,6 +93,8 @@ describe('scripts/canary-report.mjs', () => {
     );
     expect(r.stdout).toContain('qwen e2e: 0 passed, 1 failed\n  FAIL jaggers on real CLIs qwen 0.99.0: idle after up: Error: qwen never became idle\n');
     expect(r.stdout).toContain('gemini e2e: 1 passed, 0 failed\n');
+    // A CLI whose tests were all skipped (not in this run) gets no line.
+    expect(r.stdout).not.toContain('codex e2e');
     expect(r.stdout).toMatch(/canary: something drifted/);
   });
 
