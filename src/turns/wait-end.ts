@@ -29,6 +29,12 @@ export interface WaitSpec {
 const HISTORY_LINES = 3000;
 /** How long a screen that shows the end waits for the transcript's finished reply, where the CLI keeps one. */
 const TRANSCRIPT_GRACE_MS = 1500;
+/**
+ * How long a finished reply in the transcript waits for the screen to stop showing busy: copilot 1.0.102
+ * writes the turn's end before its footer stops saying `Working`, and a turn confirmed then was followed
+ * by that busy screen, counted as a second turn. A screen busy longer than this does not hold the reply.
+ */
+const SCREEN_BUSY_GRACE_MS = 3000;
 
 export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promise<TurnEnd> {
   const hasDoneRules = w.profile.detect.rules.some((r) => r.status === 'done');
@@ -42,6 +48,8 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
     let sawScreen: ScreenEnd | null = null;
     /** When the screen first showed the turn's end while the transcript had no finished reply yet. */
     let transcriptWait: number | undefined;
+    /** When the transcript first had the finished reply while the screen still read busy. */
+    let busyWait: number | undefined;
     /** A screen that shows the end while the machine has not settled: it must stay so for settleMs. */
     let candidate: { screen: string; at: number } | null = null;
 
@@ -58,7 +66,13 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       if (w.readTranscript) {
         const t = await w.readTranscript().catch(() => null);
         sawTranscript = t === null ? 'no reply to this prompt yet' : t.finished ? 'a finished reply' : 'a reply still being written';
-        if (t?.finished) return finish(null, { by: 'transcript', reply: t.text });
+        if (t?.finished) {
+          if (watch.snapshot(w.paneId)?.screen?.status === 'busy') {
+            busyWait ??= performance.now();
+            if (performance.now() - busyWait < SCREEN_BUSY_GRACE_MS) return later(100);
+          }
+          return finish(null, { by: 'transcript', reply: t.text });
+        }
       }
       const settled = status === 'done' && watch.turns(w.paneId) > w.turnsBefore;
       const visible = watch.snapshot(w.paneId)?.screen?.status;

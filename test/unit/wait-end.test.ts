@@ -1,0 +1,104 @@
+// The end of a turn when the CLI keeps a transcript: its finished reply ends the wait, but not while the
+// screen still reads busy (copilot 1.0.102 writes the end before its footer stops saying `Working`, and
+// a turn confirmed then was followed by that busy screen, counted as a second turn).
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Classification } from '../../src/detect/classify.js';
+import type { PaneIO } from '../../src/delivery/ports.js';
+import { ProfileSchema } from '../../src/profiles/schema.js';
+import type { TurnWatch } from '../../src/turns/ports.js';
+import { waitForTurnEnd } from '../../src/turns/wait-end.js';
+
+/** One pane whose screen reading the test sets, and tells the wait about as a new screen would. */
+function fakeWatch(): { watch: TurnWatch; show(status: Classification['status']): void } {
+  let screen: Classification = { status: 'busy', rule: 'spinner', lines: [] };
+  const screens = new Set<(paneId: string, screen: string) => void>();
+  const watch: TurnWatch = {
+    status: () => 'busy',
+    onChange: () => () => {},
+    onScreen: (l) => {
+      screens.add(l);
+      return () => screens.delete(l);
+    },
+    inputSent: () => {},
+    turns: () => 0,
+    confirmTurn: () => {},
+    snapshot: () => ({ status: 'busy', context: { since: 0, rule: null, lines: [] }, screen }),
+  };
+  return {
+    watch,
+    show(status) {
+      screen = { status, rule: status, lines: [] };
+      for (const l of screens) l('%1', '');
+    },
+  };
+}
+
+const io: PaneIO = { capture: async () => '', leaveMode: async () => {}, paste: async () => {}, sendKeys: async () => {} };
+const spec = (readTranscript: () => Promise<{ text: string; finished: boolean }>) => ({
+  paneId: '%1',
+  agent: 'copilot',
+  profile: ProfileSchema.parse({ name: 'copilot', command: 'copilot', session: { transcript: 'copilot' } }),
+  nonce: 'n1',
+  turnsBefore: 0,
+  timeoutMs: 60_000,
+  artifact: 'turn_1.md',
+  readTranscript,
+  label: 'handoff',
+});
+
+describe('waitForTurnEnd with a transcript', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a finished reply waits for the screen to leave busy, then ends the turn by the transcript', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const f = fakeWatch();
+    let ended = false;
+    const end = waitForTurnEnd(
+      f.watch,
+      io,
+      spec(async () => ({ text: 'the answer', finished: true })),
+    ).then((e) => {
+      ended = true;
+      return e;
+    });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(ended, 'still busy on screen: not over yet').toBe(false);
+    f.show('idle');
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'the answer' });
+  });
+
+  it('a screen that stays busy holds the reply 3 s at most', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const f = fakeWatch();
+    let ended = false;
+    const end = waitForTurnEnd(
+      f.watch,
+      io,
+      spec(async () => ({ text: 'the answer', finished: true })),
+    ).then((e) => {
+      ended = true;
+      return e;
+    });
+    await vi.advanceTimersByTimeAsync(2900);
+    expect(ended).toBe(false);
+    await vi.advanceTimersByTimeAsync(300);
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'the answer' });
+  });
+
+  it('an unfinished reply does not end the turn, busy or not', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const f = fakeWatch();
+    let ended = false;
+    void waitForTurnEnd(
+      f.watch,
+      io,
+      spec(async () => ({ text: 'so far', finished: false })),
+    ).then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    f.show('idle');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(ended).toBe(false);
+  });
+});
