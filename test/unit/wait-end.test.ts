@@ -46,41 +46,37 @@ const spec = (readTranscript: () => Promise<{ text: string; finished: boolean }>
   label: 'handoff',
 });
 
+/** A wait on a pane whose transcript has the finished reply while its screen reads busy; `ended()` says whether it is over. */
+function finishedWhileBusy() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  const f = fakeWatch();
+  let over = false;
+  const end = waitForTurnEnd(
+    f.watch,
+    io,
+    spec(async () => ({ text: 'the answer', finished: true })),
+  ).then((e) => {
+    over = true;
+    return e;
+  });
+  return { f, end, ended: () => over };
+}
+
 describe('waitForTurnEnd with a transcript', () => {
   afterEach(() => vi.useRealTimers());
 
   it('a finished reply waits for the screen to leave busy, then ends the turn by the transcript', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const f = fakeWatch();
-    let ended = false;
-    const end = waitForTurnEnd(
-      f.watch,
-      io,
-      spec(async () => ({ text: 'the answer', finished: true })),
-    ).then((e) => {
-      ended = true;
-      return e;
-    });
+    const { f, end, ended } = finishedWhileBusy();
     await vi.advanceTimersByTimeAsync(1000);
-    expect(ended, 'still busy on screen: not over yet').toBe(false);
+    expect(ended(), 'still busy on screen: not over yet').toBe(false);
     f.show('idle');
     await expect(end).resolves.toEqual({ by: 'transcript', reply: 'the answer' });
   });
 
   it('a screen that stays busy holds the reply 3 s at most', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const f = fakeWatch();
-    let ended = false;
-    const end = waitForTurnEnd(
-      f.watch,
-      io,
-      spec(async () => ({ text: 'the answer', finished: true })),
-    ).then((e) => {
-      ended = true;
-      return e;
-    });
+    const { end, ended } = finishedWhileBusy();
     await vi.advanceTimersByTimeAsync(2900);
-    expect(ended).toBe(false);
+    expect(ended()).toBe(false);
     await vi.advanceTimersByTimeAsync(300);
     await expect(end).resolves.toEqual({ by: 'transcript', reply: 'the answer' });
   });
