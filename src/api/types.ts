@@ -172,6 +172,8 @@ export interface StateEventData {
 
 export interface TurnEventData {
   phase: 'written' | 'delivered' | 'done' | 'failed';
+  /** The work item whose turn it is. */
+  job?: string;
   agent: string;
   terminalId: string | null;
   task: string;

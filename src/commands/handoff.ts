@@ -6,7 +6,7 @@ import { withApi } from '../api/connect.js';
 import type { HandoffResult } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { newTaskId } from '../task-id.js';
+import { newTaskId } from '../ids.js';
 import type { Output } from '../output.js';
 import { Progress } from './progress.js';
 

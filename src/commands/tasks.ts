@@ -9,7 +9,7 @@ import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
 import { listProfileNames } from '../profiles/load.js';
 import { Registry, type RegistryData } from '../sessions/registry.js';
-import { newTaskId } from '../task-id.js';
+import { newTaskId } from '../ids.js';
 import { taskView, withSessions } from '../workflows/task-view.js';
 import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
 import { renderTable } from './render.js';

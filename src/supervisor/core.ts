@@ -24,7 +24,7 @@ import { PaneQueue } from '../delivery/queue.js';
 import { classify } from '../detect/classify.js';
 import { describeQuestion, hasNumberedMenu, pickChoice, readQuestion, rowHighlight, sameQuestion, type Question } from '../detect/question.js';
 import { JaggersError } from '../errors.js';
-import { newTaskId } from '../task-id.js';
+import { newTaskId } from '../ids.js';
 import type { Log } from '../logger.js';
 import { binDir } from '../package-root.js';
 import type { NewJournalEvent } from '../sessions/events.js';
@@ -50,7 +50,7 @@ import { PaneWatcher, type StatusChange } from './pane-watcher.js';
 import { homeOfPid, waitGroupGone } from './proc.js';
 import { publishStatus } from './publish.js';
 import { RegistryCache } from './registry-cache.js';
-import { TerminalTable, type TerminalEntry } from './terminals.js';
+import { TerminalTable, type TerminalEntry } from '../agents/table.js';
 import { waitingFor } from './waiting-for.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 

@@ -5,7 +5,7 @@
 // starts the next look.
 import type { JobRecord, MessageRecord, RegistryData } from '../sessions/registry.js';
 import type { Supervisor } from './core.js';
-import type { TerminalEntry } from './terminals.js';
+import type { TerminalEntry } from '../agents/table.js';
 
 export type WorkItem = { kind: 'message'; m: MessageRecord; created: string } | { kind: 'job'; j: JobRecord; created: string; resume: boolean };
 

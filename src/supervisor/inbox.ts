@@ -12,8 +12,8 @@ import { fillTemplate } from '../terminals/plan.js';
 import { paneIO } from '../tmux/pane-io.js';
 import { promptWentIn, turnEnd } from '../turns/turn.js';
 import type { Supervisor } from './core.js';
-import type { TerminalEntry } from './terminals.js';
-import { messageFile, MESSAGE_ID, newMessageId, renderMessage, writeDurable } from './work-files.js';
+import type { TerminalEntry } from '../agents/table.js';
+import { messageFile, MESSAGE_ID, newMessageId, renderMessage, writeDurable } from '../work/files.js';
 
 export interface MessageRequest {
   id?: string;

@@ -22,8 +22,8 @@ import type { PromptArtifact } from '../turns/artifacts.js';
 import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type PreparedTurn, type TurnTarget } from '../turns/turn.js';
 import type { Supervisor } from './core.js';
 import { knownAgents, resolveParty, resolveSender } from './inbox.js';
-import type { TerminalEntry } from './terminals.js';
-import { JOB_ID, jobPromptFile, homeMessage, newJobId, renderJobResult, writeDurable } from './work-files.js';
+import type { TerminalEntry } from '../agents/table.js';
+import { JOB_ID, jobPromptFile, homeMessage, newJobId, renderJobResult, writeDurable } from '../work/files.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 
 export interface JobRequest {

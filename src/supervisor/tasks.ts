@@ -19,7 +19,7 @@ import { TASK_FINAL, taskView, turnJobId, withSessions } from '../workflows/task
 import { JaggersError } from '../errors.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
-import { newTaskId } from '../task-id.js';
+import { newTaskId } from '../ids.js';
 import { bindRoles, loadWorkflow } from '../workflows/load.js';
 import { listProfileNames, loadProfile } from '../profiles/load.js';
 import { windowTags } from '../terminals/apply.js';
@@ -28,10 +28,10 @@ import { planLaunch } from '../terminals/plan.js';
 import { fixWindowSize, newWindow, respawnPane, setWindowOptions } from '../tmux/commands.js';
 import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
 import type { Supervisor } from './core.js';
-import type { TerminalEntry } from './terminals.js';
+import type { TerminalEntry } from '../agents/table.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 import { resolveSender } from './inbox.js';
-import { homeMessage } from './work-files.js';
+import { homeMessage } from '../work/files.js';
 
 export interface TaskRequest {
   id?: string;

@@ -244,7 +244,7 @@ describe('the inbox after a crash between claim and delivery', () => {
     process.kill(pid, 'SIGKILL');
     await waitPidGone(pid);
     const { Registry } = await import('../../src/sessions/registry.js');
-    const { renderMessage, writeDurable } = await import('../../src/supervisor/work-files.js');
+    const { renderMessage, writeDurable } = await import('../../src/work/files.js');
     const reg = new Registry(path.join(rig.root, '.jaggers'));
     const to = Object.values((await reg.read()).terminals).find((t) => t.agent === 'alpha')!.terminalId;
     const id = 'm-0123456789ab';
