@@ -103,6 +103,7 @@ export default tseslint.config(
     [
       'src/cli.ts',
       'src/program.ts',
+      'src/cli/*.ts',
       'src/context.ts',
       'src/errors.ts',
       'src/output.ts',
