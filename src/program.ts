@@ -11,6 +11,7 @@ import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
 import type { GlobalOptions } from './context.js';
 import { isJaggersError } from './errors.js';
+import { packageVersion } from './package-root.js';
 
 export type { Env } from './cli/shared.js';
 
@@ -21,6 +22,7 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
     .option('--socket <name|path>', 'tmux socket name (-L) or path (-S); default jaggers-<8 hex of the project path> (env JAGGERS_SOCKET)')
     .option('--session <name>', 'tmux session name (default: jaggers.json session, else the project folder name)')
     .option('-v, --verbose', "show the supervisor's log lines on stderr while the command runs (also JAGGERS_LOG=debug)")
+    .version(packageVersion(), '-V, --version')
     .configureOutput({ writeOut: e.io.writeOut, writeErr: e.io.writeErr })
     .exitOverride()
     .enablePositionalOptions()
