@@ -103,6 +103,8 @@ export default tseslint.config(
     [
       'src/cli.ts',
       'src/program.ts',
+      'src/cli/*.ts',
+      'src/package-root.ts',
       'src/context.ts',
       'src/errors.ts',
       'src/output.ts',
