@@ -53,7 +53,7 @@ export default tseslint.config(
         'detection is pure: it reads screens handed to it, never files, processes or tmux',
       ],
       [
-        ['../tmux/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*'],
+        ['../tmux/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../clis/*'],
         'detection is pure: the supervisor feeds it',
       ],
     ],
@@ -91,6 +91,19 @@ export default tseslint.config(
     [[['../tmux/*', '../supervisor/*', '../commands/*', '../turns/*', '../delivery/deliver*'], 'data on disk: no tmux, no live state']],
   ),
   layer(
+    ['src/clis/**'],
+    [
+      [
+        [
+          'node:child_process',
+          'execa',
+          ...['tmux', 'supervisor', 'commands', 'api', 'turns', 'delivery', 'terminals'].flatMap((d) => [`../${d}/*`, `../../${d}/*`]),
+        ],
+        'a CLI folder reads the files its CLI writes: no tmux, no live state, no processes (discovery is handed a `run` function)',
+      ],
+    ],
+  ),
+  layer(
     ['src/commands/**'],
     [
       [
@@ -103,6 +116,8 @@ export default tseslint.config(
     [
       'src/cli.ts',
       'src/program.ts',
+      'src/cli/*.ts',
+      'src/package-root.ts',
       'src/context.ts',
       'src/errors.ts',
       'src/output.ts',

@@ -5,11 +5,12 @@ import stripAnsi from 'strip-ansi';
 import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
 import { classify, regexOf, type Classification } from '../detect/classify.js';
-import { combine, stateFilePath } from '../detect/state-file.js';
+import { readStateFile, stateFilePath } from '../clis/state-file.js';
+import { combine } from '../detect/state-file.js';
 import type { Profile } from '../profiles/schema.js';
 import { capturePane, paneField, subscribe } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
-import { homeOfPid, readStateFile } from './proc.js';
+import { homeOfPid } from './proc.js';
 
 export interface WatchedPane {
   paneId: string;

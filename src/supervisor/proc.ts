@@ -1,7 +1,6 @@
 // What Linux tells about a pane's process: its environment (HOME, CODEX_HOME...) from /proc.
 import { readFile } from 'node:fs/promises';
 import { groupRuns, untilGone } from '../proc-state.js';
-import { parseStateFile, stateFilePath, type StateFileKind, type StateFileReading } from '../detect/state-file.js';
 
 /** The environment of a running process, or null when it cannot be read (gone, not Linux). */
 export async function envOfPid(pid: number): Promise<Record<string, string> | null> {
@@ -20,16 +19,6 @@ export async function envOfPid(pid: number): Promise<Record<string, string> | nu
 /** The HOME a pane's process runs with, falling back to `fallback`. */
 export async function homeOfPid(pid: number, fallback: string): Promise<string> {
   return (await envOfPid(pid))?.HOME || fallback;
-}
-
-/** Read the CLI's own status and session; nulls when the file is missing, unreadable or unknown. */
-export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<StateFileReading> {
-  const file = stateFilePath(kind, home, pid);
-  try {
-    return parseStateFile(JSON.parse(await readFile(file, 'utf8')), file);
-  } catch {
-    return { classification: null, sessionId: null };
-  }
 }
 
 /**

@@ -6,7 +6,7 @@
 // never writes beside it (seen with all six real CLIs; see docs/handoffs-and-jobs.md). This file holds
 // what a run is made of (its argv, what its output says); src/work/run-headless.ts runs it by phases.
 import { JaggersError } from '../errors.js';
-import { jsonObjects } from '../handover/jsonl.js';
+import { HEADLESS_IDS, HEADLESS_REPLIES } from '../clis/kinds.js';
 import type { Profile } from '../profiles/schema.js';
 import { fillTemplate } from '../terminals/plan.js';
 
@@ -24,38 +24,6 @@ export interface HeadlessPane {
   hold(): void;
   /** Start the TUI again: resuming `sessionId` when the conversation exists, else starting it under that id. */
   resume(sessionId: string | null, conversation: boolean): Promise<void>;
-}
-
-/** The session a first `codex exec --json` made: its `thread.started` event. */
-export function threadIdFromJson(stdout: string): string | null {
-  // Lines that are not JSON (warnings) are skipped.
-  const e = jsonObjects(stdout).find((x) => x.type === 'thread.started' && typeof x.thread_id === 'string' && x.thread_id);
-  return e ? (e.thread_id as string) : null;
-}
-
-/** One event a line of `opencode run --format json` (1.18.33): `{type, sessionID, part: {messageID, type, text}}`. */
-interface OpencodeEvent {
-  type?: unknown;
-  sessionID?: unknown;
-  part?: { messageID?: unknown; text?: unknown };
-}
-
-/**
- * What `opencode run --format json` printed: the session it ran in, and the reply, the text parts of its
- * last message that has text (a turn with a tool call has a message before the call and one after).
- */
-export function opencodeRunJson(stdout: string): { sessionId: string | null; text: string } {
-  let sessionId: string | null = null;
-  const texts = new Map<string, string[]>();
-  // Lines that are not JSON (warnings) are skipped.
-  for (const e of jsonObjects(stdout) as OpencodeEvent[]) {
-    if (sessionId === null && typeof e.sessionID === 'string' && e.sessionID) sessionId = e.sessionID;
-    if (e.type === 'text' && typeof e.part?.text === 'string') {
-      const id = typeof e.part.messageID === 'string' ? e.part.messageID : '';
-      texts.set(id, [...(texts.get(id) ?? []), e.part.text]);
-    }
-  }
-  return { sessionId, text: [...texts.values()].at(-1)?.join('') ?? '' };
 }
 
 /** A first turn refused because its session id is taken (someone talked in the pane first): run it as a later turn. */
@@ -102,8 +70,7 @@ export function headlessResult(
   o: { stdout: string; fileText: string | null; usesFile: boolean; sessionId: string | null },
 ): { text: string; sessionId: string | null } {
   const s = profile.session;
-  const json = s.headlessReply === 'opencode-json' || s.headlessIdFrom === 'opencode-json' ? opencodeRunJson(o.stdout) : null;
-  const text = (o.usesFile ? o.fileText : null) ?? (s.headlessReply === 'opencode-json' ? json!.text : o.stdout);
-  const made = s.headlessIdFrom === 'codex-json' ? threadIdFromJson(o.stdout) : s.headlessIdFrom === 'opencode-json' ? json!.sessionId : null;
+  const text = (o.usesFile ? o.fileText : null) ?? HEADLESS_REPLIES[s.headlessReply](o.stdout);
+  const made = s.headlessIdFrom ? HEADLESS_IDS[s.headlessIdFrom](o.stdout) : null;
   return { text: text.trim(), sessionId: o.sessionId ?? made };
 }
