@@ -9,7 +9,7 @@ import { installedVersion, type VersionReport } from '../profiles/cli-version.js
 import { checkAllProfiles, loadProfile } from '../profiles/load.js';
 import type { Profile } from '../profiles/schema.js';
 import type { AgentSpec } from '../project/project-file.js';
-import { findCommand } from '../terminals/find-command.js';
+import { findCommand } from '../agents/find-command.js';
 import { serverRunning } from '../tmux/one-shot.js';
 import { describeSocket } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';

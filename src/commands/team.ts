@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { adHocAgents, type AgentSpec } from '../project/project-file.js';
 import { loadProfile } from '../profiles/load.js';
-import type { TeamMember } from '../terminals/plan.js';
+import type { TeamMember } from '../agents/plan.js';
 import { registryTeam } from './up-hint.js';
 
 export const DEMO_TEAM: AgentSpec[] = [

@@ -10,7 +10,7 @@ import { combine } from '../detect/state-file.js';
 import type { Profile } from '../profiles/schema.js';
 import { capturePane, paneField, subscribe } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
-import { homeOfPid } from './proc.js';
+import { homeOfPid } from '../agents/proc.js';
 
 export interface WatchedPane {
   paneId: string;

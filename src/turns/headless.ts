@@ -8,7 +8,7 @@
 import { JaggersError } from '../errors.js';
 import { HEADLESS_IDS, HEADLESS_REPLIES } from '../clis/kinds.js';
 import type { Profile } from '../profiles/schema.js';
-import { fillTemplate } from '../terminals/plan.js';
+import { fillTemplate } from '../agents/plan.js';
 
 /** How the agent's CLI runs outside its pane: its environment, extra arguments and folder. */
 export interface AgentLaunch {

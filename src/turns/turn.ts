@@ -16,7 +16,7 @@ import type { Log } from '../logger.js';
 import type { Profile } from '../profiles/schema.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import type { RegistryData, RegistryStore } from '../sessions/registry.js';
-import { fillTemplate } from '../terminals/plan.js';
+import { fillTemplate } from '../agents/plan.js';
 import { writePrompt, writeReply, type PromptArtifact, type TurnParty } from './artifacts.js';
 import type { TurnWatch } from './ports.js';
 import { waitForTurnEnd, type TurnEnd } from './wait-end.js';

@@ -7,7 +7,7 @@ import { deliverNow } from '../delivery/deliver.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import type { MessageRecord } from '../sessions/registry.js';
-import { fillTemplate } from '../terminals/plan.js';
+import { fillTemplate } from '../agents/plan.js';
 import { promptWentIn, turnEnd, type TurnEnv } from '../turns/turn.js';
 import type { Agents, Publish, Store, TerminalEntry } from './ports.js';
 
