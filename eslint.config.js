@@ -53,7 +53,7 @@ export default tseslint.config(
         'detection is pure: it reads screens handed to it, never files, processes or tmux',
       ],
       [
-        ['../tmux/*', '../panes/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*'],
+        ['../tmux/*', '../panes/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../clis/*'],
         'detection is pure: the supervisor feeds it',
       ],
     ],
@@ -83,7 +83,7 @@ export default tseslint.config(
     [
       [
         ['../supervisor/*', '../commands/*', '../api/*', '../turns/*', '../delivery/*', '../sessions/*', '../handover/*'],
-        'src/panes/ watches panes for the supervisor: it builds on tmux, detection and the machines, never on the parts above it',
+        'src/panes/ watches panes for the supervisor: it builds on tmux, detection, the CLI folders and the machines, never on the parts above it',
       ],
       [['../profiles/*'], 'src/panes/ is handed profiles as data: it imports their types only'],
     ],
@@ -112,6 +112,19 @@ export default tseslint.config(
     [[['../tmux/*', '../panes/*', '../supervisor/*', '../commands/*', '../turns/*', '../delivery/deliver*'], 'data on disk: no tmux, no live state']],
   ),
   layer(
+    ['src/clis/**'],
+    [
+      [
+        [
+          'node:child_process',
+          'execa',
+          ...['tmux', 'panes', 'supervisor', 'commands', 'api', 'turns', 'delivery', 'terminals'].flatMap((d) => [`../${d}/*`, `../../${d}/*`]),
+        ],
+        'a CLI folder reads the files its CLI writes: no tmux, no live state, no processes (discovery is handed a `run` function)',
+      ],
+    ],
+  ),
+  layer(
     ['src/commands/**'],
     [
       [
@@ -124,6 +137,8 @@ export default tseslint.config(
     [
       'src/cli.ts',
       'src/program.ts',
+      'src/cli/*.ts',
+      'src/package-root.ts',
       'src/context.ts',
       'src/errors.ts',
       'src/output.ts',

@@ -30,7 +30,7 @@ import { resolveContext } from '../dist/src/context.js';
 import { deliverNow } from '../dist/src/delivery/deliver.js';
 import { paneIO } from '../dist/src/tmux/pane-io.js';
 import { makeNonce, sanitizeText } from '../dist/src/delivery/sanitize.js';
-import { readTranscriptReply } from '../dist/src/handover/reply.js';
+import { readTranscriptReply } from '../dist/src/clis/transcript.js';
 import { waitForTurnEnd } from '../dist/src/turns/wait-end.js';
 import { PaneWatcher } from '../dist/src/panes/watcher.js';
 import { nextTurn, parseArtifact, writeArtifact } from '../dist/src/handover/artifact.js';

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,3 +17,8 @@ export const packageRoot = findRoot();
 export const builtinProfilesDir = path.join(packageRoot, 'profiles');
 export const binDir = path.join(packageRoot, 'bin');
 export const cliEntry = path.join(packageRoot, 'bin', 'jaggers.js');
+
+/** The version in package.json, for `jaggers --version`. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}

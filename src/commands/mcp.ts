@@ -1,5 +1,6 @@
 // `jaggers mcp`: serve the MCP tools on stdio; `--print-config <cli>`: show how jaggers registers that
 // server in an agent of that CLI (profile) or of that name (the team's agent, with its own terminal id).
+import { MCP_FORMATS } from '../clis/kinds.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { mcpLaunch, type McpLaunch } from '../mcp/register.js';
@@ -40,12 +41,13 @@ export async function printConfig(ctx: Context, name: string): Promise<McpConfig
   const registration = off
     ? null
     : mcpLaunch(profile.profile, { projectRoot: ctx.projectRoot, session: ctx.session, socket, binDir, terminalId, agent: spec?.name ?? name, task: null });
+  const format = MCP_FORMATS[profile.profile.mcp?.via ?? 'config-file'];
   const how = off
     ? `agent ${name} has "mcp": false in jaggers.json: it uses the jaggers commands`
     : !registration
       ? `profile ${profileName} has no "mcp" section: its agents use the jaggers commands`
-      : profile.profile.mcp!.via === 'codex-overrides'
-        ? 'command-line overrides (-c mcp_servers.jaggers.*), nothing written to disk'
+      : 'how' in format
+        ? format.how
         : `a file under .jaggers/mcp/ named by ${[...(registration.args.length ? ['its command line'] : []), ...Object.keys(registration.env)].join(' and ')}`;
   return { profile: profileName, agent: spec?.name ?? name, terminalId, registration, how };
 }

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { loadProfile } from '../profiles/load.js';
 import type { AgentSpec } from '../project/project-file.js';
-import { rewriteResumeArgs } from '../sessions/exec-rewrite.js';
+import { rewriteResumeArgs } from '../clis/exec-rewrite.js';
 import { pinnedSession, Registry } from '../sessions/registry.js';
 import { renderTable } from './render.js';
 import { up, type UpResult } from './up.js';

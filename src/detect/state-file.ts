@@ -1,35 +1,4 @@
-import path from 'node:path';
 import type { Classification } from './classify.js';
-
-export type StateFileKind = 'claude-sessions' | 'fake-agent';
-
-/** Where a CLI writes its own status, by the pid of its process and its HOME. */
-export function stateFilePath(kind: StateFileKind, home: string, pid: number): string {
-  return kind === 'claude-sessions' ? path.join(home, '.claude', 'sessions', `${pid}.json`) : path.join(home, '.fake-agent', 'state', `${pid}.json`);
-}
-
-const MAP: Record<string, Classification['status']> = {
-  idle: 'idle',
-  busy: 'busy',
-  waiting: 'waiting_input',
-  starting: 'starting',
-};
-
-export interface StateFileReading {
-  classification: Classification | null;
-  /** The conversation the CLI is in now: it changes under us when the CLI forks (claude's /clear). */
-  sessionId: string | null;
-}
-
-/** What a state file's parsed JSON says; nulls for anything missing or unknown. */
-export function parseStateFile(data: unknown, file: string): StateFileReading {
-  const { status, sessionId } = (data ?? {}) as { status?: unknown; sessionId?: unknown };
-  const mapped = typeof status === 'string' ? MAP[status] : undefined;
-  return {
-    classification: mapped ? { status: mapped, rule: `state-file ${file}`, lines: [`status: ${String(status)}`] } : null,
-    sessionId: typeof sessionId === 'string' && sessionId ? sessionId : null,
-  };
-}
 
 /**
  * Combine the screen and the CLI's own state: the file is stronger evidence for busy/idle/waiting,

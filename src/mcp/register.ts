@@ -3,6 +3,7 @@
 // project, session and tmux server, with the agent's terminal id in its environment (codex passes MCP
 // servers only a few variables of its own, so the ids go in the entry, not only in the pane's env).
 import path from 'node:path';
+import { MCP_FORMATS } from '../clis/kinds.js';
 import type { Profile } from '../profiles/schema.js';
 
 export interface McpServerEntry {
@@ -57,31 +58,16 @@ export function mcpConfigPath(projectRoot: string, terminalId: string): string {
 
 const fill = (s: string, vars: Record<string, string>) => s.replace(/\{(\w+)\}/g, (m, k: string) => vars[k] ?? m);
 
-/** A TOML value for codex's `-c key=value` (JSON's strings and arrays of strings are TOML too). */
-function toml(v: unknown): string {
-  if (v !== null && typeof v === 'object' && !Array.isArray(v))
-    return `{${Object.entries(v)
-      .map(([k, x]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)}=${toml(x)}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
-}
-
 /** The registration of jaggers' MCP server for one agent's process; null when the profile has none. */
 export function mcpLaunch(profile: Profile, id: McpIdentity): McpLaunch | null {
   const how = profile.mcp;
   if (!how) return null;
   const entry = { ...mcpServerEntry(id), ...how.server };
-  if (how.via === 'codex-overrides') {
-    const args = Object.entries(entry).flatMap(([k, v]) => ['-c', `mcp_servers.jaggers.${k}=${toml(v)}`]);
-    return { args: [...args, ...how.args], env: { ...how.env }, files: [] };
-  }
+  const format = MCP_FORMATS[how.via];
+  if ('args' in format) return { args: [...format.args(entry), ...how.args], env: { ...how.env }, files: [] };
   const file = mcpConfigPath(id.projectRoot, id.terminalId);
   const vars = { mcpConfig: file };
-  // opencode's own format: `mcp.<name>` = a local server with its command line as one array.
-  const config =
-    how.via === 'opencode-config'
-      ? { mcp: { jaggers: { type: 'local', command: [entry.command, ...entry.args], environment: entry.env, enabled: true, ...how.server } } }
-      : { mcpServers: { jaggers: entry } };
+  const config = format.config(entry, how.server);
   return {
     args: how.args.map((a) => fill(a, vars)),
     env: Object.fromEntries(Object.entries(how.env).map(([k, v]) => [k, fill(v, vars)])),

@@ -1,9 +1,8 @@
 import { watch } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { readStateFile, stateFilePath, type StateFileKind, type StateFileReading } from '../clis/state-file.js';
 import type { Classification } from '../detect/classify.js';
-import { parseStateFile, stateFilePath, type StateFileKind, type StateFileReading } from '../detect/state-file.js';
 import { homeOfPid } from './process-home.js';
 
 /** The file system as state-file watching uses it (the real one below; fakes in tests). */
@@ -13,16 +12,6 @@ export interface StateFilePorts {
   read(kind: StateFileKind, home: string, pid: number): Promise<StateFileReading>;
   /** Watch a folder (inotify); `onChange` gets the name of the file that changed. Throws when there is no folder. */
   watchFolder(dir: string, onChange: (name: string | null) => void): { close(): void };
-}
-
-/** Read the CLI's own status and session; nulls when the file is missing, unreadable or unknown. */
-export async function readStateFile(kind: StateFileKind, home: string, pid: number): Promise<StateFileReading> {
-  const file = stateFilePath(kind, home, pid);
-  try {
-    return parseStateFile(JSON.parse(await readFile(file, 'utf8')), file);
-  } catch {
-    return { classification: null, sessionId: null };
-  }
 }
 
 export const realStateFilePorts: StateFilePorts = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DISCOVER_KINDS, HEADLESS_ID_KINDS, HEADLESS_REPLY_KINDS, MCP_VIA_KINDS, STATE_FILE_KINDS, TRANSCRIPT_KINDS } from '../clis/kinds.js';
 
 export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -46,7 +47,7 @@ export const DetectSchema = z.strictObject({
    */
   outputBusy: z.array(regex).default([]),
   /** Where the CLI writes its own state to disk, used as stronger evidence than the screen. */
-  stateFile: z.enum(['claude-sessions', 'fake-agent']).optional(),
+  stateFile: z.enum(STATE_FILE_KINDS).optional(),
   /**
    * The CLI shows nothing busy while it streams (codex): a quiet screen after busy is not enough,
    * only `done` evidence (its turn summary) ends the turn.
@@ -77,20 +78,20 @@ export const SessionSchema = z.strictObject({
    */
   headlessFirstArgs: z.array(z.string()).optional(),
   /** How a first headless turn tells the session it made, for a CLI that cannot take one up front. */
-  headlessIdFrom: z.enum(['codex-json', 'opencode-json']).optional(),
+  headlessIdFrom: z.enum(HEADLESS_ID_KINDS).optional(),
   /**
    * How a headless turn prints its reply: `text` (the reply alone, or the `{replyFile}` it names),
    * `opencode-json` (`opencode run --format json` events: the last message's text parts).
    */
-  headlessReply: z.enum(['text', 'opencode-json']).default('text'),
+  headlessReply: z.enum(HEADLESS_REPLY_KINDS).default('text'),
   /**
    * Where a `discovered` pin is read: `codex-rollout` (codex's rollout files), `opencode-session-list`
    * (the CLI run with `listArgs`, JSON; `export <id>` tells apart several new sessions).
    */
-  discover: z.enum(['codex-rollout', 'opencode-session-list', 'list-sessions']).optional(),
+  discover: z.enum(DISCOVER_KINDS).optional(),
   listArgs: z.array(z.string()).optional(),
   /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */
-  transcript: z.enum(['fake-agent', 'claude', 'qwen', 'copilot']).optional(),
+  transcript: z.enum(TRANSCRIPT_KINDS).optional(),
 });
 
 export const DeliverySchema = z.strictObject({
@@ -120,7 +121,7 @@ export const DeliverySchema = z.strictObject({
  * CLI's own options: timeouts, trust).
  */
 export const McpSchema = z.strictObject({
-  via: z.enum(['config-file', 'opencode-config', 'codex-overrides']),
+  via: z.enum(MCP_VIA_KINDS),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   server: z.record(z.string(), z.unknown()).default({}),

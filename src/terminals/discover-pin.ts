@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { execa } from 'execa';
+import { DISCOVERERS } from '../clis/kinds.js';
 import type { Profile } from '../profiles/schema.js';
-import { findNewCodexSession, findNewOpencodeSession, type DiscoveryResult } from '../sessions/discover.js';
 import type { Registry } from '../sessions/registry.js';
 
 /** The environment of a running process (Linux), or null. */
@@ -37,7 +36,8 @@ export async function discoverPin(
   tag?: string,
 ): Promise<string | null> {
   const how = profile.session.discover;
-  if (profile.session.pin !== 'discovered' || (how !== 'codex-rollout' && how !== 'opencode-session-list')) return null;
+  const discover = how ? DISCOVERERS[how] : null;
+  if (profile.session.pin !== 'discovered' || !discover) return null;
   const data = await registry.read();
   const terminal = data.terminals[terminalId];
   if (!terminal || terminal.sessionId) return terminal?.sessionId ?? null;
@@ -49,29 +49,17 @@ export async function discoverPin(
       .filter((x): x is string => !!x),
   );
   const since = new Date(terminal.created);
-  let found: DiscoveryResult;
-  if (how === 'codex-rollout') {
-    found = await findNewCodexSession({ codexHome: env.CODEX_HOME || path.join(home, '.codex'), cwd: terminal.cwd, since, exclude });
-  } else {
-    // The CLI itself, as the agent runs it: its folder and its environment (HOME, XDG folders, config).
-    const run = async (args: readonly string[]): Promise<string> => {
-      const r = await execa(profile.command, [...args], { cwd: terminal.cwd, env, extendEnv: false, timeout: LIST_TIMEOUT_MS, reject: false, stdin: 'ignore' });
-      if (r.exitCode !== 0 || r.failed) {
-        throw new Error(
-          `${profile.command} ${args.join(' ')} in ${terminal.cwd} failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}): ${String(r.stderr).trim().slice(-300)}`,
-        );
-      }
-      return String(r.stdout);
-    };
-    found = await findNewOpencodeSession({
-      run,
-      listArgs: profile.session.listArgs ?? ['session', 'list', '--format', 'json'],
-      cwd: terminal.cwd,
-      since,
-      exclude,
-      tag,
-    });
-  }
+  // The CLI itself, as the agent runs it: its folder and its environment (HOME, XDG folders, config).
+  const run = async (args: readonly string[]): Promise<string> => {
+    const r = await execa(profile.command, [...args], { cwd: terminal.cwd, env, extendEnv: false, timeout: LIST_TIMEOUT_MS, reject: false, stdin: 'ignore' });
+    if (r.exitCode !== 0 || r.failed) {
+      throw new Error(
+        `${profile.command} ${args.join(' ')} in ${terminal.cwd} failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}): ${String(r.stderr).trim().slice(-300)}`,
+      );
+    }
+    return String(r.stdout);
+  };
+  const found = await discover({ env, home, cwd: terminal.cwd, since, exclude, tag, listArgs: profile.session.listArgs, run });
   if (found.kind !== 'found') {
     if (found.kind === 'ambiguous') throw new Error(found.reason);
     return null;

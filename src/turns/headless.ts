@@ -9,9 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { HandoffResult } from '../api/types.js';
+import { HEADLESS_IDS, HEADLESS_REPLIES } from '../clis/kinds.js';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
-import { jsonObjects } from '../handover/jsonl.js';
 import type { Profile } from '../profiles/schema.js';
 import { fillTemplate } from '../terminals/plan.js';
 import { writePrompt, writeReply, type TurnParty } from './artifacts.js';
@@ -34,38 +34,6 @@ export interface HeadlessPane {
 export interface HeadlessEnv extends Pick<TurnEnv, 'registry' | 'queue' | 'projectRoot' | 'jaggersDir' | 'log' | 'emit'> {
   launch(target: TurnTarget): Promise<AgentLaunch>;
   pane: HeadlessPane | null;
-}
-
-/** The session a first `codex exec --json` made: its `thread.started` event. */
-export function threadIdFromJson(stdout: string): string | null {
-  // Lines that are not JSON (warnings) are skipped.
-  const e = jsonObjects(stdout).find((x) => x.type === 'thread.started' && typeof x.thread_id === 'string' && x.thread_id);
-  return e ? (e.thread_id as string) : null;
-}
-
-/** One event a line of `opencode run --format json` (1.18.33): `{type, sessionID, part: {messageID, type, text}}`. */
-interface OpencodeEvent {
-  type?: unknown;
-  sessionID?: unknown;
-  part?: { messageID?: unknown; text?: unknown };
-}
-
-/**
- * What `opencode run --format json` printed: the session it ran in, and the reply, the text parts of its
- * last message that has text (a turn with a tool call has a message before the call and one after).
- */
-export function opencodeRunJson(stdout: string): { sessionId: string | null; text: string } {
-  let sessionId: string | null = null;
-  const texts = new Map<string, string[]>();
-  // Lines that are not JSON (warnings) are skipped.
-  for (const e of jsonObjects(stdout) as OpencodeEvent[]) {
-    if (sessionId === null && typeof e.sessionID === 'string' && e.sessionID) sessionId = e.sessionID;
-    if (e.type === 'text' && typeof e.part?.text === 'string') {
-      const id = typeof e.part.messageID === 'string' ? e.part.messageID : '';
-      texts.set(id, [...(texts.get(id) ?? []), e.part.text]);
-    }
-  }
-  return { sessionId, text: [...texts.values()].at(-1)?.join('') ?? '' };
 }
 
 const IN_USE = /already (?:in use|exists)/i;
@@ -114,9 +82,8 @@ async function runHeadless(
       throw new JaggersError(r.timedOut ? 'E_TIMEOUT' : 'E_FILE', `${o.label}: ${profile.command} ${why}`);
     }
     const stdout = String(r.stdout);
-    const json = s.headlessReply === 'opencode-json' || s.headlessIdFrom === 'opencode-json' ? opencodeRunJson(stdout) : null;
-    const text = (run.usesFile ? await readFile(replyFile, 'utf8').catch(() => null) : null) ?? (s.headlessReply === 'opencode-json' ? json!.text : stdout);
-    const made = s.headlessIdFrom === 'codex-json' ? threadIdFromJson(stdout) : s.headlessIdFrom === 'opencode-json' ? json!.sessionId : null;
+    const text = (run.usesFile ? await readFile(replyFile, 'utf8').catch(() => null) : null) ?? HEADLESS_REPLIES[s.headlessReply](stdout);
+    const made = s.headlessIdFrom ? HEADLESS_IDS[s.headlessIdFrom](stdout) : null;
     return { text: text.trim(), sessionId: o.sessionId ?? made };
   } finally {
     await rm(tmp, { recursive: true, force: true });

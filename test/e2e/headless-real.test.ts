@@ -31,7 +31,7 @@ import { waitUntil } from './drive.js';
 import { killGroup, SESSION } from './private-tmux.js';
 import { createRig, type CliRig } from './rig.js';
 import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.js';
-import { opencodeRunJson } from '../../src/turns/headless.js';
+import { opencodeRunJson } from '../../src/clis/opencode/headless.js';
 import type { RecordedRequest } from './stub-server.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';

@@ -1,7 +1,7 @@
 // jaggers' headless turns on the real CLIs, through the supervisor: the conversation's first turn
 // headless (its TUI in the pane had taken none, so the resume arguments would find nothing), then a
 // turn typed into the pane, which must be in that same conversation, then headless again. The pane's
-// TUI is stopped before each headless turn and resumed after it (the real CLIs need that; see README).
+// TUI is stopped before each headless turn and resumed after it (the real CLIs need that; see docs/handoffs-and-jobs.md).
 // Needs `npm run build` and scripts/install-real-clis.sh; a CLI that is not installed is skipped.
 
 import { readFileSync } from 'node:fs';

@@ -43,7 +43,7 @@ const firstHandoff = new Map<CliName, HandoffResult>();
 
 const STEP_MS = 120_000;
 
-/** jaggers' MCP tools; the name each CLI gives them in its requests is recorded (README). */
+/** jaggers' MCP tools; the name each CLI gives them in its requests is recorded (docs/mcp.md). */
 const MCP_TOOLS = TOOLS.map((t) => t.name);
 const MCP_NAMES = new Map<CliName, string[]>();
 
@@ -156,7 +156,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
       );
 
       // gemini 0.61 reads a per-process settings file (GEMINI_CLI_SYSTEM_DEFAULTS_PATH) only when it and every
-      // folder above it are owned by root and not group-writable, so jaggers registers nothing there (README).
+      // folder above it are owned by root and not group-writable, so jaggers registers nothing there (docs/mcp.md).
       it.skipIf(cli === 'gemini')(`${cli} is offered jaggers' MCP tools: the request for the handoff's turn names all eleven`, () => {
         const res = firstHandoff.get(cli);
         expect(res, 'the handoff test ran first').toBeDefined();

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StateFileReading } from '../../src/detect/state-file.js';
-import { readStateFile, StateFiles, type StateFileOwner, type StateFilePorts } from '../../src/panes/state-files.js';
+import type { StateFileReading } from '../../src/clis/state-file.js';
+import { realStateFilePorts, StateFiles, type StateFileOwner, type StateFilePorts } from '../../src/panes/state-files.js';
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
@@ -188,7 +188,7 @@ describe('state files', () => {
   });
 });
 
-describe('readStateFile', () => {
+describe('the real state-file ports', () => {
   const homes: string[] = [];
   afterEach(() => {
     for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
@@ -200,10 +200,10 @@ describe('readStateFile', () => {
     mkdirSync(path.join(home, '.fake-agent', 'state'), { recursive: true });
     writeFileSync(path.join(home, '.fake-agent', 'state', '41.json'), JSON.stringify({ status: 'busy', sessionId: 'abc' }));
     writeFileSync(path.join(home, '.fake-agent', 'state', '42.json'), '{not json');
-    const r = await readStateFile('fake-agent', home, 41);
+    const r = await realStateFilePorts.read('fake-agent', home, 41);
     expect(r.classification?.status).toBe('busy');
     expect(r.sessionId).toBe('abc');
-    expect(await readStateFile('fake-agent', home, 42)).toEqual({ classification: null, sessionId: null });
-    expect(await readStateFile('fake-agent', home, 43)).toEqual({ classification: null, sessionId: null });
+    expect(await realStateFilePorts.read('fake-agent', home, 42)).toEqual({ classification: null, sessionId: null });
+    expect(await realStateFilePorts.read('fake-agent', home, 43)).toEqual({ classification: null, sessionId: null });
   });
 });

@@ -2,7 +2,7 @@
 // clock: output, captures, state-file events, flow control and deaths, each step driving the pane's
 // machine as the supervisor sees it.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StateFileReading } from '../../src/detect/state-file.js';
+import type { StateFileReading } from '../../src/clis/state-file.js';
 import type { StateFilePorts } from '../../src/panes/state-files.js';
 import { PaneWatcher, type StatusChange, type WatchedPane } from '../../src/panes/watcher.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';

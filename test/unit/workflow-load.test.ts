@@ -158,16 +158,16 @@ describe('workflow files', () => {
     expect(r[2]!.prompt).toBe('Fix what b found in <reply of check> (round 1 of 3).');
   });
 
-  it("the README's example file is valid, and its dry run shows every step once, past the loop", async () => {
-    const readme = await readFile(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    const text = /```yaml\n(description: build it[\s\S]*?)```/.exec(readme)![1]!;
+  it("docs/workflows.md's example file is valid, and its dry run shows every step once, past the loop", async () => {
+    const doc = await readFile(path.join(import.meta.dirname, '..', '..', 'docs', 'workflows.md'), 'utf8');
+    const text = /```yaml\n(description: build it[\s\S]*?)```/.exec(doc)![1]!;
     const def = parseWorkflowFile(text, '/p/.jaggers/workflows/review.yaml');
     const p = await dryRunPrompts(def, { builder: 'a', checker: 'b' }, 'T', 't-1');
     expect(p.map((x) => x.step)).toEqual(['build', 'check', 'fix', 'summary']);
   });
 
-  it('the README describes every template variable', async () => {
-    const readme = await readFile(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    for (const [name] of TEMPLATE_VARIABLES) expect(readme, name).toContain(`{{${name}}}`);
+  it('docs/workflows.md describes every template variable', async () => {
+    const doc = await readFile(path.join(import.meta.dirname, '..', '..', 'docs', 'workflows.md'), 'utf8');
+    for (const [name] of TEMPLATE_VARIABLES) expect(doc, name).toContain(`{{${name}}}`);
   });
 });

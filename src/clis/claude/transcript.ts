@@ -22,7 +22,7 @@
 // not finished, whatever else is there, unless it was interrupted.
 
 import path from 'node:path';
-import { parseClaudeTranscript, type ClaudeEntry } from './claude-entries.js';
+import { parseClaudeTranscript, type ClaudeEntry } from './entries.js';
 
 export type TurnEnd = 'turn-duration' | 'interrupted' | 'next-prompt' | 'headless-leaf';
 

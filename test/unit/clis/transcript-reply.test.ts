@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readTranscriptReply, replyFromTranscript } from '../../src/handover/reply.js';
-import { opencodeRunJson } from '../../src/turns/headless.js';
-import { readFixture, TAG, type TranscriptFixture } from '../helpers/claude-transcripts.js';
+import { readTranscriptReply, replyFromTranscript } from '../../../src/clis/transcript.js';
+import { opencodeRunJson } from '../../../src/clis/opencode/headless.js';
+import { readFixture, TAG, type TranscriptFixture } from '../../helpers/claude-transcripts.js';
 
 const SESSION = '5e551011-0000-4000-8000-000000000001';
 const nonceOf = (tag: string) => tag.slice('[jg:'.length, -1);
@@ -78,7 +78,7 @@ it('a CLI without a transcript: null', async () => {
 });
 
 describe('opencode run --format json', () => {
-  const fixture = readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'headless', 'opencode-1.18.33-run-first.jsonl'), 'utf8');
+  const fixture = readFileSync(path.join(import.meta.dirname, '..', '..', 'fixtures', 'headless', 'opencode-1.18.33-run-first.jsonl'), 'utf8');
 
   it('gives the session opencode chose and the reply (1.18.33, as printed)', () => {
     expect(opencodeRunJson(fixture)).toEqual({ sessionId: 'ses_df0ff2bf4ffej6sbF63tP2jyk6', text: 'Hello from stub' });

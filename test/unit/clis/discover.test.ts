@@ -2,15 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  dayFolders,
-  diffListedSessions,
-  findNewCodexSession,
-  findNewOpencodeSession,
-  parseListedSessions,
-  parseOpencodeSessionList,
-  parseRolloutHead,
-} from '../../src/sessions/discover.js';
+import { findNewCodexSession } from '../../../src/clis/codex/discover.js';
+import { dayFolders, parseRolloutHead } from '../../../src/clis/codex/rollout.js';
+import { diffListedSessions, parseListedSessions } from '../../../src/clis/gemini/list-sessions.js';
+import { findNewOpencodeSession } from '../../../src/clis/opencode/discover.js';
+import { parseOpencodeSessionList } from '../../../src/clis/opencode/session-list.js';
 
 const A = '019a6b1e-0000-7000-8000-00000000000a';
 const B = '019a6b1e-0000-7000-8000-00000000000b';

@@ -1,9 +1,9 @@
 // The reply to a prompt in real claude 2.1.197 transcripts (test/fixtures/transcripts), found by
 // walking the entries' links; and the same files bent the ways a live or damaged file can be.
 import { describe, expect, it } from 'vitest';
-import { parseClaudeTranscript } from '../../src/handover/claude-entries.js';
-import { claudeReply, type ClaudeReply } from '../../src/handover/claude-transcript.js';
-import { readFixture, TAG, type TranscriptFixture } from '../helpers/claude-transcripts.js';
+import { parseClaudeTranscript } from '../../../src/clis/claude/entries.js';
+import { claudeReply, type ClaudeReply } from '../../../src/clis/claude/transcript.js';
+import { readFixture, TAG, type TranscriptFixture } from '../../helpers/claude-transcripts.js';
 
 const ANSWER = 'answer: the secret word is pelican';
 const FOXES = `stub reply to: Say something about foxes. ${TAG.first}`;

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copilotReply, copilotTranscriptFile } from '../../src/handover/copilot-transcript.js';
+import { copilotReply, copilotTranscriptFile } from '../../../src/clis/copilot/transcript.js';
 
-const file = path.join(import.meta.dirname, '..', 'fixtures', 'transcripts', 'copilot-1.0.102-tui-session.jsonl');
+const file = path.join(import.meta.dirname, '..', '..', 'fixtures', 'transcripts', 'copilot-1.0.102-tui-session.jsonl');
 const text = readFileSync(file, 'utf8');
 const lines = text.split('\n').filter((l) => l.trim() !== '');
 const upTo = (needle: string, nth = 1): string => {

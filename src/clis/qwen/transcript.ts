@@ -9,7 +9,7 @@
 // is asked again once the tool ran. Why this and not the screen: qwen 0.24.4 sometimes redraws a reply of
 // several paragraphs as its first paragraph only.
 import path from 'node:path';
-import { jsonObjects } from './jsonl.js';
+import { jsonObjects } from '../shared/jsonl.js';
 
 interface QwenPart {
   text?: unknown;

@@ -10,7 +10,7 @@
 // tool ran. Why this and not the screen: copilot renders Markdown (inline code loses its backticks and
 // gains spaces), and a reply longer than the screen would be cut.
 import path from 'node:path';
-import { jsonObjects } from './jsonl.js';
+import { jsonObjects } from '../shared/jsonl.js';
 
 interface CopilotEvent {
   type?: unknown;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rewriteResumeArgs } from '../../src/sessions/exec-rewrite.js';
+import { rewriteResumeArgs } from '../../../src/clis/exec-rewrite.js';
 
 const ID = '0f6b8c1e-5d2a-4c3b-9e8f-7a6b5c4d3e2f';
 const OTHER = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
@@ -50,6 +50,7 @@ const rows: [string, string[], string[] | null][] = [
   ['codex', ['-r', 'latest'], null],
   // unknown CLIs are left alone
   ['aider', ['-c', '-r', 'latest'], null],
+  ['constructor', ['-c', '-r', 'latest'], null],
 ];
 
 describe('rewriteResumeArgs', () => {

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { qwenReply, qwenTranscriptFile } from '../../src/handover/qwen-transcript.js';
+import { qwenReply, qwenTranscriptFile } from '../../../src/clis/qwen/transcript.js';
 
-const file = path.join(import.meta.dirname, '..', 'fixtures', 'transcripts', 'qwen-0.24.4-three-turns.jsonl');
+const file = path.join(import.meta.dirname, '..', '..', 'fixtures', 'transcripts', 'qwen-0.24.4-three-turns.jsonl');
 const text = readFileSync(file, 'utf8');
 const lines = text.split('\n').filter((l) => l.trim() !== '');
 const tags = [...new Set(text.match(/\[jg:[0-9a-f]+\]/g) ?? [])];

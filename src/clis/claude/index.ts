@@ -1,0 +1,21 @@
+// Claude Code: its transcript, its state file (`~/.claude/sessions/<pid>.json`) and its resume flags.
+import path from 'node:path';
+import { readText } from '../shared/read-text.js';
+import { flagRewriter, type ResumeFlags } from '../shared/resume-flags.js';
+import { parseStateFile } from '../shared/status-json.js';
+import type { CliFolder } from '../types.js';
+import { claudeReply, claudeTranscriptFile } from './transcript.js';
+
+export const claudeFlags: ResumeFlags = { cli: 'claude', resume: (id) => ['--resume', id], continueFlags: ['-c', '--continue'] };
+
+export const claude = {
+  transcripts: {
+    async claude(home, cwd, sessionId, tag) {
+      const text = await readText(claudeTranscriptFile(home, cwd, sessionId));
+      const reply = text === null ? null : claudeReply(text, tag);
+      return reply && { text: reply.text, finished: reply.finished };
+    },
+  },
+  stateFiles: { 'claude-sessions': { path: (home, pid) => path.join(home, '.claude', 'sessions', `${pid}.json`), parse: parseStateFile } },
+  execCommands: { claude: flagRewriter(claudeFlags) },
+} satisfies CliFolder;

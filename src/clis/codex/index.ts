@@ -1,0 +1,17 @@
+// Codex CLI: its session found in its rollout files, `codex exec --json`'s session id, its MCP
+// overrides and `codex resume --last`.
+import path from 'node:path';
+import type { CliFolder } from '../types.js';
+import { findNewCodexSession } from './discover.js';
+import { rewriteCodex } from './exec-rewrite.js';
+import { threadIdFromJson } from './headless.js';
+import { codexOverrides } from './mcp.js';
+
+export const codex = {
+  discoverers: {
+    'codex-rollout': (q) => findNewCodexSession({ codexHome: q.env.CODEX_HOME || path.join(q.home, '.codex'), cwd: q.cwd, since: q.since, exclude: q.exclude }),
+  },
+  headlessIds: { 'codex-json': threadIdFromJson },
+  mcpFormats: { 'codex-overrides': codexOverrides },
+  execCommands: { codex: rewriteCodex },
+} satisfies CliFolder;

@@ -1,0 +1,23 @@
+// opencode: its session found in `opencode session list`, what `opencode run --format json` prints,
+// and its MCP config format.
+import type { CliFolder } from '../types.js';
+import { findNewOpencodeSession } from './discover.js';
+import { opencodeRunJson } from './headless.js';
+import { opencodeConfig } from './mcp.js';
+
+export const opencode = {
+  discoverers: {
+    'opencode-session-list': (q) =>
+      findNewOpencodeSession({
+        run: q.run,
+        listArgs: q.listArgs ?? ['session', 'list', '--format', 'json'],
+        cwd: q.cwd,
+        since: q.since,
+        exclude: q.exclude,
+        tag: q.tag,
+      }),
+  },
+  headlessIds: { 'opencode-json': (stdout) => opencodeRunJson(stdout).sessionId },
+  headlessReplies: { 'opencode-json': (stdout) => opencodeRunJson(stdout).text },
+  mcpFormats: { 'opencode-config': opencodeConfig },
+} satisfies CliFolder;

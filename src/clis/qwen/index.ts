@@ -1,0 +1,15 @@
+// Qwen Code: its chat recording and its resume flags.
+import { readText } from '../shared/read-text.js';
+import { flagRewriter } from '../shared/resume-flags.js';
+import type { CliFolder } from '../types.js';
+import { qwenReply, qwenTranscriptFile } from './transcript.js';
+
+export const qwen = {
+  transcripts: {
+    async qwen(home, cwd, sessionId, tag) {
+      const text = await readText(qwenTranscriptFile(home, cwd, sessionId));
+      return text === null ? null : qwenReply(text, tag);
+    },
+  },
+  execCommands: { qwen: flagRewriter({ cli: 'qwen', resume: (id) => ['-r', id], continueFlags: ['-c', '--continue'] }) },
+} satisfies CliFolder;

@@ -1,0 +1,91 @@
+// What a CLI folder offers, by the kind names profiles use: each map's keys are values a profile field
+// accepts (src/clis/kinds.ts gathers them from every folder; src/profiles/schema.ts checks them).
+import type { Classification } from '../detect/classify.js';
+import type { DiscoveryResult } from './shared/pick-session.js';
+
+export interface CliFolder {
+  /** `session.transcript`: the reply to a prompt, from the CLI's own record of the session. */
+  transcripts?: Readonly<Record<string, TranscriptReader>>;
+  /** `detect.stateFile`: where the CLI writes its own status and what the file says. */
+  stateFiles?: Readonly<Record<string, StateFileFormat>>;
+  /** `session.discover`: the session a CLI made that could not be given an id; null: named, not read yet (pins nothing). */
+  discoverers?: Readonly<Record<string, SessionDiscoverer | null>>;
+  /** `session.headlessIdFrom`: the session a first headless run made, from what it printed. */
+  headlessIds?: Readonly<Record<string, (stdout: string) => string | null>>;
+  /** `session.headlessReply`: the reply, from what a headless run printed. */
+  headlessReplies?: Readonly<Record<string, (stdout: string) => string>>;
+  /** `mcp.via`: how the CLI is told of jaggers' MCP server. */
+  mcpFormats?: Readonly<Record<string, McpFormat>>;
+  /** `jaggers exec <command> ...`, by the command's file name: "resume the latest" made "resume the pinned one". */
+  execCommands?: Readonly<Record<string, ResumeRewriter>>;
+}
+
+export interface TranscriptReply {
+  text: string;
+  /** The turn has ended (claude: see claude/transcript.ts for the evidence); the text is then all of it. */
+  finished: boolean;
+}
+
+/** The reply to the prompt that carried `tag` (`[jg:<nonce>]`); null when there is no transcript (yet) or no such prompt. */
+export type TranscriptReader = (home: string, cwd: string, sessionId: string, tag: string) => Promise<TranscriptReply | null>;
+
+export interface StateFileReading {
+  classification: Classification | null;
+  /** The conversation the CLI is in now: it changes under us when the CLI forks (claude's /clear). */
+  sessionId: string | null;
+}
+
+export interface StateFileFormat {
+  /** Where the CLI writes its own status, by the pid of its process and its HOME. */
+  path(home: string, pid: number): string;
+  /** What the file's parsed JSON says; nulls for anything missing or unknown. */
+  parse(data: unknown, file: string): StateFileReading;
+}
+
+export interface DiscoverQuery {
+  /** The environment the agent's CLI runs with (HOME, CODEX_HOME, XDG folders...). */
+  env: Readonly<Record<string, string | undefined>>;
+  home: string;
+  /** The folder the CLI was started in; only sessions recorded there count. */
+  cwd: string;
+  /** When jaggers made the terminal: earlier sessions are not ours. */
+  since: Date;
+  /** Session ids pinned to other terminals. */
+  exclude: ReadonlySet<string>;
+  /** The tag (`[jg:<nonce>]`) of the prompt that made the session, when known. */
+  tag?: string;
+  /** The profile's `session.listArgs`. */
+  listArgs?: readonly string[];
+  /** Runs the agent's CLI with these arguments, in its folder and with its environment: its stdout. */
+  run(args: readonly string[]): Promise<string>;
+}
+
+export type SessionDiscoverer = (q: DiscoverQuery) => Promise<DiscoveryResult>;
+
+/** jaggers' MCP server entry as the CLI should run it (`command`, `args`, `env`, and the profile's `mcp.server` fields). */
+export interface McpEntry {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  [field: string]: unknown;
+}
+
+export type McpFormat =
+  /** On the command line, nothing written to disk; `how` says so in `jaggers mcp --print-config`. */
+  | { args(entry: McpEntry): string[]; how: string }
+  /** A config file under .jaggers/mcp/: its JSON. */
+  | { config(entry: McpEntry, server: Readonly<Record<string, unknown>>): unknown };
+
+export interface ExecRewrite {
+  args: string[];
+  rewritten: boolean;
+}
+
+/** Who the pinned session belongs to, for the error message. */
+export interface RewriteContext {
+  agent?: string;
+  task?: string | null;
+}
+
+/** `jaggers exec`'s arguments with any "resume the latest" form resuming `pinned`; throws E_NOT_PINNED when one needs it and nothing is pinned. */
+export type ResumeRewriter = (args: readonly string[], pinned: string | null, context: RewriteContext) => ExecRewrite;

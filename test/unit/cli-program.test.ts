@@ -1,0 +1,97 @@
+// The program as a whole: --version, every command group in --help, and the fast path of the built CLI
+// (--version and --help load commander and no other library).
+import { execa } from 'execa';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildProgram, main } from '../../src/program.js';
+import { cliEntry, packageRoot } from '../../src/package-root.js';
+import { tempDirs } from '../helpers/temp-dir.js';
+
+const tempDir = tempDirs('jg-cli-');
+const RECORD = fileURLToPath(new URL('../fixtures/record-imports.mjs', import.meta.url));
+
+async function run(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { io: { writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) }, env: {}, cwd: await tempDir() });
+  return { code, stdout, stderr };
+}
+
+const version = async () => (JSON.parse(await readFile(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+// Each group's commands, as a person reads them in `jaggers --help` (and the README).
+const GROUPS = {
+  agents: ['up', 'down', 'demo', 'attach', 'ls', 'status', 'why', 'capture', 'send', 'answer'],
+  work: ['assign', 'jobs', 'wait', 'result', 'cancel', 'message', 'inbox', 'handoff'],
+  workflows: ['run', 'tasks', 'show', 'resume', 'workflows', 'workflow'],
+  flows: ['flow'],
+  sessions: ['sessions', 'exec'],
+  setup: ['init', 'doctor', 'profile', 'skill', 'mcp', 'serve', 'logs'],
+};
+const SUBCOMMANDS = {
+  profile: ['check'],
+  skill: ['install', 'show'],
+  workflow: ['show'],
+  flow: ['add', 'ls', 'show', 'run', 'enable', 'disable', 'rm'],
+};
+
+/** The command names in the Commands: section of a help text. */
+const listed = (help: string) => [...(help.split('\nCommands:\n')[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]);
+
+describe('jaggers --version', () => {
+  it.each([['--version'], ['-V']])('%s prints the version in package.json and exits 0', async (flag) => {
+    expect(await run([flag])).toEqual({ code: 0, stdout: `${await version()}\n`, stderr: '' });
+  });
+});
+
+describe('jaggers --help', () => {
+  it("lists every group's commands, and no hidden one", async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    const names = listed(r.stdout);
+    for (const name of Object.values(GROUPS).flat()) expect(names, `${name} in jaggers --help`).toContain(name);
+    expect(names).not.toContain('supervise');
+    expect(r.stdout).toMatch(/^ {2}-V, --version /m);
+  });
+
+  it.each(Object.entries(SUBCOMMANDS))('jaggers %s --help lists its subcommands', async (group, subs) => {
+    const r = await run([group, '--help']);
+    expect(r.code).toBe(0);
+    const names = listed(r.stdout);
+    for (const name of subs) expect(names, `${name} in jaggers ${group} --help`).toContain(name);
+  });
+
+  it('the list above is the whole program (a new command is added to a group here too)', () => {
+    const program = buildProgram({ io: { writeOut: () => {}, writeErr: () => {} }, env: {}, cwd: '/' }, () => {});
+    const all = program.commands.map((c) => c.name()).filter((n) => n !== 'supervise');
+    expect(all.sort()).toEqual(Object.values(GROUPS).flat().sort());
+    for (const [group, subs] of Object.entries(SUBCOMMANDS))
+      expect(
+        program.commands
+          .find((c) => c.name() === group)
+          ?.commands.map((c) => c.name())
+          .sort(),
+      ).toEqual([...subs].sort());
+  });
+});
+
+// The built CLI (dist/, as `npm test` builds it first), as a person runs it.
+describe('the fast path', () => {
+  it.each([['--version'], ['--help']])('jaggers %s loads commander and no other library', async (flag) => {
+    const out = path.join(await tempDir(), 'imports.txt');
+    const r = await execa(process.execPath, ['--import', pathToFileURL(RECORD).href, cliEntry, flag], {
+      env: { ...process.env, JAGGERS_IMPORTS_OUT: out },
+      reject: false,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    if (flag === '--version') expect(r.stdout).toBe(await version());
+    const loaded = (await readFile(out, 'utf8')).trim().split('\n');
+    const libraries = new Set(loaded.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter(Boolean));
+    expect([...libraries]).toEqual(['commander']);
+    // Only the program's own wiring: no command module, no tmux, supervisor or sessions code.
+    const own = loaded.filter((u) => u.includes('/dist/src/')).map((u) => u.replace(/.*\/dist\/src\//, ''));
+    expect(own.filter((f) => !/^(cli|program|context|errors|output|package-root|cli\/[a-z-]+|tmux\/server)\.js$/.test(f))).toEqual([]);
+  });
+});
