@@ -46,7 +46,7 @@ import { Jobs } from './jobs.js';
 import { Tasks } from './tasks.js';
 import { Flows } from './flows.js';
 import { Notifier } from './notify.js';
-import { PaneWatcher, type StatusChange } from './pane-watcher.js';
+import { PaneWatcher, type StatusChange } from '../panes/watcher.js';
 import { homeOfPid, waitGroupGone } from './proc.js';
 import { publishStatus } from './publish.js';
 import { RegistryCache } from './registry-cache.js';
