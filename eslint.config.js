@@ -9,8 +9,8 @@ const layer = (files, patterns) => ({
   },
 });
 
-// The layers of DESIGN.md, checked: data flows tmux -> supervisor (watcher, detectors) -> turns ->
-// delivery -> tmux; commands are clients of the supervisor's API; detection is pure.
+// The layers of DESIGN.md, checked: data flows tmux -> panes (the watcher, with detection) -> supervisor ->
+// turns -> delivery -> tmux; commands are clients of the supervisor's API; detection is pure.
 const HEAVY = ['zod', 'execa', 'xstate', 'fastify', 'fastify-*', 'pino', 'pino-*', 'strip-ansi', 'jsonc-parser'];
 
 export default tseslint.config(
@@ -53,7 +53,7 @@ export default tseslint.config(
         'detection is pure: it reads screens handed to it, never files, processes or tmux',
       ],
       [
-        ['../tmux/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../clis/*'],
+        ['../tmux/*', '../panes/*', '../supervisor/*', '../delivery/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../clis/*'],
         'detection is pure: the supervisor feeds it',
       ],
     ],
@@ -62,9 +62,30 @@ export default tseslint.config(
     ['src/tmux/**'],
     [
       [
-        ['../detect/*', '../delivery/*', '../supervisor/*', '../turns/*', '../commands/*', '../api/*', '../sessions/*', '../handover/*', '../profiles/*'],
+        [
+          '../detect/*',
+          '../panes/*',
+          '../delivery/*',
+          '../supervisor/*',
+          '../turns/*',
+          '../commands/*',
+          '../api/*',
+          '../sessions/*',
+          '../handover/*',
+          '../profiles/*',
+        ],
         'src/tmux/ only speaks tmux; it knows nothing above it',
       ],
+    ],
+  ),
+  layer(
+    ['src/panes/**'],
+    [
+      [
+        ['../supervisor/*', '../commands/*', '../api/*', '../turns/*', '../delivery/*', '../sessions/*', '../handover/*'],
+        'src/panes/ watches panes for the supervisor: it builds on tmux, detection, the CLI folders and the machines, never on the parts above it',
+      ],
+      [['../profiles/*'], 'src/panes/ is handed profiles as data: it imports their types only'],
     ],
   ),
   layer(
@@ -72,7 +93,7 @@ export default tseslint.config(
     [
       [['../tmux/*'], 'delivery works through the PaneIO interface (src/delivery/ports.ts), not tmux itself'],
       [
-        ['../supervisor/*', '../turns/*', '../commands/*', '../api/*'],
+        ['../supervisor/*', '../panes/*', '../turns/*', '../commands/*', '../api/*'],
         'delivery sits below the supervisor and the turn engine; it depends on the narrow PaneStatusSource, not the watcher',
       ],
     ],
@@ -81,14 +102,14 @@ export default tseslint.config(
     ['src/turns/**'],
     [
       [
-        ['../tmux/*', '../supervisor/*', '../commands/*', '../api/client*', '../api/connect*', '../api/ensure*'],
+        ['../tmux/*', '../panes/*', '../supervisor/*', '../commands/*', '../api/client*', '../api/connect*', '../api/ensure*'],
         'the turn engine gets pane I/O and the live status handed in; the supervisor runs it',
       ],
     ],
   ),
   layer(
     ['src/handover/**', 'src/sessions/**', 'src/profiles/**', 'src/project/**'],
-    [[['../tmux/*', '../supervisor/*', '../commands/*', '../turns/*', '../delivery/deliver*'], 'data on disk: no tmux, no live state']],
+    [[['../tmux/*', '../panes/*', '../supervisor/*', '../commands/*', '../turns/*', '../delivery/deliver*'], 'data on disk: no tmux, no live state']],
   ),
   layer(
     ['src/clis/**'],
@@ -97,7 +118,7 @@ export default tseslint.config(
         [
           'node:child_process',
           'execa',
-          ...['tmux', 'supervisor', 'commands', 'api', 'turns', 'delivery', 'terminals'].flatMap((d) => [`../${d}/*`, `../../${d}/*`]),
+          ...['tmux', 'panes', 'supervisor', 'commands', 'api', 'turns', 'delivery', 'terminals'].flatMap((d) => [`../${d}/*`, `../../${d}/*`]),
         ],
         'a CLI folder reads the files its CLI writes: no tmux, no live state, no processes (discovery is handed a `run` function)',
       ],
@@ -107,7 +128,7 @@ export default tseslint.config(
     ['src/commands/**'],
     [
       [
-        ['../supervisor/*', '../detect/*', '../delivery/deliver*', '../turns/turn*', '../turns/wait-end*'],
+        ['../supervisor/*', '../panes/*', '../detect/*', '../delivery/deliver*', '../turns/turn*', '../turns/wait-end*'],
         'commands are clients of the supervisor (src/api/); only it watches panes and runs turns',
       ],
     ],
@@ -138,6 +159,8 @@ export default tseslint.config(
         [
           './supervisor/*',
           '../supervisor/*',
+          './panes/*',
+          '../panes/*',
           './tmux/con*',
           '../tmux/con*',
           './tmux/transport*',

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { classify } from '../dist/src/detect/classify.js';
-import { PaneWatcher } from '../dist/src/supervisor/pane-watcher.js';
+import { PaneWatcher } from '../dist/src/panes/watcher.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
 import { capturePane, sendKeys, sendLiteral } from '../dist/src/tmux/commands.js';
 import { openCommandControl, openControl } from '../dist/src/tmux/connect.js';

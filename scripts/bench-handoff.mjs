@@ -32,7 +32,7 @@ import { paneIO } from '../dist/src/tmux/pane-io.js';
 import { makeNonce, sanitizeText } from '../dist/src/delivery/sanitize.js';
 import { readTranscriptReply } from '../dist/src/clis/transcript.js';
 import { waitForTurnEnd } from '../dist/src/turns/wait-end.js';
-import { PaneWatcher } from '../dist/src/supervisor/pane-watcher.js';
+import { PaneWatcher } from '../dist/src/panes/watcher.js';
 import { nextTurn, parseArtifact, writeArtifact } from '../dist/src/handover/artifact.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
 import { Registry } from '../dist/src/sessions/registry.js';

@@ -7,7 +7,7 @@ import { loadProfile } from '../profiles/load.js';
 import type { Profile } from '../profiles/schema.js';
 import { listPanes, type PaneInfo } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
-import type { PaneWatcher } from '../supervisor/pane-watcher.js';
+import type { PaneWatcher } from '../panes/watcher.js';
 
 export interface TerminalEntry {
   pane: PaneInfo;

@@ -8,7 +8,7 @@ import { readQuestion } from '../detect/question.js';
 import type { PaneIO } from '../delivery/ports.js';
 import { JaggersError } from '../errors.js';
 import type { RegistryData } from '../sessions/registry.js';
-import type { StatusChange } from '../supervisor/pane-watcher.js';
+import type { StatusChange } from '../panes/watcher.js';
 import type { TerminalEntry } from './table.js';
 import { waitingFor } from './waiting-for.js';
 

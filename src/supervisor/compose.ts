@@ -42,7 +42,7 @@ import { listWorkflows } from '../workflows/load.js';
 import { Tasks } from '../workflows/tasks.js';
 import type { EventHub } from './event-hub.js';
 import { Notifier } from './notify.js';
-import { PaneWatcher } from './pane-watcher.js';
+import { PaneWatcher } from '../panes/watcher.js';
 import { publishStatus } from './publish.js';
 import { readFile } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import { setWindowOption } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
-import type { StatusChange } from './pane-watcher.js';
+import type { StatusChange } from '../panes/watcher.js';
 
 export interface PublishedStatus {
   state: string;

@@ -161,6 +161,25 @@ export async function subscribe(c: ControlClient, name: string, target: string, 
   await c.runOk(['refresh-client', '-B', `${name}:${target}:${format}`]);
 }
 
+/**
+ * Flow control of one pane's output to this client (`refresh-client -A`): tmux stops sending it
+ * `%output` for the pane (it drops it for this client only, and keeps reading the pane). A refusal
+ * (the pane is gone) is not an error: the caller learns of a death elsewhere.
+ */
+export async function pausePaneOutput(c: ControlClient, paneId: string): Promise<void> {
+  await c.run(['refresh-client', '-A', `${paneId}:pause`]);
+}
+
+/** The pane's output flows to this client again (after a pause of ours or tmux's `%pause`). */
+export async function continuePaneOutput(c: ControlClient, paneId: string): Promise<void> {
+  await c.run(['refresh-client', '-A', `${paneId}:continue`]);
+}
+
+/** tmux pauses a pane (`%pause`) whose output to this client is `seconds` behind. */
+export async function setPauseAfter(c: ControlClient, seconds: number): Promise<void> {
+  await c.run(['refresh-client', '-f', `pause-after=${seconds}`]);
+}
+
 export async function setWindowOption(c: ControlClient, windowId: string, option: string, value: string | null): Promise<void> {
   await c.run(value === null ? ['set-option', '-w', '-u', '-t', windowId, option] : ['set-option', '-w', '-t', windowId, option, value]);
 }

@@ -9,7 +9,7 @@ import { deliverNow } from '../../src/delivery/deliver.js';
 import { PaneQueue } from '../../src/delivery/queue.js';
 import { paneIO } from '../../src/tmux/pane-io.js';
 import { sanitizeText } from '../../src/delivery/sanitize.js';
-import { PaneWatcher } from '../../src/supervisor/pane-watcher.js';
+import { PaneWatcher } from '../../src/panes/watcher.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { loadProfile } from '../../src/profiles/load.js';
 import { listPanes } from '../../src/tmux/commands.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PaneWatcher, type StatusChange } from '../../src/supervisor/pane-watcher.js';
+import { PaneWatcher, type StatusChange } from '../../src/panes/watcher.js';
 import { loadProfile } from '../../src/profiles/load.js';
 import { listPanes } from '../../src/tmux/commands.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PaneWatcher } from '../../src/supervisor/pane-watcher.js';
+import { PaneWatcher } from '../../src/panes/watcher.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
 import { ControlClient } from '../../src/tmux/control-client.js';
 import type { Transport } from '../../src/tmux/transport.js';

@@ -1,0 +1,386 @@
+import { createActor, type Actor } from 'xstate';
+import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
+import { classify, type Classification } from '../detect/classify.js';
+import { combine } from '../detect/state-file.js';
+import { capturePane } from '../tmux/commands.js';
+import type { ControlClient } from '../tmux/control-client.js';
+import { CaptureScheduler, type PaneCaptures } from './capture-scheduler.js';
+import { realClock, withNow, type Clock } from './clock.js';
+import { DeathTracker, type PaneLife } from './death-tracker.js';
+import { FlowControl, type PaneFlow } from './flow-control.js';
+import { OutputTail } from './output-tail.js';
+import { StateFiles, type PaneStateFile } from './state-files.js';
+import type { StatusChange, WatchedPane, WatcherOptions } from './types.js';
+
+export type { StatusChange, WatchedPane, WatcherOptions } from './types.js';
+
+/** One watched pane: its machine, and its part in each piece. */
+interface Entry {
+  pane: WatchedPane;
+  actor: Actor<typeof terminalMachine>;
+  output: OutputTail;
+  schedule: PaneCaptures;
+  file: PaneStateFile;
+  flow: PaneFlow;
+  life: PaneLife;
+  /** The last status change reported (status and turns), to report each once. */
+  last: string | null;
+  /** The last screen classified and the last readings, to skip unchanged ones. */
+  lastScreen: string | null;
+  lastScreenClass: Classification | null;
+  lastFileStatus: string | null;
+  /** A headless turn holds the pane: its screen (a placeholder) says nothing; the state stays busy. */
+  held: boolean;
+}
+
+/** A profile without detection rules: nothing on screen can say more than "running", shown as idle. */
+const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile has no detect rules)', lines: [] };
+
+/**
+ * Turns tmux output into terminal states, driven only by events, with the work bounded:
+ * - The CLI's state file (inotify, StateFiles) decides busy and idle the moment it changes, with no
+ *   capture, and pauses the busy pane's output meanwhile (FlowControl).
+ * - Output that says busy by itself (a spinner frame, the profile's `outputBusy`) needs no capture.
+ * - Other output asks for a capture (CaptureScheduler: one in flight per pane, shared slots, panes in
+ *   doubt first, a busy pane at most every `busyGapMs`, and once the output stops, a pane whose last
+ *   output no capture saw is captured once).
+ * Pane deaths come from a tmux subscription (DeathTracker). Nothing runs while nothing is printed.
+ */
+export class PaneWatcher {
+  private readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Set<(c: StatusChange) => void>();
+  private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
+  private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
+  private readonly offs: (() => void)[] = [];
+  /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
+  private readonly cmd: ControlClient;
+  private readonly clock: Clock;
+  private readonly now: () => number;
+  private readonly scheduler: CaptureScheduler;
+  private readonly stateFiles: StateFiles;
+  private readonly flow: FlowControl;
+  private readonly deaths: DeathTracker;
+  captures = 0;
+
+  /** `client` delivers pane output and notifications; see WatcherOptions for the rest. */
+  constructor(
+    private readonly client: ControlClient,
+    options: WatcherOptions = {},
+  ) {
+    this.cmd = options.commands ?? client;
+    const clock = options.clock ?? realClock;
+    this.clock = options.now ? withNow(clock, options.now) : clock;
+    this.now = () => this.clock.now();
+    this.scheduler = new CaptureScheduler(this.clock, {
+      maxCaptures: options.maxCaptures ?? 4,
+      frameMs: options.frameMs ?? 25,
+      evidenceMs: options.evidenceMs ?? 200,
+      quietMs: options.quietMs ?? 150,
+      busyGapMs: options.busyGapMs ?? 100,
+    });
+    this.stateFiles = new StateFiles(options.stateFiles);
+    this.flow = new FlowControl(client, this.clock, {
+      pauseBusy: options.pauseBusy ?? true,
+      pausedCheckMs: options.pausedCheckMs ?? 2000,
+      // Off: in one of two 100-agent runs without state files, panes tmux paused this way stopped sending
+      // to the watcher altogether (218 turns timed out) with no %pause seen; see BENCHMARKS.md.
+      pauseAfterS: options.pauseAfterS ?? 0,
+    });
+    this.deaths = new DeathTracker(client, this.cmd);
+    this.offs.push(client.onOutput((paneId, data) => this.onOutput(paneId, data)));
+    this.offs.push(
+      client.onNotification((name, args) => {
+        this.flow.notification(name, args);
+        this.deaths.notification(name, args);
+      }),
+    );
+  }
+
+  /** Captures sent, by what asked for them (start, output, quiet, restart, again): for benchmarks. */
+  get captureReasons(): Record<string, number> {
+    return this.scheduler.reasons;
+  }
+
+  /** Subscribe to pane deaths once per connection (and set tmux's pause-after when asked for). */
+  async start(): Promise<void> {
+    await this.deaths.start();
+    await this.flow.start();
+  }
+
+  onChange(l: (c: StatusChange) => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** The CLI's state file names a session: called on the first one seen and whenever it changes. */
+  onSession(l: (pane: WatchedPane, sessionId: string) => void): () => void {
+    this.sessionListeners.add(l);
+    return () => this.sessionListeners.delete(l);
+  }
+
+  /** Every new (changed) screen of a watched pane, as captured for classification. */
+  onScreen(l: (paneId: string, screen: string) => void): () => void {
+    this.screenListeners.add(l);
+    return () => this.screenListeners.delete(l);
+  }
+
+  watch(pane: WatchedPane): void {
+    if (this.entries.has(pane.paneId)) return;
+    const d = pane.profile.detect;
+    const actor = createActor(terminalMachine, {
+      input: { settleMs: d.settleMs, startSettleMs: d.startSettleMs, doneNeedsEvidence: d.doneNeedsEvidence, at: this.now() },
+      clock: this.clock,
+    });
+    const entry: Entry = {
+      pane,
+      actor,
+      output: new OutputTail(),
+      schedule: this.scheduler.add({
+        budgeted: Boolean(d.stateFile),
+        framed: d.outputBusy.length > 0,
+        busy: () => this.status(pane.paneId) === 'busy',
+        capture: (sentAt) => this.read(entry, sentAt),
+      }),
+      file: this.stateFiles.add({
+        kind: d.stateFile,
+        pid: () => entry.pane.pid,
+        changed: () => void this.onStateFile(entry),
+        session: (sessionId) => {
+          for (const l of this.sessionListeners) l(entry.pane, sessionId);
+        },
+      }),
+      flow: this.flow.add(pane.paneId, {
+        check: () => this.scheduler.want(entry.schedule, 0, false, 'paused-check'),
+        resumed: () => this.scheduler.want(entry.schedule, 0, true, 'continue'),
+        behind: () => this.scheduler.want(entry.schedule, 0, true, 'behind'),
+      }),
+      life: this.deaths.add(pane.paneId, pane.windowId, {
+        held: () => entry.held,
+        pid: () => entry.pane.pid,
+        dying: () => this.flow.resume(entry.flow),
+        exited: (exitStatus) => entry.actor.send({ type: 'PANE_EXITED', at: this.now(), exitStatus }),
+        placeholder: (pid) => {
+          if (pid) entry.pane = { ...entry.pane, pid };
+        },
+        restarting: () => this.restarting(entry),
+        restarted: (pid) => {
+          if (pid) entry.pane = { ...entry.pane, pid };
+          entry.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
+          this.scheduler.want(entry.schedule, 0, true, 'restart');
+        },
+      }),
+      last: null,
+      lastScreen: null,
+      lastScreenClass: null,
+      lastFileStatus: null,
+      held: false,
+    };
+    this.entries.set(pane.paneId, entry);
+    actor.subscribe((snap) => {
+      const status = publicStatus(snap.value as TerminalStatus);
+      const key = `${status}|${snap.context.turns}`;
+      if (key === entry.last) return;
+      entry.last = key;
+      const change: StatusChange = {
+        pane,
+        status,
+        since: snap.context.since,
+        rule: snap.context.rule,
+        lines: snap.context.lines,
+        source: snap.context.source,
+        turns: snap.context.turns,
+      };
+      for (const l of this.listeners) l(change);
+    });
+    actor.start();
+    this.scheduler.want(entry.schedule, 0, true, 'start');
+  }
+
+  unwatch(paneId: string): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    this.stateFiles.remove(e.file);
+    this.flow.resume(e.flow);
+    this.scheduler.remove(e.schedule);
+    this.flow.remove(e.flow);
+    this.deaths.remove(e.life);
+    e.actor.stop();
+    this.entries.delete(paneId);
+  }
+
+  /** Tell the machine a prompt went in (delivery does this after pressing Enter). */
+  inputSent(paneId: string): void {
+    this.entries.get(paneId)?.actor.send({ type: 'INPUT_SENT', at: this.now() });
+  }
+
+  /** Tell the machine the turn engine confirmed the open turn's end (transcript or screen evidence). */
+  confirmTurn(paneId: string, by: string): void {
+    this.entries.get(paneId)?.actor.send({ type: 'TURN_CONFIRMED', at: this.now(), by });
+  }
+
+  /**
+   * A headless turn runs the agent's CLI outside its pane: the pane's own program is stopped meanwhile.
+   * The machine shows busy (rule `reason`) and ignores the pane until `release`, which starts it over.
+   */
+  hold(paneId: string, reason: string): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    e.held = true;
+    this.flow.resume(e.flow);
+    e.actor.send({ type: 'SCREEN', at: this.now(), classification: { status: 'busy', rule: reason, lines: [] }, source: 'screen' });
+  }
+
+  release(paneId: string, pid: number | null): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    e.held = false;
+    this.deaths.restart(e.life, pid);
+  }
+
+  /** The watched pane, as last updated (its pid changes when the pane is restarted). */
+  pane(paneId: string): WatchedPane | undefined {
+    return this.entries.get(paneId)?.pane;
+  }
+
+  /** The machine's state and what decided it, plus the last screen's own reading. */
+  snapshot(paneId: string): { status: StatusChange['status']; machine: TerminalStatus; context: TerminalContext; screen: Classification | null } | undefined {
+    const e = this.entries.get(paneId);
+    if (!e) return undefined;
+    const snap = e.actor.getSnapshot();
+    return { status: publicStatus(snap.value as TerminalStatus), machine: snap.value as TerminalStatus, context: snap.context, screen: e.lastScreenClass };
+  }
+
+  /** The last screen captured for classification (visible area), or null before the first. */
+  lastScreen(paneId: string): string | null {
+    return this.entries.get(paneId)?.lastScreen ?? null;
+  }
+
+  /** The panes watched now. */
+  paneIds(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** The pane's current public status, or undefined when it is not watched. */
+  status(paneId: string): StatusChange['status'] | undefined {
+    const snap = this.entries.get(paneId)?.actor.getSnapshot();
+    return snap ? publicStatus(snap.value as TerminalStatus) : undefined;
+  }
+
+  /** How many turns the pane finished while watched. */
+  turns(paneId: string): number {
+    return this.entries.get(paneId)?.actor.getSnapshot().context.turns ?? 0;
+  }
+
+  /** Resolves once the pane's machine is in one of `statuses` (at once if it already is). */
+  waitFor(paneId: string, statuses: readonly string[], timeoutMs: number): Promise<StatusChange['status']> {
+    return new Promise((resolve, reject) => {
+      const now = this.status(paneId);
+      if (now && statuses.includes(now)) return resolve(now);
+      const timer = this.clock.setTimeout(() => {
+        off();
+        reject(new Error(`still ${this.status(paneId) ?? 'unknown'} after ${timeoutMs} ms (waited for ${statuses.join(' or ')})`));
+      }, timeoutMs);
+      const off = this.onChange((c) => {
+        if (c.pane.paneId === paneId && statuses.includes(c.status)) {
+          this.clock.clearTimeout(timer);
+          off();
+          resolve(c.status);
+        }
+      });
+    });
+  }
+
+  stop(): void {
+    for (const off of this.offs.splice(0)) off();
+    for (const id of [...this.entries.keys()]) this.unwatch(id);
+  }
+
+  /** What tmux says of a pane now (from a fresh list-panes): see DeathTracker.sync. */
+  sync(paneId: string, now: { dead: boolean; pid: number | null }): void {
+    this.deaths.sync(paneId, now);
+  }
+
+  private onOutput(paneId: string, data: Buffer): void {
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    // Kept as strings: a Buffer here would be a view that keeps tmux's whole read buffer alive.
+    const text = data.toString('utf8');
+    e.output.push(text);
+    const at = this.now();
+    if (e.output.saysBusy(text, e.pane.profile.detect.outputBusy)) {
+      this.scheduler.busyOutput(e.schedule, at);
+      // The state file, where the CLI writes one, decides busy and idle: output may lag it by a second.
+      if (!e.life.dead && !e.held && e.lastFileStatus === null && this.status(paneId) !== 'busy') {
+        e.actor.send({ type: 'SCREEN', at, classification: { status: 'busy', rule: 'outputBusy (the output says busy)', lines: [] }, source: 'output' });
+      }
+      this.scheduler.armQuiet(e.schedule);
+      return;
+    }
+    this.scheduler.output(e.schedule, at);
+  }
+
+  /** One capture of the pane (sent at `sentAt`) and one reading of its state file, classified and given to its machine. */
+  private async read(e: Entry, sentAt: number): Promise<void> {
+    let screen: string;
+    try {
+      screen = await capturePane(this.cmd, e.pane.paneId);
+      this.captures++;
+    } catch {
+      return; // the pane is gone: the death notification says so
+    }
+    if (this.entries.get(e.pane.paneId) !== e) return; // unwatched meanwhile
+    this.scheduler.screenSeen(e.schedule, sentAt);
+    const at = this.now();
+    const file = await this.stateFiles.readInOrder(e.file);
+    // The machine moved on while the state file was read (a turn confirmed, a prompt sent): this
+    // reading is older than that, and read again rather than applied (a stale busy would open a turn).
+    if (e.actor.getSnapshot().context.since > at) {
+      this.scheduler.readAgain(e.schedule, 'moved-on');
+      return;
+    }
+    // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
+    if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) return;
+    e.lastScreen = screen;
+    e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }) : NO_RULES;
+    e.lastFileStatus = file?.status ?? null;
+    this.decide(e, at, file);
+    for (const l of this.screenListeners) l(e.pane.paneId, screen);
+  }
+
+  private decide(e: Entry, at: number, file: Classification | null): void {
+    if (!e.lastScreenClass || e.life.dead || e.held) return;
+    const { c, source } = combine(e.lastScreenClass, file);
+    if (c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: c, source });
+  }
+
+  /**
+   * A change of the state file is its own event (inotify, no polling): busy the moment the CLI says
+   * so, even if the capture that shows it is still queued, and never a turn lost between readings.
+   */
+  private async onStateFile(e: Entry): Promise<void> {
+    const at = this.now();
+    const file = await this.stateFiles.readInOrder(e.file);
+    if (this.entries.get(e.pane.paneId) !== e) return;
+    const status = file?.status ?? null;
+    // Busy and idle are decided now. Anything else (a menu, a question) is decided with a fresh screen,
+    // which says what it asks: the capture asked for below (or by the resumed output) reads both.
+    if (status !== e.lastFileStatus && (status === 'busy' || status === 'idle')) {
+      e.lastFileStatus = status;
+      this.decide(e, at, file);
+    } else if (status !== e.lastFileStatus) this.scheduler.want(e.schedule, 0, true, 'state-file');
+    if (status === 'busy' && !e.life.dead && !e.held) this.flow.pause(e.flow);
+    else this.flow.resume(e.flow);
+    // No capture for it: what the screen shows besides (a menu, the turn's summary) is drawn, and that
+    // output asks for one.
+  }
+
+  /** The pane runs a new program (not a held one): what was known of the old one is forgotten. */
+  private restarting(e: Entry): void {
+    this.stateFiles.reset(e.file);
+    this.flow.resume(e.flow);
+    e.lastScreen = null;
+    e.lastFileStatus = null;
+    e.output.reset();
+    this.scheduler.forgetEvidence(e.schedule);
+  }
+}
