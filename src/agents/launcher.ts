@@ -28,9 +28,17 @@ export interface LauncherPorts {
   /** The supervisor's command connection. */
   tmux: ControlClient;
   store: RegistryStore & { readonly data: RegistryData };
-  table: { refresh(): Promise<void>; find(nameOrId: string, task?: string | null): TerminalEntry | undefined; byPane(paneId: string): TerminalEntry | undefined };
+  table: {
+    refresh(): Promise<void>;
+    find(nameOrId: string, task?: string | null): TerminalEntry | undefined;
+    byPane(paneId: string): TerminalEntry | undefined;
+  };
   /** The watcher: a headless turn holds the pane (its placeholder says nothing), then lets it go. */
-  watcher: { hold(paneId: string, reason: string): void; release(paneId: string, pid: number | null): void; pane(paneId: string): { pid: number | null } | undefined };
+  watcher: {
+    hold(paneId: string, reason: string): void;
+    release(paneId: string, pid: number | null): void;
+    pane(paneId: string): { pid: number | null } | undefined;
+  };
   log: Log;
   where: { projectRoot: string; jaggersDir: string; session: string; socket: string; binDir: string; basePath: string; env: Record<string, string> };
   /** jaggers.json as it is now (read again each time: it may change while the supervisor runs). */
@@ -139,7 +147,8 @@ export class Launcher {
       if (task) {
         if (!d.tasks[task]) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
         for (const w of windows)
-          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId) events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
+          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId)
+            events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
       }
       return { events, result: null };
     });
@@ -196,10 +205,14 @@ export class Launcher {
       throw new JaggersError('E_COMMAND_NOT_FOUND', `${t.agent}'s command ${JSON.stringify(profile.command)} is not installed (not found on PATH)`);
     const w = await this.openWindow(`${t.agent}+${task}`, launch, windowTags(t.agent, t.profile, terminalId, task));
     const events: NewJournalEvent[] = [{ type: 'terminal-window', terminalId, window: w.windowId }];
-    if (launch.sessionId && launch.pin && launch.sessionId !== t.sessionId) events.push({ type: 'session-pinned', terminalId, sessionId: launch.sessionId, how: launch.pin });
+    if (launch.sessionId && launch.pin && launch.sessionId !== t.sessionId)
+      events.push({ type: 'session-pinned', terminalId, sessionId: launch.sessionId, how: launch.pin });
     await this.p.store.update(() => ({ events, result: null }));
     await this.p.table.refresh();
-    this.p.log.info({ task, agent: t.agent, terminal: terminalId, session: launch.sessionId }, "the task's window of the agent was gone: opened again in its pinned conversation");
+    this.p.log.info(
+      { task, agent: t.agent, terminal: terminalId, session: launch.sessionId },
+      "the task's window of the agent was gone: opened again in its pinned conversation",
+    );
   }
 
   /**
@@ -294,7 +307,10 @@ export class Launcher {
         await respawnPane(tmux, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(tmux, t.paneId, '#{pane_pid}');
         watcher.release(t.paneId, pid ? Number(pid) : null);
-        this.p.log.info({ agent: t.agent, terminal: terminalId, session: pinned, resumed: conversation }, 'agent started again in its pane after a headless turn');
+        this.p.log.info(
+          { agent: t.agent, terminal: terminalId, session: pinned, resumed: conversation },
+          'agent started again in its pane after a headless turn',
+        );
       },
     };
   }
@@ -304,9 +320,11 @@ function journalFor(windows: AppliedWindow[], plan: WindowAction[], task: string
   const events: NewJournalEvent[] = [];
   for (const [i, w] of windows.entries()) {
     const a = plan[i]!;
-    if (a.kind === 'create' && a.newTerminal) events.push({ type: 'terminal-created', terminalId: w.terminalId, agent: w.agent, profile: a.profile, cwd: a.launch.cwd, task });
+    if (a.kind === 'create' && a.newTerminal)
+      events.push({ type: 'terminal-created', terminalId: w.terminalId, agent: w.agent, profile: a.profile, cwd: a.launch.cwd, task });
     if (a.kind !== 'keep') events.push({ type: 'terminal-window', terminalId: w.terminalId, window: w.windowId });
-    if (w.launch?.sessionId && w.launch.pin) events.push({ type: 'session-pinned', terminalId: w.terminalId, sessionId: w.launch.sessionId, how: w.launch.pin });
+    if (w.launch?.sessionId && w.launch.pin)
+      events.push({ type: 'session-pinned', terminalId: w.terminalId, sessionId: w.launch.sessionId, how: w.launch.pin });
   }
   return events;
 }

@@ -13,9 +13,18 @@ import type { TerminalEntry } from './table.js';
 import { waitingFor } from './waiting-for.js';
 
 export interface ViewsPorts {
-  table: { refresh(): Promise<void>; list(task?: string | null): TerminalEntry[]; get(nameOrId: string, task?: string | null, what?: string, op?: string): Promise<TerminalEntry>; byPane(paneId: string): TerminalEntry | undefined };
+  table: {
+    refresh(): Promise<void>;
+    list(task?: string | null): TerminalEntry[];
+    get(nameOrId: string, task?: string | null, what?: string, op?: string): Promise<TerminalEntry>;
+    byPane(paneId: string): TerminalEntry | undefined;
+  };
   watcher: {
-    snapshot(paneId: string): { machine: TerminalStatus; context: { since: number; rule: string | null; lines: string[]; source: string; turns: number; exitStatus: number | null } } | undefined;
+    snapshot(
+      paneId: string,
+    ):
+      | { machine: TerminalStatus; context: { since: number; rule: string | null; lines: string[]; source: string; turns: number; exitStatus: number | null } }
+      | undefined;
     lastScreen(paneId: string): string | null;
     pane(paneId: string): { pid: number | null } | undefined;
     status(paneId: string): string | undefined;

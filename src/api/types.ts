@@ -252,6 +252,13 @@ export interface PinRow {
 
 /** `POST /v1/up`: the windows opened, restarted or kept, and the agents not started. */
 export interface UpView {
-  windows: { agent: string; terminalId: string; windowId: string; paneId: string; action: 'keep' | 'create' | 'respawn'; launch: { sessionId: string | null } | null }[];
+  windows: {
+    agent: string;
+    terminalId: string;
+    windowId: string;
+    paneId: string;
+    action: 'keep' | 'create' | 'respawn';
+    launch: { sessionId: string | null } | null;
+  }[];
   missing: { agent: string; command: string; path: string }[];
 }

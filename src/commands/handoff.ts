@@ -84,7 +84,10 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions, pr
         return await withApi(
           ctx,
           async (api) => {
-            if (shown) void api.events(`/v1/events?agent=${encodeURIComponent(agent)}&types=state,turn`, (e) => shown.event(e), { signal: events.signal }).catch(() => {});
+            if (shown)
+              void api
+                .events(`/v1/events?agent=${encodeURIComponent(agent)}&types=state,turn`, (e) => shown.event(e), { signal: events.signal })
+                .catch(() => {});
             return api.call<HandoffResult>('POST', '/v1/handoffs', body, signal ? { signal } : {});
           },
           // Sent again when the supervisor dropped it: the id makes that safe.

@@ -24,6 +24,8 @@ export interface RunOptions {
   json?: boolean;
   /** The task id (default a new one). */
   id?: string;
+  /** Ctrl-C: stop following; the task goes on in the supervisor. */
+  signal?: AbortSignal;
 }
 
 export const TASK_FINAL = new Set(['done', 'failed', 'cancelled']);
@@ -72,13 +74,15 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
         .map(([r, a]) => `${r}=${a}`)
         .join(', ')}\n`,
     );
-  return follow(ctx, io, id, o.json ?? false);
+  return follow(ctx, io, id, o.json ?? false, o.signal);
 }
 
 /** Follow a task to its end: its turns on stderr; a supervisor that went away is started again and the task resumed. */
-export async function follow(ctx: Context, io: Output, id: string, quiet: boolean): Promise<TaskView> {
+export async function follow(ctx: Context, io: Output, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
   const shown = quiet ? null : new TaskProgress(io, id);
   const stop = new AbortController();
+  const interrupted = () => stop.abort();
+  signal?.addEventListener('abort', interrupted, { once: true });
   // Where it stands now (the stream starts after it).
   const first = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }).catch(() => null);
   if (first) shown?.event({ id: 0, type: 'task', at: '', data: { ...first } });
@@ -103,17 +107,24 @@ export async function follow(ctx: Context, io: Output, id: string, quiet: boolea
   try {
     for (;;) {
       const v = await withApi(ctx, async (api) => {
-        const now = await api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`);
+        const now = await api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`, undefined, { signal: stop.signal });
         // A supervisor started again leaves a foreground task interrupted: this command goes on with it.
         if (!TASK_FINAL.has(now.status) && !now.live) await api.call<TaskView>('POST', `/v1/tasks/${encodeURIComponent(id)}/resume`);
-        return api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}/wait?timeout=30`);
+        return api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}/wait?timeout=30`, undefined, { signal: stop.signal });
       }).catch((e: unknown) => {
+        if (signal?.aborted) return null;
         if (e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN') return null;
         throw e;
       });
+      if (signal?.aborted)
+        throw new JaggersError(
+          'E_INTERRUPTED',
+          `task ${id} goes on in the supervisor; follow it with \`jaggers show ${id}\`, or here again with \`jaggers resume ${id}\``,
+        );
       if (v && TASK_FINAL.has(v.status)) return v;
     }
   } finally {
+    signal?.removeEventListener('abort', interrupted);
     shown?.stop();
     stop.abort();
     await stream;

@@ -44,6 +44,21 @@ export interface UpOptions {
   wait?: boolean;
 }
 
+/**
+ * A bad jaggers.json, `--agents` or profile stops `up` before anything starts: the team is read here
+ * first (the supervisor reads it again when it opens the windows).
+ */
+async function checkTeam(ctx: Context, opts: UpOptions): Promise<void> {
+  if (opts.resume) return;
+  const project = await ctx.project();
+  const { namedTeam, teamSpecs } = await import('../agents/team.js');
+  const { readStored } = await import('../api/stored.js');
+  const { loadProfile } = await import('../profiles/load.js');
+  const data = readStored(ctx);
+  const specs = opts.names ? namedTeam(opts.names, project, data, ctx.projectRoot) : teamSpecs(opts, project, data, ctx.projectRoot);
+  for (const s of specs) await loadProfile(s.profile, ctx.jaggersDir);
+}
+
 /** The size window 0 gets when `up` makes the session: `--size`, else jaggers.json's, else the default. */
 async function sessionSize(ctx: Context, size: string | undefined): Promise<{ width: number; height: number }> {
   const text = size ?? (await ctx.project().catch(() => null))?.size;
@@ -58,6 +73,7 @@ async function sessionSize(ctx: Context, size: string | undefined): Promise<{ wi
  */
 export async function up(ctx: Context, opts: UpOptions = {}): Promise<UpResult> {
   await checkTmux(ctx.server.bin, ctx.server.env);
+  await checkTeam(ctx, opts);
   await ensureSession(ctx, await sessionSize(ctx, opts.size));
   const body = {
     ...(opts.agents ? { agents: opts.agents } : {}),

@@ -110,7 +110,11 @@ export class RegistryOwner implements RegistryStore {
   private stamp(events: readonly NewJournalEvent[]): JournalEvent[] {
     const ts = (this.o.now ?? (() => new Date()))().toISOString();
     return events.map((e, i) =>
-      validateOrThrow(journalEventSchema, { ...e, ts: e.ts ?? ts }, `event ${i + 1} of ${events.length} (${String(e.type)}) to record in ${this.paths.journal}`),
+      validateOrThrow(
+        journalEventSchema,
+        { ...e, ts: e.ts ?? ts },
+        `event ${i + 1} of ${events.length} (${String(e.type)}) to record in ${this.paths.journal}`,
+      ),
     );
   }
 

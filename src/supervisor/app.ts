@@ -112,7 +112,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
 
   r.get('/v1/health', async () => s.health());
   r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.views.terminals(req.query.task));
-  r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) => s.views.terminal((req.params as { agent: string }).agent, req.query.task));
+  r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) =>
+    s.views.terminal((req.params as { agent: string }).agent, req.query.task),
+  );
   r.get('/v1/terminals/:agent/screen', { schema: { querystring: ScreenQuery } }, async (req) =>
     s.views.screen((req.params as { agent: string }).agent, {
       ansi: req.query.ansi === '1' || req.query.ansi === 'true',
@@ -130,9 +132,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     s.answers.answer((req.params as { agent: string }).agent, { choice: req.body.choice, expect: req.body.expect, task: req.body.task }),
   );
   r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoffs.handoff(req.body));
-  r.get('/v1/handoffs/:id', { schema: { querystring: FollowQuery } }, async (req) =>
-    s.handoffs.follow((req.params as { id: string }).id, req.query.until),
-  );
+  r.get('/v1/handoffs/:id', { schema: { querystring: FollowQuery } }, async (req) => s.handoffs.follow((req.params as { id: string }).id, req.query.until));
   r.post('/v1/up', { schema: { body: UpBody } }, async (req) => {
     const o = await s.launcher.up(req.body);
     // The launch's command and environment stay in the supervisor: the caller needs the pinned session.

@@ -82,7 +82,12 @@ export function compose(d: SupervisorDeps) {
 
   const watcher = new PaneWatcher(d.events, { commands });
   const table = new TerminalTable(commands, ctx.session, ctx.jaggersDir, watcher, log);
-  const notifier = new Notifier(commands, log, async () => (await project().catch(() => null))?.notify, (n) => hub.publish('notice', { ...n }));
+  const notifier = new Notifier(
+    commands,
+    log,
+    async () => (await project().catch(() => null))?.notify,
+    (n) => hub.publish('notice', { ...n }),
+  );
 
   /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
   const untilEvent = (match: (e: StreamEvent) => boolean, ms: number) =>
@@ -115,7 +120,13 @@ export function compose(d: SupervisorDeps) {
           'E_PANE_GONE',
           `${what}: agent ${e.pane.agent}'s pane ${e.pane.paneId} is dead (exit status ${e.pane.deadStatus ?? 'unknown'}); run \`jaggers up\` to restart it`,
         );
-      return { paneId: e.pane.paneId, agent: e.pane.agent!, terminalId: e.pane.terminalId, profile: e.profile, pid: watcher.pane(e.pane.paneId)?.pid ?? e.pane.panePid };
+      return {
+        paneId: e.pane.paneId,
+        agent: e.pane.agent!,
+        terminalId: e.pane.terminalId,
+        profile: e.profile,
+        pid: watcher.pane(e.pane.paneId)?.pid ?? e.pane.panePid,
+      };
     },
   };
 
@@ -153,9 +164,7 @@ export function compose(d: SupervisorDeps) {
   };
 
   const outcomes = new Outcomes();
-  // Filled in below: the runner, the workers and the journal need each other only through these calls.
-  let runner!: Runner;
-  let workers!: Workers;
+  // The journal, the runner and the workers call each other only from callbacks: declared in any order.
   const journal = new WorkJournal({
     store,
     hub,
@@ -167,12 +176,20 @@ export function compose(d: SupervisorDeps) {
       if (j.from) runner.kick(j.from);
       if (j.work === 'handoff' && j.state === 'failed') {
         const e = j.terminalId ? table.find(j.terminalId) : undefined;
-        if (e) void notifier.notice({ agent: j.agent ?? j.target, terminalId: j.terminalId, task: j.task, windowId: e.pane.windowId, state: 'turn-failed', reason: j.reason });
+        if (e)
+          void notifier.notice({
+            agent: j.agent ?? j.target,
+            terminalId: j.terminalId,
+            task: j.task,
+            windowId: e.pane.windowId,
+            state: 'turn-failed',
+            reason: j.reason,
+          });
       }
     },
   });
 
-  runner = new Runner({
+  const runner = new Runner({
     data: () => store.data,
     pane: (terminalId) => table.find(terminalId),
     status: (paneId) => watcher.status(paneId),
@@ -204,7 +221,7 @@ export function compose(d: SupervisorDeps) {
     log,
   });
 
-  workers = new Workers({
+  const workers = new Workers({
     store,
     journal,
     log,
@@ -286,7 +303,9 @@ export function compose(d: SupervisorDeps) {
     void publishStatus(commands, c).catch(() => {});
     if (c.status === 'waiting_input') {
       const q = readQuestion(watcher.lastScreen(c.pane.paneId) ?? '');
-      const reason = q ? `${describeQuestion(q)}${q.choices.length ? `; \`jaggers answer ${data.agent} <number or label>\`` : ''}` : (c.lines[0] ?? 'a menu on screen');
+      const reason = q
+        ? `${describeQuestion(q)}${q.choices.length ? `; \`jaggers answer ${data.agent} <number or label>\`` : ''}`
+        : (c.lines[0] ?? 'a menu on screen');
       void notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'waiting_input', reason });
     }
   };
@@ -305,7 +324,8 @@ export function compose(d: SupervisorDeps) {
       });
       if (ev?.type === 'session-forked') hub.publish('fork', { agent, terminalId, from: ev.from, to: ev.to });
       if (ev?.type === 'session-pinned') hub.publish('pin', { agent, terminalId, sessionId, how: ev.how });
-      if (ev) log.info({ agent, terminal: terminalId, session: sessionId }, ev.type === 'session-forked' ? 'session forked: the pin follows it' : 'session pinned');
+      if (ev)
+        log.info({ agent, terminal: terminalId, session: sessionId }, ev.type === 'session-forked' ? 'session forked: the pin follows it' : 'session pinned');
     } catch (e) {
       log.warn({ agent, terminal: terminalId, err: (e as Error).message }, 'could not record the session the CLI reported');
     }

@@ -148,5 +148,9 @@ export const UpBody = z.strictObject({
   /** Reopen a task's agents (`resume`): those its terminals name, each in its pinned conversation. */
   resume: z.boolean().optional(),
   /** Agents by name (`run`): each as jaggers.json or an earlier `up` knows it, else the profile of that name. */
-  names: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be an agent name')).min(1).max(32).optional(),
+  names: z
+    .array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be an agent name'))
+    .min(1)
+    .max(32)
+    .optional(),
 });

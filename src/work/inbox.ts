@@ -35,7 +35,8 @@ export class Inbox {
   /** Store a message for `to`; returns once it is on disk and in the journal. The same `id` twice stores it once. */
   async send(req: MessageRequest): Promise<MessageView> {
     const { store, dirs } = this.p;
-    if (req.id !== undefined && !MESSAGE_ID.test(req.id)) throw new JaggersError('E_USAGE', `message id must look like m-0123abcd, got ${JSON.stringify(req.id)}`);
+    if (req.id !== undefined && !MESSAGE_ID.test(req.id))
+      throw new JaggersError('E_USAGE', `message id must look like m-0123abcd, got ${JSON.stringify(req.id)}`);
     if (req.text.trim() === '') throw new JaggersError('E_USAGE', 'message: the text is empty');
     const data = store.data;
     const known = req.id && Object.hasOwn(data.messages, req.id) ? data.messages[req.id] : undefined;

@@ -88,7 +88,8 @@ export class Jobs {
       });
       kind = 'worker';
     }
-    if (kind === 'worker' && req.headless) throw new JaggersError('E_USAGE', `${what} --headless needs an agent with a pinned conversation, not the profile ${req.target}`);
+    if (kind === 'worker' && req.headless)
+      throw new JaggersError('E_USAGE', `${what} --headless needs an agent with a pinned conversation, not the profile ${req.target}`);
     const from = resolveSender(this.p.agents, data, req, task, what);
     const id = req.id ?? newJobId();
     const file = jobPromptFile(dirs.jaggersDir, id);

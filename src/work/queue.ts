@@ -3,7 +3,8 @@
 // message claimed for delivery) is at the head: only the head ever runs, so there is at most one.
 import { isFinal, type JobRecord, type MessageRecord, type RegistryData } from '../sessions/registry.js';
 
-export type WorkItem = { kind: 'job'; id: string; seq: number; created: string; j: JobRecord } | { kind: 'message'; id: string; seq: number; created: string; m: MessageRecord };
+export type WorkItem =
+  { kind: 'job'; id: string; seq: number; created: string; j: JobRecord } | { kind: 'message'; id: string; seq: number; created: string; m: MessageRecord };
 
 const job = (j: JobRecord): WorkItem => ({ kind: 'job', id: j.id, seq: j.seq, created: j.created, j });
 const message = (m: MessageRecord): WorkItem => ({ kind: 'message', id: m.id, seq: m.seq, created: m.created, m });

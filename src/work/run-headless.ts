@@ -77,7 +77,18 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
         const cur = d.jobs[id];
         if (!cur || isFinal(cur.state)) return [];
         const reason = `starting ${profile.command} headless in ${terminal.agent}'s conversation`;
-        return [{ type: 'job-state', jobId: id, state: 'starting', reason, agent: terminal.agent, nonce: pr.nonce, artifact: path.relative(env.projectRoot, pr.prompt.artifact), turn: pr.prompt.turn }];
+        return [
+          {
+            type: 'job-state',
+            jobId: id,
+            state: 'starting',
+            reason,
+            agent: terminal.agent,
+            nonce: pr.nonce,
+            artifact: path.relative(env.projectRoot, pr.prompt.artifact),
+            turn: pr.prompt.turn,
+          },
+        ];
       });
       const now = await journal.after(j.id);
       if (!now || now.state !== 'starting') return;
@@ -100,7 +111,15 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       const pid = Number(await readFile(path.join(dir, `${attempt.n}.pid`), 'utf8').catch(() => '0')) || undefined;
       j = (await journal.change(j.id, 'running', `${profile.command} runs headless (pid ${pid ?? '?'})`, pid ? { pid } : {})) ?? j;
       outcome.delivery = { kind: 'headless', submits: 0, evidence: null, ms: performance.now() - outcome.t0 };
-      env.emit({ phase: 'delivered', agent: terminal.agent, terminalId, task: j.task ?? j.id, turn: prepared.prompt.turn, artifact: prepared.prompt.artifact, job: j.id });
+      env.emit({
+        phase: 'delivered',
+        agent: terminal.agent,
+        terminalId,
+        task: j.task ?? j.id,
+        turn: prepared.prompt.turn,
+        artifact: prepared.prompt.artifact,
+        job: j.id,
+      });
     } else {
       // Followed again after a restart: the pane still holds the placeholder.
       pane?.hold();
@@ -115,8 +134,10 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       if (status === 'stopped') return;
       const out = await readFile(path.join(dir, `${attempt.n}.out`), 'utf8').catch(() => '');
       const err = await readFile(path.join(dir, `${attempt.n}.err`), 'utf8').catch(() => '');
-      if (status === 'timeout') throw new JaggersError('E_TIMEOUT', `${label}: ${profile.command} did not finish within ${Math.round((deadline - since) / 1000)} s`);
-      if (status === 'vanished') throw new JaggersError('E_TURN_FAILED', `${label}: ${profile.command}'s run ended without an exit status (killed?); its output is in ${dir}`);
+      if (status === 'timeout')
+        throw new JaggersError('E_TIMEOUT', `${label}: ${profile.command} did not finish within ${Math.round((deadline - since) / 1000)} s`);
+      if (status === 'vanished')
+        throw new JaggersError('E_TURN_FAILED', `${label}: ${profile.command}'s run ended without an exit status (killed?); its output is in ${dir}`);
       if (status !== 0 && attempt.first && attempt.n === 1 && pinned && IN_USE.test(err)) {
         // Its session exists already (someone talked in the pane): a later turn's arguments.
         const launch = await p.launch(terminalId, j.task ?? j.id);
@@ -140,24 +161,40 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       stopped = false;
       const party: TurnParty = { agent: terminal.agent, terminalId };
       const id = j.id;
-      const replyArtifact = await writeReply(env.registry, { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot }, {
-        prompt: prepared.prompt,
-        target: party,
-        from,
-        text: ran.text,
-        sessionId,
-        extra: async (file, d) => {
-          const cur = d.jobs[id];
-          if (!cur || isFinal(cur.state)) return [];
-          const done = { ...cur, state: 'done' as const, reason: 'the headless run finished', reply: path.relative(env.projectRoot, file) };
-          return [{ type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply }, ...(await journal.resultEvents(d, done, ran.text))];
+      const replyArtifact = await writeReply(
+        env.registry,
+        { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot },
+        {
+          prompt: prepared.prompt,
+          target: party,
+          from,
+          text: ran.text,
+          sessionId,
+          extra: async (file, d) => {
+            const cur = d.jobs[id];
+            if (!cur || isFinal(cur.state)) return [];
+            const done = { ...cur, state: 'done' as const, reason: 'the headless run finished', reply: path.relative(env.projectRoot, file) };
+            return [
+              { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply },
+              ...(await journal.resultEvents(d, done, ran.text)),
+            ];
+          },
         },
-      });
+      );
       outcome.replyMs = performance.now() - outcome.t0;
       outcome.confirmedBy = 'headless';
       outcome.replyFrom = 'headless';
       await journal.after(j.id);
-      env.emit({ phase: 'done', agent: terminal.agent, terminalId, task: j.task ?? j.id, turn: prepared.prompt.turn, artifact: prepared.prompt.artifact, reply: replyArtifact, job: j.id });
+      env.emit({
+        phase: 'done',
+        agent: terminal.agent,
+        terminalId,
+        task: j.task ?? j.id,
+        turn: prepared.prompt.turn,
+        artifact: prepared.prompt.artifact,
+        reply: replyArtifact,
+        job: j.id,
+      });
       return;
     }
   } catch (err) {
@@ -168,7 +205,9 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     await journal.change(j.id, 'failed', `${x.message}${j.artifact ? `; the handover file stays at ${j.artifact}` : ''}`, { code });
   } finally {
     if (stopped && !signal.aborted)
-      await pane?.resume(sessionId, conversation).catch((err: Error) => env.log.error({ err: err.message }, 'could not start the agent again in its pane after a headless turn'));
+      await pane
+        ?.resume(sessionId, conversation)
+        .catch((err: Error) => env.log.error({ err: err.message }, 'could not start the agent again in its pane after a headless turn'));
   }
 }
 

@@ -36,7 +36,8 @@ const rel = (root: string, file: string) => path.relative(root, file);
 export const labelOf = (j: JobRecord) => `${j.work} ${j.id}`;
 
 /** The party that handed the work over, for the handover file's header. */
-export const fromOf = (j: JobRecord) => (j.from ? { agent: j.fromAgent ?? 'user', terminalId: j.from } : j.fromAgent ? { agent: j.fromAgent, terminalId: null } : null);
+export const fromOf = (j: JobRecord) =>
+  j.from ? { agent: j.fromAgent ?? 'user', terminalId: j.from } : j.fromAgent ? { agent: j.fromAgent, terminalId: null } : null;
 
 /** The handover file of an item's turn, read back (after a restart, or to type it again). */
 export async function preparedOf(root: string, j: JobRecord, target: TurnTarget, cwd: string): Promise<PreparedTurn> {
@@ -81,10 +82,15 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
     let turnsBefore = env.watch.turns(target.paneId);
     if (j.state === 'running' || j.state === 'waiting_input') {
       if (j.pid && target.pid && j.pid !== target.pid) {
-        await journal.change(j.id, 'failed', `${target.agent} was restarted during the turn (pid ${j.pid}, now ${target.pid}): the turn was lost; assign it again`, {
-          cause: 'agent-lost',
-          code: 'E_PANE_GONE',
-        });
+        await journal.change(
+          j.id,
+          'failed',
+          `${target.agent} was restarted during the ${j.work}'s turn (pid ${j.pid}, now ${target.pid}): the turn was lost; assign it again`,
+          {
+            cause: 'agent-lost',
+            code: 'E_PANE_GONE',
+          },
+        );
         return;
       }
       // Its turn may have ended while no supervisor watched: the transcript or the screen says so.
@@ -93,7 +99,12 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       let found: string | null = null;
       if (j.state === 'starting' && j.nonce && j.artifact) {
         prepared = await preparedOf(root, j, target, cwd);
-        found = await promptWentIn(env, target, { nonce: prepared.nonce, cwd, sessionId: prepared.prompt.meta.targetSession, artifact: prepared.prompt.artifact });
+        found = await promptWentIn(env, target, {
+          nonce: prepared.nonce,
+          cwd,
+          sessionId: prepared.prompt.meta.targetSession,
+          artifact: prepared.prompt.artifact,
+        });
         if (!found) {
           // Nowhere: it never went in. Typed again, under a new nonce recorded first.
           const nonce = makeNonce();

@@ -116,9 +116,11 @@ export class Runner {
         if (blocked) {
           this.why.set(terminalId, blocked);
           const e = this.p.pane(terminalId);
-          // A turn in a pane that died is lost, and so is a worker that died before its prompt: the job fails.
-          const dead = !e || e.pane.dead || this.p.status(e.pane.paneId) === 'exited';
-          const lost = head.kind === 'job' && dead && (inFlight(head) || (head.j.kind === 'worker' && e !== undefined));
+          // A turn in a pane that died is lost, and so is a worker that died before its prompt: the job
+          // fails. A team agent with no window at all (its tmux server went away) waits for `up`, which
+          // reopens it: the turn is then found lost or finished by what the new pane shows.
+          const dead = e ? e.pane.dead || this.p.status(e.pane.paneId) === 'exited' : head.kind === 'job' && head.j.kind === 'worker';
+          const lost = head.kind === 'job' && dead && (inFlight(head) || head.j.kind === 'worker');
           if (lost) {
             await this.p.lost(head.j, blocked);
             continue;

@@ -139,7 +139,9 @@ export class Tasks {
     for (const role of def.agents)
       if (!roles[role])
         throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
-    const from = req.fromTerminal ? resolveSender(this.p.agents, await Promise.resolve(this.p.store.data), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId : null;
+    const from = req.fromTerminal
+      ? resolveSender(this.p.agents, await Promise.resolve(this.p.store.data), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId
+      : null;
     for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
     await this.p.store.update((d) => {
       if (d.tasks[id]?.definition) return { events: [], result: null };

@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TaskView } from '../../src/api/types.js';
-import { api, promptsReceived, untilEvent, waitPidGone, type FakeTurn } from '../helpers/api.js';
+import { api, promptsReceived, readRegistry, untilEvent, waitPidGone, type FakeTurn } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 
@@ -22,7 +22,7 @@ describe('workflows', () => {
 
   const received = () => promptsReceived(promptsFile);
   const jg = (args: string[]) => rig.run(args);
-  const registry = async () => JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as Registry;
+  const registry = async () => readRegistry(rig.root) as unknown as Registry;
   const journal = async () =>
     (await readFile(path.join(rig.root, '.jaggers', 'events.jsonl'), 'utf8'))
       .split('\n')
