@@ -32,8 +32,8 @@ export interface TurnRunPorts {
 
 const rel = (root: string, file: string) => path.relative(root, file);
 
-/** The label errors and logs give the item: `job j-…`, `handoff j-…`. */
-export const labelOf = (j: JobRecord) => `${j.work} ${j.id}`;
+/** The label errors and logs give the item: `handoff` and `send` as their commands say it, `job j-…` for the others. */
+export const labelOf = (j: JobRecord) => (j.work === 'handoff' || j.work === 'send' ? j.work : `${j.work} ${j.id}`);
 
 /** The party that handed the work over, for the handover file's header. */
 export const fromOf = (j: JobRecord) =>
@@ -147,7 +147,14 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         const d = await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label });
         outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
         outcome.deliverMs = performance.now() - outcome.t0;
-        env.log.info({ job: j.id, agent: target.agent, submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms) }, 'prompt delivered');
+        const log = env.log.child({
+          task: j.task ?? j.id,
+          terminal: target.terminalId,
+          agent: target.agent,
+          turn: prepared.prompt.turn,
+          session: prepared.prompt.meta.targetSession,
+        });
+        log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms), job: j.id }, 'prompt delivered');
         j = (await journal.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
         event('delivered');
       }
@@ -169,6 +176,15 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       outcome.replyMs = performance.now() - replyStart;
       outcome.confirmedBy = r.by;
       outcome.replyFrom = r.from;
+      env.log
+        .child({
+          task: j.task ?? j.id,
+          terminal: target.terminalId,
+          agent: target.agent,
+          turn: prepared.prompt.turn,
+          session: prepared.prompt.meta.targetSession,
+        })
+        .info({ by: r.by, from: r.from, ms: Math.round(performance.now() - outcome.t0), job: j.id }, 'turn finished');
       await journal.after(j.id);
       event('done', { reply: r.artifact });
     } finally {

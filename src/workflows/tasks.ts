@@ -404,6 +404,8 @@ export class Tasks {
       if (done) return this.output(done);
       const last = jobs.at(-1);
       if (last && !isFinal(last.state)) {
+        // Its window gone with its tmux server (a reboot): opened again, so the turn is found finished or lost there.
+        if (input.mode !== 'headless') await this.ensureAgent(input);
         // Followed again after a restart: the step's time counts from when its job was made.
         await this.follow(last.id, input, signal, Date.parse(last.created) + input.timeoutMs);
         continue;
