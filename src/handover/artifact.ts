@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 
 export interface HandoverMeta {
   task: string;
