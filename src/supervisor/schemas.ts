@@ -28,6 +28,11 @@ export const WaitQuery = z.strictObject({
 });
 
 export const InputBody = z.strictObject({
+  /** Chosen by the client, so a request sent again after a dropped connection types the text once. */
+  id: z
+    .string()
+    .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
+    .optional(),
   text: z.string().min(1, 'must not be empty'),
   task: taskId.optional(),
 });
