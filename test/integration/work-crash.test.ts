@@ -14,7 +14,10 @@ import { withApi } from '../../src/api/connect.js';
 import type { HandoffResult, HealthView, InputResult, JobView, MessageView, TaskView } from '../../src/api/types.js';
 import { resolveContext, type Context } from '../../src/context.js';
 import { JaggersError } from '../../src/errors.js';
-import { api, waitPidGone } from '../helpers/api.js';
+import { api, fakeTurns, waitPidGone } from '../helpers/api.js';
+import { execa } from 'execa';
+import { packageRoot } from '../../src/package-root.js';
+import { existsSync } from 'node:fs';
 import { whenDirSays } from '../helpers/dir-watch.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
@@ -252,4 +255,56 @@ describe('work items through supervisor crashes', () => {
     expect(handoffs.length).toBeGreaterThan(0);
     expect(got).toHaveLength(all.length);
   }, 400_000);
+
+  it('a headless handoff in flight when the supervisor is killed: the next one waits for the run it left and records its reply; the CLI ran once', async () => {
+    // The CLI takes 2 s to answer headless (a shell in front of the fake agent), so the kill falls inside the run.
+    const demo = JSON.parse(await readFile(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')) as Record<string, unknown>;
+    const { writeProfile } = await import('../helpers/profiles.js');
+    await writeProfile(rig.root, 'slowhead', {
+      ...demo,
+      name: 'slowhead',
+      command: 'sh',
+      args: ['-c', 'case " $* " in *" -p "*) sleep 2;; esac; exec jaggers-fake-agent --think-ms 200 "$@"', 'slowhead'],
+    });
+    await writeProject(rig.root, { agents: [{ name: 'h', profile: 'slowhead' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    const run = execa(
+      process.execPath,
+      [path.join(packageRoot, 'bin', 'jaggers.js'), 'handoff', 'h', '--headless', '-m', 'headless through a crash', '--json'],
+      {
+        cwd: rig.root,
+        env: rig.env,
+        reject: false,
+      },
+    );
+    // The run started (its shell wrote its pid): now the supervisor dies.
+    const work = path.join(rig.root, '.jaggers', 'work');
+    await whenDirSays(path.join(rig.root, '.jaggers'), () => existsSync(work), Boolean, { timeoutMs: 30_000, what: 'the work folder' });
+    const runDir = path.join(
+      work,
+      (
+        await whenDirSays(
+          work,
+          () => readdir(work),
+          (names) => names.length > 0,
+          { timeoutMs: 30_000, what: 'a run folder' },
+        )
+      )[0]!,
+    );
+    await whenDirSays(runDir, () => existsSync(path.join(runDir, '1.pid')), Boolean, { timeoutMs: 30_000, what: "the headless run's pid file" });
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const r = await run;
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as HandoffResult;
+    expect(out.reply?.text).toContain('headless through a crash');
+    // The CLI ran once: one turn in the conversation, and one run folder attempt.
+    const turns = await fakeTurns(rig, 'h');
+    expect(turns.filter((t) => t.prompt.includes('Read ')).length).toBe(1);
+    const jobs = await api(rig).call<JobView[]>('GET', '/v1/jobs');
+    expect(jobs.map((j) => [j.work, j.headless, j.state])).toEqual([['handoff', true, 'done']]);
+    // Its pane has the agent's TUI again, in the same conversation.
+    await rig.waitForScreen('h', /Type your message|│ > /, { timeoutMs: 30_000 });
+  }, 120_000);
 });
