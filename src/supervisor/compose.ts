@@ -37,6 +37,7 @@ import { runMessage } from '../work/run-message.js';
 import { runSend } from '../work/run-send.js';
 import { runPaneTurn } from '../work/run-turn.js';
 import { Runner } from '../work/runner.js';
+import { queueOf } from '../work/queue.js';
 import { Workers } from '../work/workers.js';
 import { listWorkflows } from '../workflows/load.js';
 import { Tasks } from '../workflows/tasks.js';
@@ -248,7 +249,20 @@ export function compose(d: SupervisorDeps) {
   });
   const inbox = new Inbox({ store, agents, hub, log, dirs, runner });
   const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal });
-  const views = new AgentViews({ table, watcher, data: () => store.data, io, stopping: stopping.signal });
+  const views = new AgentViews({
+    table,
+    watcher,
+    data: () => store.data,
+    io,
+    stopping: stopping.signal,
+    queue: (terminalId) =>
+      queueOf(store.data, terminalId).map((i) => ({
+        id: i.id,
+        work: i.kind === 'job' ? i.j.work : 'message',
+        state: i.kind === 'job' ? i.j.state : i.m.state,
+        waiting: runner.waiting(terminalId, i.id),
+      })),
+  });
   const answers = new Answers({
     table,
     watcher,
