@@ -1,4 +1,14 @@
 import { processOutput } from './output.js';
 import { main } from './program.js';
 
-process.exitCode = await main(process.argv.slice(2), { io: processOutput, env: process.env, cwd: process.cwd() });
+/** Ctrl-C: a command that follows work hears it (and says how to follow it on); any other ends as usual. */
+function onInterrupt(fn: () => void): () => void {
+  const handler = () => {
+    process.removeListener('SIGINT', handler);
+    fn();
+  };
+  process.on('SIGINT', handler);
+  return () => process.removeListener('SIGINT', handler);
+}
+
+process.exitCode = await main(process.argv.slice(2), { io: processOutput, env: process.env, cwd: process.cwd(), onInterrupt });

@@ -19,6 +19,11 @@ export const ERROR_STATUS = {
   E_NOT_WAITING: 409,
   E_SCREEN_CHANGED: 409,
   E_TIMEOUT: 504,
+  // A work item's turn ended without a reply (the CLI failed, its run left no status).
+  E_TURN_FAILED: 502,
+  E_CANCELLED: 409,
+  // The command was interrupted (Ctrl-C); the work it asked for goes on.
+  E_INTERRUPTED: 499,
   E_USAGE: 400,
   E_REGISTRY: 500,
   E_NOT_PINNED: 409,

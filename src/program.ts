@@ -69,7 +69,8 @@ export async function main(argv: string[], e: Env): Promise<number> {
     if (err instanceof CommanderError) return err.exitCode;
     if (isJaggersError(err)) {
       e.io.writeErr(`jaggers: ${err.message}\n`);
-      return 1;
+      // Interrupted (Ctrl-C) while following work that goes on: the shell's code for SIGINT.
+      return err.code === 'E_INTERRUPTED' ? 130 : 1;
     }
     e.io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     return 70;

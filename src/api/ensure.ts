@@ -122,7 +122,7 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
 
 /** No session: say which command brings it back (`up` reopens the last team even without a jaggers.json). */
 async function sessionMissing(ctx: Context): Promise<JaggersError> {
-  const { hintForUp } = await import('../commands/up-hint.js');
+  const { hintForUp } = await import('./hint.js');
   return new JaggersError(
     'E_SESSION_MISSING',
     `no jaggers session ${JSON.stringify(ctx.session)} on tmux ${describeSocket(ctx.server)}: ${await hintForUp(ctx)}`,

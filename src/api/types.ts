@@ -85,6 +85,8 @@ export interface AnswerResult {
 }
 
 export interface InputResult {
+  /** The send's work item. */
+  job?: string;
   agent: string;
   pane: string;
   bytes: number;
@@ -100,6 +102,8 @@ export interface HandoffReply {
 }
 
 export interface HandoffResult {
+  /** The handoff's work item: `jaggers wait <job>` and `jaggers result <job>` follow it too. */
+  job?: string;
   task: string;
   turn: number;
   agent: string;
@@ -172,6 +176,8 @@ export interface StateEventData {
 
 export interface TurnEventData {
   phase: 'written' | 'delivered' | 'done' | 'failed';
+  /** The work item whose turn it is. */
+  job?: string;
   agent: string;
   terminalId: string | null;
   task: string;
@@ -230,4 +236,29 @@ export interface TaskView {
   attach: string | null;
   agents: Record<string, { terminalId: string; sessionId: string | null; turns: number }>;
   turns: TaskTurnView[];
+}
+
+/** A terminal's pinned conversation (`jaggers sessions`). */
+export interface PinRow {
+  task: string | null;
+  agent: string;
+  terminalId: string;
+  profile: string;
+  sessionId: string | null;
+  previous: string[];
+  window: string | null;
+  created: string;
+}
+
+/** `POST /v1/up`: the windows opened, restarted or kept, and the agents not started. */
+export interface UpView {
+  windows: {
+    agent: string;
+    terminalId: string;
+    windowId: string;
+    paneId: string;
+    action: 'keep' | 'create' | 'respawn';
+    launch: { sessionId: string | null } | null;
+  }[];
+  missing: { agent: string; command: string; path: string }[];
 }

@@ -17,9 +17,8 @@ export function registerAgents(program: Command, e: Deps): void {
     .action(async (o: { agents?: string; size?: string; task?: string; wait: boolean }) => {
       checkTask(o.task, '--task');
       const c = await ctx();
-      const { loadTeam, teamSpecs } = await import('../commands/team.js');
       const { up, renderUp, upFailed } = await import('../commands/up.js');
-      const r = await up(c, await loadTeam(c, await teamSpecs(c, o.agents)), { size: o.size, task: o.task ?? null, wait: o.wait });
+      const r = await up(c, { agents: o.agents, size: o.size, task: o.task ?? null, wait: o.wait });
       e.io.writeOut(renderUp(r));
       if (upFailed(r)) setExit(1);
     });

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { resolveContext, type Context, type GlobalOptions } from '../context.js';
 import { JaggersError } from '../errors.js';
+import { TASK_ID, TASK_ID_RULE } from '../ids.js';
 import type { Output } from '../output.js';
 
 /** Where the CLI runs: handed in by src/cli.ts (the process) or a test (a folder and strings). */
@@ -10,6 +11,8 @@ export interface Env {
   io: Output;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Call `fn` on the first Ctrl-C (SIGINT) until the returned function is called; src/cli.ts gives the process's. */
+  onInterrupt?(fn: () => void): () => void;
 }
 
 /** What a group's actions use: the output, the context of this run, and the exit code main() returns. */
@@ -17,6 +20,8 @@ export interface Deps {
   io: Output;
   ctx(): Promise<Context>;
   setExit(code: number): void;
+  /** An AbortSignal that Ctrl-C aborts, for a command that follows work it does not own (the work goes on); and its release. */
+  interruptible(): { signal: AbortSignal; release(): void };
 }
 
 /** The context is resolved from the program's global options when an action asks for it; each warning is printed once. */
@@ -27,17 +32,19 @@ export function makeDeps(program: Command, e: Env, setExit: (code: number) => vo
     if (!warned.has(m)) e.io.writeErr(`jaggers: warning: ${m}\n`);
     warned.add(m);
   };
-  return { io: e.io, ctx: async () => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd, warn), setExit };
+  const interruptible = () => {
+    const stop = new AbortController();
+    const off = e.onInterrupt?.(() => stop.abort()) ?? (() => {});
+    return { signal: stop.signal, release: off };
+  };
+  return { io: e.io, ctx: async () => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd, warn), setExit, interruptible };
 }
 
 export const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 export const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
-const TASK = /^[A-Za-z0-9_.-]{1,64}$/;
-
 export function checkTask(task: string | undefined, flag: string): void {
-  if (task !== undefined && !TASK.test(task))
-    throw new JaggersError('E_USAGE', `${flag} must be 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(task)}`);
+  if (task !== undefined && !TASK_ID.test(task)) throw new JaggersError('E_USAGE', `${flag} must be ${TASK_ID_RULE}, got ${JSON.stringify(task)}`);
 }
 
 export function seconds(v: string): number {

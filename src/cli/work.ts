@@ -146,12 +146,14 @@ export function registerWork(program: Command, e: Deps): void {
       ) => {
         checkTask(o.task, '--task');
         const { handoff } = await import('../commands/handoff.js');
+        const ctrlC = e.interruptible();
         const r = await handoff(
           await ctx(),
           agent,
           { message: o.message, file: o.file, from: o.from, task: o.task, timeoutS: o.timeout, wait: o.wait, headless: o.headless },
           e.io,
-        );
+          ctrlC.signal,
+        ).finally(ctrlC.release);
         if (o.json) return e.io.writeOut(json(r));
         if (!r.reply) return e.io.writeOut(`delivered turn ${r.turn} of task ${r.task} to ${r.agent}: ${r.artifact}\n`);
         e.io.writeOut(r.reply.text.replace(/\n*$/, '\n'));

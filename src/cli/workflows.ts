@@ -24,7 +24,8 @@ export function registerWorkflows(program: Command, e: Deps): void {
     )
     .action(async (workflow: string, o: { task: string; agents?: string; detach?: boolean; dryRun?: boolean; json?: boolean }) => {
       const { run, renderRunEnd, renderDryRun } = await import('../commands/tasks.js');
-      const r = await run(await ctx(), e.io, workflow, o);
+      const ctrlC = e.interruptible();
+      const r = await run(await ctx(), e.io, workflow, { ...o, signal: ctrlC.signal }).finally(ctrlC.release);
       if ('prompts' in r) return e.io.writeOut(o.json ? json(r) : renderDryRun(r));
       if (o.detach) {
         e.io.writeOut(o.json ? json(r) : `${r.id}\n`);

@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { taggedWindows } from '../tmux/one-shot.js';
-import { serverArgs } from '../tmux/server.js';
-import { checkTmux } from '../tmux/version.js';
-import { hintForUp } from './up-hint.js';
+import { checkTmux, serverArgs, taggedWindows } from '../api/session.js';
+import { hintForUp } from '../api/hint.js';
 
 /** The tmux argv that attaches a person's terminal to the session (at an agent's window when named). */
 export async function attachArgs(ctx: Context, agent: string | undefined, readOnly: boolean): Promise<string[]> {

@@ -1,7 +1,6 @@
 import type { Context } from '../context.js';
 import type { Output } from '../output.js';
 import { handoff, newTaskId } from './handoff.js';
-import { DEMO_TEAM, loadTeam } from './team.js';
 import { up, type UpResult } from './up.js';
 
 /** The task the demo hands the planner; its agents (`--replies work`) answer with a plan, a diff, a review. */
@@ -13,8 +12,7 @@ Write the plan as three numbered steps.`;
  * the coder to the reviewer, each reply handed on as the next agent's handover file.
  */
 export async function demo(ctx: Context, io: Output, opts: { size?: string; run: boolean }): Promise<UpResult> {
-  const team = await loadTeam(ctx, DEMO_TEAM);
-  const r = await up(ctx, team, { size: opts.size });
+  const r = await up(ctx, { demo: true, size: opts.size });
   io.writeOut(`session ${r.session} on tmux ${r.socket}: ${r.windows.map((w) => `${w.agent} (${w.state ?? 'started'})`).join(', ')}\n`);
   if (!opts.run) return r;
   const task = newTaskId();

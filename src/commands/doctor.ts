@@ -9,11 +9,9 @@ import { installedVersion, type VersionReport } from '../profiles/cli-version.js
 import { checkAllProfiles, loadProfile } from '../profiles/load.js';
 import type { Profile } from '../profiles/schema.js';
 import type { AgentSpec } from '../project/project-file.js';
-import { findCommand } from '../terminals/find-command.js';
-import { serverRunning } from '../tmux/one-shot.js';
-import { describeSocket } from '../tmux/server.js';
-import { checkTmux } from '../tmux/version.js';
-import { registryTeam } from './up-hint.js';
+import { findCommand } from '../agents/find-command.js';
+import { checkTmux, describeSocket, serverRunning } from '../api/session.js';
+import { knownTeam } from '../api/hint.js';
 
 export interface DoctorReport {
   ok: boolean;
@@ -47,7 +45,7 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
   let projectError: string | null = null;
   let team: AgentSpec[] = [];
   try {
-    team = (await ctx.project())?.agents ?? (await registryTeam(ctx));
+    team = (await ctx.project())?.agents ?? (await knownTeam(ctx));
   } catch (e) {
     projectError = (e as Error).message;
   }

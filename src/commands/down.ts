@@ -1,21 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { supervisorLockPath } from '../api/paths.js';
+import { checkTmux, describeSocket, serverRunning, stopServer } from '../api/session.js';
+import { pidIsAlive, supervisorPid } from '../api/stored.js';
 import type { Context } from '../context.js';
-import { JaggersError } from '../errors.js';
-import { lockPathFor, pidIsAlive } from '../sessions/lock.js';
-import { killServer, serverRunning } from '../tmux/one-shot.js';
-import { describeSocket } from '../tmux/server.js';
-import { checkTmux } from '../tmux/version.js';
 
-/** The supervisor's pid, from the lock it holds while it runs; null when none runs. */
-export async function supervisorPid(jaggersDir: string): Promise<number | null> {
-  try {
-    const pid = (JSON.parse(await readFile(lockPathFor(supervisorLockPath(jaggersDir)), 'utf8')) as { pid?: unknown }).pid;
-    return typeof pid === 'number' && pidIsAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
-}
+export { supervisorPid };
 
 /**
  * Stop the project's tmux server: every agent, and the supervisor, which exits when its server goes.
@@ -26,8 +13,7 @@ export async function down(ctx: Context): Promise<{ stopped: boolean; socket: st
   const socket = describeSocket(ctx.server);
   if (!(await serverRunning(ctx.server))) return { stopped: false, socket };
   const supervisor = await supervisorPid(ctx.jaggersDir);
-  const r = await killServer(ctx.server);
-  if (!r.ok) throw new JaggersError('E_TMUX_COMMAND', `tmux ${socket} kill-server failed: ${r.stderr}`);
+  await stopServer(ctx);
   if (supervisor) {
     const deadline = Date.now() + 5000;
     while (pidIsAlive(supervisor) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));

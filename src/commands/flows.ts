@@ -9,7 +9,7 @@ import { JaggersError } from '../errors.js';
 import { checkSchedule, checkTarget, flowFile, FLOW_NAME, listFlows, loadFlow, parseFlowFile, renderFlow, withEnabled, type FlowDef } from '../flows/flow.js';
 import { listProfileNames } from '../profiles/load.js';
 import { writeFileAtomic } from '../sessions/files.js';
-import type { FlowView } from '../supervisor/flows.js';
+import type { FlowView } from '../flows/scheduler.js';
 import { listWorkflows } from '../workflows/load.js';
 import { renderTable } from './render.js';
 
@@ -77,7 +77,7 @@ export async function flows(ctx: Context): Promise<FlowView[]> {
     .call<FlowView[]>('GET', '/v1/flows')
     .catch(() => null);
   if (live) return live;
-  const { readFlowState } = await import('../supervisor/flows.js');
+  const { readFlowState } = await import('../flows/scheduler.js');
   const state = await readFlowState(ctx.jaggersDir);
   const k = await known(ctx);
   return (await listFlows(ctx.jaggersDir)).map((f) => {

@@ -1,12 +1,13 @@
-// `handoff`: hand work to an agent through the supervisor (which writes the handover file, types the
-// pointer, waits for the turn and captures the reply), showing progress on stderr meanwhile.
+// `handoff`: hand work to an agent through the supervisor (a work item in the agent's queue: it writes
+// the handover file, types the pointer, waits for the turn and captures the reply), showing progress on
+// stderr meanwhile.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withApi } from '../api/connect.js';
 import type { HandoffResult } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { newTaskId } from '../task-id.js';
+import { DEFAULT_WINDOW_SIZE, newJobId, newTaskId } from '../ids.js';
 import type { Output } from '../output.js';
 import { Progress } from './progress.js';
 
@@ -46,10 +47,17 @@ export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' 
   return raw ? text : artifactBody(text);
 }
 
-/** One turn through the supervisor; progress (when `progress` is given) goes to its stderr. */
-export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Output): Promise<HandoffResult> {
+/**
+ * One turn through the supervisor, as a work item this command follows (progress, when `progress` is
+ * given, goes to its stderr). The item has an id chosen here: a supervisor restarted meanwhile is asked
+ * again by that id (nothing is recorded twice), and `signal` (Ctrl-C) stops only the following: the
+ * handoff goes on, and the error says how to follow it.
+ */
+export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Output, signal?: AbortSignal): Promise<HandoffResult> {
   const message = await payloadOf(ctx, o);
+  const id = newJobId();
   const body = {
+    id,
     agent,
     message,
     task: o.task ?? ctx.env.JAGGERS_TASK_ID ?? newTaskId(),
@@ -59,27 +67,41 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions, pr
     ...(o.timeoutS ? { timeout: o.timeoutS } : {}),
     ...(o.workflow ? { workflow: o.workflow } : {}),
   };
+  // A headless turn needs no agent window: with no session running, one is started for the supervisor alone.
   if (body.headless) {
-    try {
-      return await withApi(ctx, (api) => api.call<HandoffResult>('POST', '/v1/handoffs', body));
-    } catch (e) {
-      if (!(e instanceof JaggersError && e.code === 'E_SESSION_MISSING')) throw e;
-      // The session is down: nothing live to coordinate with, so the turn runs here.
-      const { headlessLocally } = await import('./headless-local.js');
-      return headlessLocally(ctx, body);
-    }
+    const { ensureSession } = await import('../api/session.js');
+    await ensureSession(ctx, DEFAULT_WINDOW_SIZE);
   }
-  return withApi(ctx, async (api) => {
-    if (!progress) return api.call<HandoffResult>('POST', '/v1/handoffs', body);
-    const shown = new Progress(progress, agent);
-    const stop = new AbortController();
-    const events = api.events(`/v1/events?agent=${encodeURIComponent(agent)}&types=state,turn`, (e) => shown.event(e), { signal: stop.signal }).catch(() => {});
-    try {
-      return await api.call<HandoffResult>('POST', '/v1/handoffs', body);
-    } finally {
-      stop.abort();
-      await events;
-      shown.stop();
+  const goesOn = () =>
+    new JaggersError('E_INTERRUPTED', `handoff ${id} goes on in the supervisor; follow it with \`jaggers wait ${id}\`, then \`jaggers result ${id}\``);
+  const shown = progress && !body.headless ? new Progress(progress, agent) : null;
+  const events = new AbortController();
+  const stopEvents = () => events.abort();
+  signal?.addEventListener('abort', stopEvents, { once: true });
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withApi(
+          ctx,
+          async (api) => {
+            if (shown)
+              void api
+                .events(`/v1/events?agent=${encodeURIComponent(agent)}&types=state,turn`, (e) => shown.event(e), { signal: events.signal })
+                .catch(() => {});
+            return api.call<HandoffResult>('POST', '/v1/handoffs', body, signal ? { signal } : {});
+          },
+          // Sent again when the supervisor dropped it: the id makes that safe.
+          { readOnly: true },
+        );
+      } catch (e) {
+        if (signal?.aborted) throw goesOn();
+        const dropped = e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN';
+        if (!dropped || attempt >= 3) throw e;
+      }
     }
-  });
+  } finally {
+    signal?.removeEventListener('abort', stopEvents);
+    events.abort();
+    shown?.stop();
+  }
 }

@@ -32,8 +32,14 @@ export async function printConfig(ctx: Context, name: string): Promise<McpConfig
   });
   let terminalId = PLACEHOLDER;
   if (spec) {
-    const { Registry } = await import('../sessions/registry.js');
-    const data = await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read().catch(() => null);
+    const { readStored } = await import('../api/stored.js');
+    const data = (() => {
+      try {
+        return readStored(ctx);
+      } catch {
+        return null;
+      }
+    })();
     terminalId = Object.values(data?.terminals ?? {}).find((t) => t.agent === spec.name && t.task === null)?.terminalId ?? PLACEHOLDER;
   }
   const socket = 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;

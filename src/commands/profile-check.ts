@@ -13,8 +13,8 @@ import { describeQuestion } from '../describe-question.js';
 import { JaggersError } from '../errors.js';
 import { installedVersion, type VersionReport } from '../profiles/cli-version.js';
 import { loadProfile } from '../profiles/load.js';
-import { findCommand } from '../terminals/find-command.js';
-import { killServer } from '../tmux/one-shot.js';
+import { findCommand } from '../agents/find-command.js';
+import { stopServer } from '../api/session.js';
 import { binDir } from '../package-root.js';
 
 export interface CheckStep {
@@ -112,9 +112,8 @@ export async function profileCheck(ctx: Context, name: string, opts: ProfileChec
   const started = Date.now();
   const stop = new AbortController();
   try {
-    const { loadTeam, teamSpecs } = await import('./team.js');
     const { up } = await import('./up.js');
-    const opened = await up(sub, await loadTeam(sub, await teamSpecs(sub, undefined)), { wait: false });
+    const opened = await up(sub, { wait: false });
     if (opened.missing.length) {
       report.problem = `command ${profile.command} could not be started`;
       return report;
@@ -187,7 +186,7 @@ export async function profileCheck(ctx: Context, name: string, opts: ProfileChec
     });
   } finally {
     stop.abort();
-    await killServer(sub.server).catch(() => {});
+    await stopServer(sub).catch(() => {});
     await rm(base, { recursive: true, force: true }).catch(() => {});
   }
   // A state counts as seen when evidence decided it: a screen rule for that state, or a state file.

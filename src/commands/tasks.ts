@@ -7,14 +7,13 @@ import type { StreamEvent, TaskView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
+import { liveOrStored, readStored } from '../api/stored.js';
 import { listProfileNames } from '../profiles/load.js';
-import { Registry, type RegistryData } from '../sessions/registry.js';
-import { newTaskId } from '../task-id.js';
+import { newTaskId } from '../ids.js';
+import { registryTeam } from '../agents/team.js';
 import { taskView, withSessions } from '../workflows/task-view.js';
 import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
 import { renderTable } from './render.js';
-import { resume as reopenTask } from './sessions.js';
-import { loadTeam, teamSpecs } from './team.js';
 import { renderUp, up, upFailed, type UpResult } from './up.js';
 
 export interface RunOptions {
@@ -25,6 +24,8 @@ export interface RunOptions {
   json?: boolean;
   /** The task id (default a new one). */
   id?: string;
+  /** Ctrl-C: stop following; the task goes on in the supervisor. */
+  signal?: AbortSignal;
 }
 
 export const TASK_FINAL = new Set(['done', 'failed', 'cancelled']);
@@ -38,7 +39,9 @@ export interface DryRun {
 export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
   if (o.task.trim() === '') throw new JaggersError('E_USAGE', 'run: --task is empty');
   const { def, source } = await loadWorkflow(ctx.jaggersDir, name);
-  const specs = await teamSpecs(ctx, undefined).catch(() => []);
+  // The team's names, to bind the workflow's roles: jaggers.json's, else the team an earlier `up` made.
+  const project = await ctx.project();
+  const specs = project?.agents ?? registryTeam(readStored(ctx), ctx.projectRoot);
   const given = o.agents?.split(',').map((a) => a.trim());
   const roles = bindRoles(
     def,
@@ -50,9 +53,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
   if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, o.task, id) };
   // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
   const names = [...new Set(Object.values(roles))];
-  const bySpec = new Map(specs.map((s) => [s.name, s]));
-  const chosen = names.map((n) => bySpec.get(n) ?? { name: n, profile: n, args: [], env: {} });
-  const opened = await up(ctx, await loadTeam(ctx, chosen), { task: id });
+  const opened = await up(ctx, { names, task: id });
   if (upFailed(opened)) throw new JaggersError('E_COMMAND_NOT_FOUND', `run: not every agent of task ${id} started:\n${renderUp(opened)}`);
   const body = {
     id,
@@ -73,13 +74,15 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
         .map(([r, a]) => `${r}=${a}`)
         .join(', ')}\n`,
     );
-  return follow(ctx, io, id, o.json ?? false);
+  return follow(ctx, io, id, o.json ?? false, o.signal);
 }
 
 /** Follow a task to its end: its turns on stderr; a supervisor that went away is started again and the task resumed. */
-export async function follow(ctx: Context, io: Output, id: string, quiet: boolean): Promise<TaskView> {
+export async function follow(ctx: Context, io: Output, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
   const shown = quiet ? null : new TaskProgress(io, id);
   const stop = new AbortController();
+  const interrupted = () => stop.abort();
+  signal?.addEventListener('abort', interrupted, { once: true });
   // Where it stands now (the stream starts after it).
   const first = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }).catch(() => null);
   if (first) shown?.event({ id: 0, type: 'task', at: '', data: { ...first } });
@@ -104,17 +107,24 @@ export async function follow(ctx: Context, io: Output, id: string, quiet: boolea
   try {
     for (;;) {
       const v = await withApi(ctx, async (api) => {
-        const now = await api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`);
+        const now = await api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`, undefined, { signal: stop.signal });
         // A supervisor started again leaves a foreground task interrupted: this command goes on with it.
         if (!TASK_FINAL.has(now.status) && !now.live) await api.call<TaskView>('POST', `/v1/tasks/${encodeURIComponent(id)}/resume`);
-        return api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}/wait?timeout=30`);
+        return api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}/wait?timeout=30`, undefined, { signal: stop.signal });
       }).catch((e: unknown) => {
+        if (signal?.aborted) return null;
         if (e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN') return null;
         throw e;
       });
+      if (signal?.aborted)
+        throw new JaggersError(
+          'E_INTERRUPTED',
+          `task ${id} goes on in the supervisor; follow it with \`jaggers show ${id}\`, or here again with \`jaggers resume ${id}\``,
+        );
       if (v && TASK_FINAL.has(v.status)) return v;
     }
   } finally {
+    signal?.removeEventListener('abort', interrupted);
     shown?.stop();
     stop.abort();
     await stream;
@@ -191,18 +201,8 @@ export function renderDryRun(d: DryRun): string {
   return head + d.prompts.map((p) => `\n--- turn ${p.seq}: ${p.step} -> ${p.agent}\n${p.prompt}\n`).join('');
 }
 
-/** From the supervisor, or (no session running) from the registry: a task's record outlives its session. */
-async function orFromRegistry<T>(ctx: Context, live: () => Promise<T>, stored: (data: RegistryData) => Promise<T>): Promise<T> {
-  try {
-    return await live();
-  } catch (e) {
-    if (!(e instanceof JaggersError) || e.code !== 'E_SESSION_MISSING') throw e;
-    return stored(await new Registry(ctx.jaggersDir, { onWarning: ctx.warn }).read());
-  }
-}
-
 export async function tasks(ctx: Context): Promise<TaskView[]> {
-  return orFromRegistry(
+  return liveOrStored(
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true }),
     async (d) => Object.values(d.tasks).map((t) => taskView(t, d, false, false)),
@@ -226,7 +226,7 @@ export function renderTasks(list: TaskView[]): string {
 }
 
 export async function show(ctx: Context, id: string): Promise<TaskView> {
-  return orFromRegistry(
+  return liveOrStored(
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }),
     async (d) => {
@@ -291,7 +291,7 @@ export async function resumeTask(
   id: string,
   o: { detach?: boolean; json?: boolean },
 ): Promise<{ opened: UpResult; task: TaskView | null }> {
-  const opened = await reopenTask(ctx, id);
+  const opened = await up(ctx, { task: id, resume: true });
   if (upFailed(opened)) return { opened, task: null };
   const v = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`)).catch(() => null);
   // A task of `up --task` or a handoff: its agents are open again, and that is all.

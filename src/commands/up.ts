@@ -1,22 +1,14 @@
-import { chmod, mkdir } from 'node:fs/promises';
-import path from 'node:path';
+// `up`: the session is made when missing (window 0 runs the supervisor), then the supervisor opens the
+// agents' windows (POST /v1/up: it is the one launcher and the registry's one writer); `up` waits until
+// the agents it started are ready and reports one whose pane died at start with its last lines.
 import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
-import { supervisorCommand, supervisorEnv } from '../api/ensure.js';
-import type { ScreenView, TerminalView } from '../api/types.js';
+import { checkTmux, describeSocket, ensureSession } from '../api/session.js';
+import type { ScreenView, TerminalView, UpView } from '../api/types.js';
 import type { Context } from '../context.js';
-import { binDir } from '../package-root.js';
-import { parseSize } from '../project/project-file.js';
-import type { NewJournalEvent } from '../sessions/events.js';
-import { withLock } from '../sessions/lock.js';
-import { newSessionId, newTerminalId, Registry, tmuxTagEvents } from '../sessions/registry.js';
-import { applyPlan, configureServer, fixWindowSize, type AppliedWindow } from '../terminals/apply.js';
-import { findCommand } from '../terminals/find-command.js';
-import { planWindows, type TeamMember } from '../terminals/plan.js';
-import { listPanes } from '../tmux/commands.js';
-import { openControl } from '../tmux/connect.js';
-import { describeSocket } from '../tmux/server.js';
-import { checkTmux } from '../tmux/version.js';
+import { DEFAULT_WINDOW_SIZE } from '../ids.js';
+
+export type AppliedWindow = UpView['windows'][number];
 
 export interface UpWindow extends AppliedWindow {
   /** The agent's state once it started (or `starting` when it had not finished booting in time). */
@@ -35,79 +27,87 @@ export interface UpResult {
   missing: { agent: string; command: string; path: string }[];
 }
 
-export const DEFAULT_SIZE = { width: 200, height: 50 };
 /** How long `up` waits for started agents to leave `starting`. */
 export const UP_WAIT_MS = 30_000;
 
-export function socketArg(ctx: Context): string {
-  return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
-}
-
-export async function teamSize(ctx: Context, sizeOption: string | undefined): Promise<{ width: number; height: number }> {
-  if (sizeOption) return parseSize(sizeOption, '--size');
-  const size = (await ctx.project())?.size;
-  if (size) return parseSize(size, `${ctx.projectRoot}/jaggers.json size`);
-  return DEFAULT_SIZE;
-}
-
-/** The PATH an agent's pane gets (see planLaunch): jaggers' bin folder first. */
-function agentPath(ctx: Context, m: TeamMember): string {
-  return `${binDir}${path.delimiter}${m.spec.env.PATH ?? m.profile.env.PATH ?? ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
-}
-
 export interface UpOptions {
+  /** An ad hoc team: comma-separated profile names. */
+  agents?: string;
+  /** Agents by name: each as jaggers.json or an earlier `up` knows it, else the profile of that name. */
+  names?: string[];
   size?: string;
   task?: string | null;
+  demo?: boolean;
+  /** Reopen a task's agents (`resume`). */
+  resume?: boolean;
   /** Wait for started agents to be ready, and report those that died (default true). */
   wait?: boolean;
 }
 
 /**
- * Open the session (window 0 runs the supervisor) and one window per agent: keep live ones, restart
- * dead ones in their pinned conversations, create missing ones. Runs under the project's `up` lock,
- * so two at once give each agent one window. Agents whose command is not found are not started.
+ * A bad jaggers.json, `--agents` or profile stops `up` before anything starts: the team is read here
+ * first (the supervisor reads it again when it opens the windows).
  */
-export async function up(ctx: Context, team: TeamMember[], opts: UpOptions = {}): Promise<UpResult> {
+async function checkTeam(ctx: Context, opts: UpOptions): Promise<void> {
+  if (opts.resume) return;
+  const project = await ctx.project();
+  const { namedTeam, teamSpecs } = await import('../agents/team.js');
+  const { readStored } = await import('../api/stored.js');
+  const { loadProfile } = await import('../profiles/load.js');
+  const data = readStored(ctx);
+  const specs = opts.names ? namedTeam(opts.names, project, data, ctx.projectRoot) : teamSpecs(opts, project, data, ctx.projectRoot);
+  for (const s of specs) await loadProfile(s.profile, ctx.jaggersDir);
+}
+
+/** The size window 0 gets when `up` makes the session: `--size`, else jaggers.json's, else the default. */
+async function sessionSize(ctx: Context, size: string | undefined): Promise<{ width: number; height: number }> {
+  const text = size ?? (await ctx.project().catch(() => null))?.size;
+  const m = text ? /^(\d{2,4})x(\d{1,4})$/.exec(text) : null;
+  return m ? { width: Number(m[1]), height: Number(m[2]) } : DEFAULT_WINDOW_SIZE;
+}
+
+/**
+ * Open the session and one window per agent: keep live ones, restart dead ones in their pinned
+ * conversations, create missing ones (the supervisor does it, one `up` at a time, so two at once give
+ * each agent one window). Agents whose command is not found are not started.
+ */
+export async function up(ctx: Context, opts: UpOptions = {}): Promise<UpResult> {
   await checkTmux(ctx.server.bin, ctx.server.env);
-  const size = await teamSize(ctx, opts.size);
-  await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
-  await chmod(ctx.jaggersDir, 0o700).catch(() => {});
-  const task = opts.task ?? null;
-  const missing: UpResult['missing'] = [];
-  const runnable = team.filter((m) => {
-    const p = agentPath(ctx, m);
-    if (findCommand(m.profile.command, p, path.resolve(ctx.projectRoot, m.spec.cwd ?? '.'))) return true;
-    missing.push({ agent: m.spec.name, command: m.profile.command, path: p });
-    return false;
-  });
-  const windows = await withLock(path.join(ctx.jaggersDir, 'up'), () => openWindows(ctx, runnable, size, task), { timeoutMs: 120_000 });
-  const started = windows.filter((w) => w.action !== 'keep');
-  const states = new Map<string, { state: string | null; lastLines: string[] | null; exitStatus: number | null }>();
-  // --no-wait: back as soon as the windows exist (the supervisor starts by itself in window 0).
-  if (opts.wait !== false)
-    await withApi(ctx, async (api) => {
-      // A fresh read of tmux: the supervisor sees the windows just made or restarted.
-      await api.call('GET', '/v1/terminals');
+  await checkTeam(ctx, opts);
+  await ensureSession(ctx, await sessionSize(ctx, opts.size));
+  const body = {
+    ...(opts.agents ? { agents: opts.agents } : {}),
+    ...(opts.names ? { names: opts.names } : {}),
+    ...(opts.size ? { size: opts.size } : {}),
+    ...(opts.task ? { task: opts.task } : {}),
+    ...(opts.demo ? { demo: true } : {}),
+    ...(opts.resume ? { resume: true } : {}),
+  };
+  return withApi(ctx, async (api) => {
+    const opened = await api.call<UpView>('POST', '/v1/up', body);
+    const started = opened.windows.filter((w) => w.action !== 'keep');
+    const states = new Map<string, { state: string | null; lastLines: string[] | null; exitStatus: number | null }>();
+    // --no-wait: back as soon as the windows exist.
+    if (opts.wait !== false)
       await Promise.all(
         started.map(async (w) => {
-          const member = runnable.find((m) => m.spec.name === w.agent);
-          if (!member || member.profile.detect.rules.length === 0) return;
           const q = `state=idle,done,busy,waiting_input,error,exited&timeout=${UP_WAIT_MS / 1000}`;
           const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
+          if (v?.rule?.startsWith('no-rules')) return;
           const died = v?.state === 'exited' ? await lastWords(api, w.terminalId, v.exitStatus) : null;
           states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines: died?.lines ?? null, exitStatus: died?.exitStatus ?? null });
         }),
       );
-    });
-  return {
-    session: ctx.session,
-    socket: describeSocket(ctx.server),
-    windows: windows.map((w) => {
-      const st = states.get(w.terminalId);
-      return { ...w, state: st?.state ?? null, lastLines: st?.lastLines ?? null, exitStatus: st?.exitStatus ?? null };
-    }),
-    missing,
-  };
+    return {
+      session: ctx.session,
+      socket: describeSocket(ctx.server),
+      windows: opened.windows.map((w) => {
+        const st = states.get(w.terminalId);
+        return { ...w, state: st?.state ?? null, lastLines: st?.lastLines ?? null, exitStatus: st?.exitStatus ?? null };
+      }),
+      missing: opened.missing,
+    };
+  });
 }
 
 /** tmux's own line under a dead pane's output (3.3a): `Pane is dead (status 3, Wed Nov 25 02:53:54 2026)`. */
@@ -137,78 +137,6 @@ async function lastWords(api: ApiClient, terminalId: string, status: number | nu
     if (done || i >= 100) return { lines, exitStatus };
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-async function openWindows(ctx: Context, team: TeamMember[], size: { width: number; height: number }, task: string | null): Promise<AppliedWindow[]> {
-  const registry = new Registry(ctx.jaggersDir, { onWarning: ctx.warn });
-  let data = await registry.read();
-  const client = await openControl(ctx.server, ctx.session, {
-    windowName: 'jaggers',
-    command: supervisorCommand(ctx),
-    cwd: ctx.projectRoot,
-    width: size.width,
-    height: size.height,
-    env: supervisorEnv(ctx),
-  });
-  try {
-    await configureServer(client, size);
-    const panes = await listPanes(client, ctx.session);
-    // Terminals tmux knows but the registry lost (a registry rebuilt after a crash) are recorded again.
-    const tagged = panes
-      .filter((p) => p.terminalId && p.agent && p.profile)
-      .map((p) => ({ terminalId: p.terminalId!, agent: p.agent!, profile: p.profile!, window: p.windowId, cwd: ctx.projectRoot, task: p.task }));
-    const missing = tmuxTagEvents(data, tagged, new Date().toISOString()).filter((e) => e.type === 'terminal-created');
-    if (missing.length) data = await registry.record(...missing);
-    const home = panes.find((p) => p.windowIndex === 0 && p.agent === null);
-    if (home) await fixWindowSize(client, home.windowId, size);
-    const terminals = Object.values(data.terminals)
-      .filter((t) => t.task === task)
-      .sort((a, b) => a.created.localeCompare(b.created));
-    const plan = planWindows({
-      team,
-      panes,
-      terminals: terminals.map((t) => ({ terminalId: t.terminalId, agent: t.agent, sessionId: t.sessionId })),
-      projectRoot: ctx.projectRoot,
-      session: ctx.session,
-      socket: socketArg(ctx),
-      binDir,
-      basePath: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-      size,
-      task,
-      newTerminalId,
-      newSessionId,
-    });
-    const windows = await applyPlan(client, ctx.session, plan, task);
-    await registry.update((d) => {
-      const events = journalFor(windows, plan, task);
-      if (task) {
-        if (!d.tasks[task]) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
-        for (const w of windows) {
-          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId)
-            events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
-        }
-      }
-      return { events, result: null };
-    });
-    return windows;
-  } finally {
-    await client.close();
-  }
-}
-
-function journalFor(windows: AppliedWindow[], plan: ReturnType<typeof planWindows>, task: string | null): NewJournalEvent[] {
-  const events: NewJournalEvent[] = [];
-  for (const [i, w] of windows.entries()) {
-    const a = plan[i]!;
-    if (a.kind === 'create' && a.newTerminal) {
-      events.push({ type: 'terminal-created', terminalId: w.terminalId, agent: w.agent, profile: a.profile, cwd: a.launch.cwd, task });
-    }
-    if (a.kind !== 'keep') events.push({ type: 'terminal-window', terminalId: w.terminalId, window: w.windowId });
-    if (w.launch?.sessionId && w.launch.pin) {
-      events.push({ type: 'session-pinned', terminalId: w.terminalId, sessionId: w.launch.sessionId, how: w.launch.pin });
-    }
-  }
-  return events;
 }
 
 export function renderUp(r: UpResult): string {

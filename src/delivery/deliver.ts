@@ -35,7 +35,7 @@ class StrayPrompt extends Error {
 }
 
 /** The tail of the text as the input box would show it: its last non-empty line, last 24 characters. */
-function inputTail(text: string): string {
+export function inputTail(text: string): string {
   const lines = text
     .split('\n')
     .map((l) => l.trimEnd())

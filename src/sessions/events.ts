@@ -121,6 +121,11 @@ export const turnEvent = z.object({
 export const JOB_STATES = ['queued', 'starting', 'running', 'waiting_input', 'done', 'failed', 'cancelled'] as const;
 export const JOB_FINAL_STATES = ['done', 'failed', 'cancelled'] as const;
 export const JOB_KINDS = ['agent', 'worker'] as const;
+/**
+ * What a work item is, beside where it runs (`JOB_KINDS`): an `assign` (job), a `handoff`, a `send`
+ * (text typed as it is), a workflow's `turn`, a scheduled `flow` run. Messages are the inbox's items.
+ */
+export const WORK_KINDS = ['job', 'handoff', 'send', 'turn', 'flow'] as const;
 export const DELIVERED_HOW = ['verified', 'unverified', 'found-on-screen', 'found-in-transcript'] as const;
 
 /** A background job (`jaggers assign`): its prompt is a file, the journal holds what it is and where it went. */
@@ -145,6 +150,10 @@ export const jobCreatedEvent = z.object({
   /** A workflow's turn: the task its handover files belong to, and the workflow. */
   task: id.nullable().optional(),
   workflow: id.optional(),
+  /** What kind of work item it is (absent in journals written before there were kinds: a job). */
+  work: z.enum(WORK_KINDS).optional(),
+  /** Run by the CLI's headless mode in the pinned conversation instead of typed into the pane. */
+  headless: z.boolean().optional(),
 });
 
 export const jobStateEvent = z.object({
@@ -166,6 +175,11 @@ export const jobStateEvent = z.object({
   pid: z.number().int().positive().optional(),
   /** `agent-lost`: the agent died or was restarted during the turn (a workflow restarts it and tries once more). */
   cause: z.enum(['agent-lost']).optional(),
+  /** A failed item: the error code its waiter reports (`E_TIMEOUT`, `E_AGENT_WAITING`, `E_PANE_GONE`...). */
+  code: z
+    .string()
+    .regex(/^E_[A-Z_]+$/)
+    .optional(),
 });
 
 /** A message for a terminal's inbox: the text is in `file`, written and fsynced before this is recorded. */

@@ -67,7 +67,7 @@ async function readSnapshot(paths: RegistryPaths, now: Date, warnings: string[],
 type Origin = 'snapshot' | 'missing' | 'rebuild';
 
 /** Read the journal from where `base` left off and apply what follows; cut (and keep) a torn last line. */
-async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths, now: Date, warnings: string[]): Promise<Loaded> {
+async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths, now: Date, warnings: string[], quiet = false): Promise<Loaded> {
   const { bytes, lines } = base.journal;
   // One byte early: the snapshot always ends at a line end, so that byte must be a newline.
   const journal = readFrom(paths.journal, Math.max(0, bytes - 1));
@@ -100,7 +100,8 @@ async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths,
   if (origin === 'missing' && parsed.entries.length > 0) {
     warnings.push(`${paths.snapshot} was missing; rebuilt it from ${plural(parsed.entries.length, 'event')} in ${paths.journal}`);
   }
-  if (origin === 'snapshot' && parsed.entries.length > 0) {
+  // The supervisor writes the snapshot now and then, so it is often behind after a kill: not news.
+  if (origin === 'snapshot' && parsed.entries.length > 0 && !quiet) {
     warnings.push(`${paths.snapshot} was ${plural(parsed.entries.length, 'event')} behind ${paths.journal} (interrupted write?); caught up`);
   }
   data = { ...data, journal: { bytes: parsed.goodBytes, lines: lines + parsed.lines } };
@@ -111,12 +112,41 @@ async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths,
  * Call only while holding the registry lock: this may move files and cut the journal's torn tail.
  * `trusted`: snapshot text known to be valid (this process wrote it), so zod need not check it again.
  */
-export async function loadLocked(paths: RegistryPaths, now: Date, trusted: Trusted | null = null): Promise<Loaded> {
+export async function loadLocked(paths: RegistryPaths, now: Date, trusted: Trusted | null = null, o: { quietCatchUp?: boolean } = {}): Promise<Loaded> {
   const warnings: string[] = [];
   const snapshot = await readSnapshot(paths, now, warnings, trusted);
   const origin: Origin = snapshot ? 'snapshot' : warnings.length > 0 ? 'rebuild' : 'missing';
-  const loaded = await catchUp(snapshot?.data ?? emptyRegistry(), origin, paths, now, warnings);
+  const loaded = await catchUp(snapshot?.data ?? emptyRegistry(), origin, paths, now, warnings, o.quietCatchUp);
   // A snapshot moved aside is written back even when the journal held nothing.
   if (origin === 'rebuild') return { ...loaded, dirty: true };
   return snapshot && !loaded.dirty ? { ...loaded, text: snapshot.text, data: snapshot.data } : loaded;
+}
+
+/**
+ * The registry as its files say now, for a reader that holds no lock and writes nothing (a command
+ * while no supervisor runs): a torn last line is left out, a damaged snapshot is read past from the
+ * journal alone. Repairs are the writer's.
+ */
+export function peekRegistry(paths: RegistryPaths): RegistryData {
+  const warnings: string[] = [];
+  const file = readFrom(paths.snapshot);
+  let base = emptyRegistry();
+  if (file) {
+    const text = file.data.toString('utf8');
+    const json = parseJson(text, paths.snapshot);
+    const valid = json.ok ? validate(registrySchema, json.value, paths.snapshot) : json;
+    if (valid.ok) base = valid.value;
+  }
+  const from = base.journal.bytes;
+  const journal = readFrom(paths.journal, Math.max(0, from - 1));
+  if (!journal || journal.size < from || (from > 0 && journal.data[0] !== 0x0a)) {
+    if (from === 0 || !journal) return base;
+    // The journal does not continue the snapshot: read it whole.
+    const whole = readFrom(paths.journal)!;
+    const parsed = parseJournal(whole.data, { file: paths.journal });
+    return replay(emptyRegistry(), parsed.entries, paths.journal, warnings);
+  }
+  const tail = from > 0 ? journal.data.subarray(1) : journal.data;
+  const parsed = parseJournal(tail, { file: paths.journal, startBytes: from, startLines: base.journal.lines });
+  return replay(base, parsed.entries, paths.journal, warnings);
 }

@@ -1,12 +1,9 @@
 // Pure lookups over the registry snapshot, id generators, and rebuilding terminals from tmux tags.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { JournalEvent } from './events.js';
 import { applyEvents, type RegistryData, type TerminalRecord } from './schema.js';
 
-/** `jg-` + 8 random hex digits. */
-export function newTerminalId(): string {
-  return `jg-${randomBytes(4).toString('hex')}`;
-}
+export { newTerminalId } from '../ids.js';
 
 /** A fresh session id for CLIs that take one up front (`--session-id`). */
 export function newSessionId(): string {

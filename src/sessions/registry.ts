@@ -37,6 +37,13 @@ export interface RegistryOptions {
   onWarning?: (message: string) => void;
 }
 
+/** A registry handle: the supervisor's (`RegistryOwner`, its one writer) or a locked one for tests and tools (`Registry`). */
+export interface RegistryStore {
+  read(): Promise<RegistryData>;
+  update<T>(fn: (data: RegistryData) => UpdatePlan<T> | Promise<UpdatePlan<T>>): Promise<T>;
+  record(...events: NewJournalEvent[]): Promise<RegistryData>;
+}
+
 /** What an `update` callback decides: events to record (may be none) and a result to hand back. */
 export interface UpdatePlan<T> {
   events: readonly NewJournalEvent[];
@@ -48,7 +55,7 @@ export interface ReadResult {
   warnings: string[];
 }
 
-export class Registry {
+export class Registry implements RegistryStore {
   readonly dir: string;
   readonly paths: RegistryPaths;
   /** Warnings of the last read/record/update: recovered snapshot, skipped torn journal line... */

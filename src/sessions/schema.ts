@@ -66,6 +66,8 @@ export const registrySchema = z
     /** Background jobs (`jaggers assign`) and inbox messages, in the order they were recorded. */
     jobs: z.record(z.string(), jobRecordSchema).default({}),
     messages: z.record(z.string(), messageRecordSchema).default({}),
+    /** The last work item's place in the one order of jobs and messages. */
+    seq: z.number().int().nonnegative().default(0),
   })
   .superRefine((data, ctx) => {
     for (const [key, t] of Object.entries(data.terminals)) {
@@ -84,7 +86,7 @@ export type TaskRecord = z.infer<typeof taskRecordSchema>;
 export type RegistryData = z.infer<typeof registrySchema>;
 
 export function emptyRegistry(): RegistryData {
-  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {} };
+  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {}, seq: 0 };
 }
 
 function invalid(event: JournalEvent, why: string): JaggersError {

@@ -3,7 +3,7 @@
 // second finish or a second delivery is refused by the reducer, not merely avoided by the caller.
 import { z } from 'zod';
 import { JaggersError } from '../errors.js';
-import { DELIVERED_HOW, JOB_FINAL_STATES, JOB_KINDS, JOB_STATES, type EventOf, type JournalEvent } from './events.js';
+import { DELIVERED_HOW, JOB_FINAL_STATES, JOB_KINDS, JOB_STATES, WORK_KINDS, type EventOf, type JournalEvent } from './events.js';
 
 const id = z.string().min(1);
 const isoTime = z.iso.datetime({ offset: true });
@@ -35,6 +35,13 @@ export const jobRecordSchema = z.object({
   task: z.string().nullable().default(null),
   workflow: z.string().nullable().default(null),
   cause: z.string().nullable().default(null),
+  /** What kind of work item: job (assign), handoff, send, turn (a workflow's), flow (a scheduled run). */
+  work: z.enum(WORK_KINDS).default('job'),
+  headless: z.boolean().default(false),
+  /** Its place in the registry's one order of work items (jobs and messages alike): per agent, first in first out. */
+  seq: z.number().int().nonnegative().default(0),
+  /** A failed item's error code, for whoever waits on it. */
+  code: z.string().nullable().default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
 });
 
@@ -56,6 +63,7 @@ export const messageRecordSchema = z.object({
   claims: z.number().int().nonnegative(),
   delivered: isoTime.nullable(),
   how: z.enum(DELIVERED_HOW).nullable(),
+  seq: z.number().int().nonnegative().default(0),
 });
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;
@@ -63,6 +71,8 @@ export type JobState = JobRecord['state'];
 export type MessageRecord = z.infer<typeof messageRecordSchema>;
 
 interface WorkData {
+  /** The last work item's place in the order (see `seq` on jobs and messages). */
+  seq: number;
   jobs: Record<string, JobRecord>;
   messages: Record<string, MessageRecord>;
 }
@@ -103,6 +113,10 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     task: e.task ?? null,
     workflow: e.workflow ?? null,
     cause: null,
+    work: e.work ?? (e.workflow && e.task ? 'turn' : 'job'),
+    headless: e.headless ?? false,
+    seq: data.seq + 1,
+    code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
   };
 }
@@ -125,6 +139,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     turn: e.turn ?? j.turn,
     pid: e.pid ?? j.pid,
     cause: e.cause ?? j.cause,
+    code: e.code ?? j.code,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }
@@ -156,7 +171,7 @@ type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'mess
 export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
   switch (e.type) {
     case 'job-created':
-      return { ...data, jobs: { ...data.jobs, [e.jobId]: createJob(data, e) } };
+      return { ...data, seq: data.seq + 1, jobs: { ...data.jobs, [e.jobId]: createJob(data, e) } };
     case 'job-state': {
       const jobs = { ...data.jobs, [e.jobId]: changeJob(data, e) };
       return { ...data, jobs: isFinal(e.state) ? pruned(jobs, (j) => isFinal(j.state)) : jobs };
@@ -179,8 +194,9 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
         claims: 0,
         delivered: null,
         how: null,
+        seq: data.seq + 1,
       };
-      return { ...data, messages: { ...data.messages, [messageId]: m } };
+      return { ...data, seq: data.seq + 1, messages: { ...data.messages, [messageId]: m } };
     }
     case 'message-claimed': {
       const m = message(data, e);

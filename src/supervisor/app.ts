@@ -6,7 +6,7 @@ import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompi
 import type { StreamEvent } from '../api/types.js';
 import { describeValue, ERROR_STATUS, isErrorCode, JaggersError, type ErrorCode } from '../errors.js';
 import type { Log } from '../logger.js';
-import type { Supervisor } from './core.js';
+import type { Supervisor } from './compose.js';
 import { parseListen, type ListenAddress } from './tcp.js';
 import { sseFrame, type EventHub } from './event-hub.js';
 import {
@@ -22,8 +22,11 @@ import {
   ScreenQuery,
   TaskBody,
   TaskQuery,
+  UpBody,
+  FollowQuery,
   WaitQuery,
 } from './schemas.js';
+import { pins } from '../api/pins.js';
 
 export interface AppOptions {
   supervisor: Supervisor;
@@ -108,25 +111,34 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/v1/health', async () => s.health());
-  r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.terminals(req.query.task));
-  r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) => s.terminal((req.params as { agent: string }).agent, req.query.task));
+  r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.views.terminals(req.query.task));
+  r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) =>
+    s.views.terminal((req.params as { agent: string }).agent, req.query.task),
+  );
   r.get('/v1/terminals/:agent/screen', { schema: { querystring: ScreenQuery } }, async (req) =>
-    s.screen((req.params as { agent: string }).agent, {
+    s.views.screen((req.params as { agent: string }).agent, {
       ansi: req.query.ansi === '1' || req.query.ansi === 'true',
       history: req.query.history ?? 0,
       task: req.query.task,
     }),
   );
   r.get('/v1/terminals/:agent/wait', { schema: { querystring: WaitQuery } }, async (req) =>
-    s.waitFor((req.params as { agent: string }).agent, req.query.state, req.query.timeout * 1000, req.query.task),
+    s.views.waitFor((req.params as { agent: string }).agent, req.query.state, req.query.timeout * 1000, req.query.task),
   );
   r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) =>
-    s.input((req.params as { agent: string }).agent, req.body.text, req.body.task),
+    s.handoffs.input((req.params as { agent: string }).agent, req.body.text, req.body.task),
   );
   r.post('/v1/terminals/:agent/answer', { schema: { body: AnswerBody } }, async (req) =>
-    s.answer((req.params as { agent: string }).agent, { choice: req.body.choice, expect: req.body.expect, task: req.body.task }),
+    s.answers.answer((req.params as { agent: string }).agent, { choice: req.body.choice, expect: req.body.expect, task: req.body.task }),
   );
-  r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoff(req.body));
+  r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoffs.handoff(req.body));
+  r.get('/v1/handoffs/:id', { schema: { querystring: FollowQuery } }, async (req) => s.handoffs.follow((req.params as { id: string }).id, req.query.until));
+  r.post('/v1/up', { schema: { body: UpBody } }, async (req) => {
+    const o = await s.launcher.up(req.body);
+    // The launch's command and environment stay in the supervisor: the caller needs the pinned session.
+    return { ...o, windows: o.windows.map((w) => ({ ...w, launch: w.launch ? { sessionId: w.launch.sessionId, pin: w.launch.pin } : null })) };
+  });
+  r.get('/v1/sessions', { schema: { querystring: TaskQuery } }, async (req) => pins(s.store.data, req.query.task));
 
   const jobId = (req: FastifyRequest) => (req.params as { id: string }).id;
   r.post('/v1/jobs', { schema: { body: JobBody } }, async (req, reply) => reply.code(201).send(await s.jobs.create(req.body)));

@@ -14,7 +14,8 @@ import { acquireLock } from '../sessions/lock.js';
 import { subscribe } from '../tmux/commands.js';
 import { openCommandControl, openControl } from '../tmux/connect.js';
 import { buildApp } from './app.js';
-import { Supervisor } from './core.js';
+import { compose } from './compose.js';
+import { RegistryOwner } from '../sessions/owner.js';
 import { EventHub } from './event-hub.js';
 import { logLevel, openSupervisorLog } from './log.js';
 import { ensureToken, parseListen, type ListenAddress } from './tcp.js';
@@ -53,15 +54,18 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
   const hub = new EventHub();
   let events: Awaited<ReturnType<typeof openControl>> | undefined;
   let commands: Awaited<ReturnType<typeof openControl>> | undefined;
+  let registry: RegistryOwner | undefined;
   const closers: (() => Promise<unknown>)[] = [];
   try {
+    // The registry's one writer: its lock is held for the supervisor's whole life.
+    registry = await RegistryOwner.open(ctx.jaggersDir, { onWarning: (w) => log.warn({}, w) });
     events = await openControl(ctx.server, ctx.session);
     commands = await openCommandControl(ctx.server, ctx.session);
-    const supervisor = new Supervisor({ ctx, events, commands, log, hub, version: await version(), socket, logFile });
+    const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile });
     await supervisor.start();
     const errors: string[] = [];
     const redraw = onceSoon(() => {
-      void supervisor.terminals(undefined, { fresh: false }).then(
+      void supervisor.views.terminals(undefined, { fresh: false }).then(
         (rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)),
         () => {},
       );
@@ -71,7 +75,7 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     await subscribe(events, 'jaggers-agents', '@*', '#{@jaggers_agent}#{@jaggers_profile}');
     events.onNotification((name, args) => {
       const ours = name === 'subscription-changed' && (args[0] === 'jaggers-agents' || args[0] === 'jaggers-dead');
-      if (ours || name === 'window-add' || name === 'window-close' || name === 'unlinked-window-close') void supervisor.table.refresh().then(redraw, () => {});
+      if (ours || name === 'window-add' || name === 'window-close' || name === 'unlinked-window-close') void supervisor.refreshTable().then(redraw, () => {});
     });
 
     let tcp: ReturnType<typeof buildApp> | null = null;
@@ -124,6 +128,7 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     for (const close of closers.reverse()) await close().catch(() => {});
     await commands?.close().catch(() => {});
     await events?.close().catch(() => {});
+    await registry?.close().catch(() => {});
     await lock.release().catch(() => {});
     await closeLog();
   }

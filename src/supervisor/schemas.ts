@@ -49,9 +49,16 @@ export const AnswerBody = z.strictObject({
 });
 
 export const HandoffBody = z.strictObject({
+  /** Chosen by the client, so it can follow the handoff again by id (after Ctrl-C, or a dropped connection). */
+  id: z
+    .string()
+    .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
+    .optional(),
   agent: agentRef,
   message: z.string().refine((s) => s.trim() !== '', 'must not be empty'),
   from: agentRef.optional(),
+  /** The caller's JAGGERS_TERMINAL_ID (an agent handing off from its pane). */
+  fromTerminal: agentRef.optional(),
   task: taskId.optional(),
   /** Seconds to wait for the agent to be ready and for its turn. */
   timeout: z.number().positive().max(86_400).optional(),
@@ -125,4 +132,25 @@ export const TaskBody = z.strictObject({
   /** `jaggers run` sends the definition it loaded (and where from); else the supervisor loads `workflow`. */
   definition: z.record(z.string(), z.unknown()).optional(),
   source: z.string().min(1).max(4096).optional(),
+});
+
+export const FollowQuery = z.strictObject({ until: z.enum(['end', 'delivered']).default('end') });
+
+export const UpBody = z.strictObject({
+  /** An ad hoc team: comma-separated profile names (`--agents`). */
+  agents: z.string().min(1).max(1000).optional(),
+  /** Agent window size, `200x50` (`--size`). */
+  size: z.string().max(20).optional(),
+  /** Open the team for a task: its own windows and conversations. */
+  task: taskId.optional(),
+  /** The built-in demo team. */
+  demo: z.boolean().optional(),
+  /** Reopen a task's agents (`resume`): those its terminals name, each in its pinned conversation. */
+  resume: z.boolean().optional(),
+  /** Agents by name (`run`): each as jaggers.json or an earlier `up` knows it, else the profile of that name. */
+  names: z
+    .array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be an agent name'))
+    .min(1)
+    .max(32)
+    .optional(),
 });

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { nextTurn, writeArtifact, type HandoverMeta } from '../handover/artifact.js';
 import type { NewJournalEvent } from '../sessions/events.js';
-import type { Registry, RegistryData } from '../sessions/registry.js';
+import type { RegistryData, RegistryStore } from '../sessions/registry.js';
 
 export interface TurnParty {
   agent: string;
@@ -24,9 +24,17 @@ function sessionOf(data: RegistryData, terminalId: string | null): string | null
 
 /** Allocate the task's next turn and write its handover file; journal the task and the turn. */
 export function writePrompt(
-  registry: Registry,
+  registry: RegistryStore,
   dirs: { jaggersDir: string; projectRoot: string },
-  o: { task: string; workflow: string; target: TurnParty; from: TurnParty | null; payload: string },
+  o: {
+    task: string;
+    workflow: string;
+    target: TurnParty;
+    from: TurnParty | null;
+    payload: string;
+    /** More events for the same journal entry (the work item's `starting`, naming this file). */
+    extra?: (prompt: PromptArtifact, data: RegistryData) => NewJournalEvent[];
+  },
 ): Promise<PromptArtifact> {
   return registry.update(async (d) => {
     const turn = await nextTurn(dirs.jaggersDir, o.task);
@@ -59,13 +67,15 @@ export function writePrompt(
       });
     }
     const cwd = (tid && d.terminals[tid]?.cwd) || dirs.projectRoot;
-    return { events, result: { turn, artifact, meta, cwd } };
+    const result = { turn, artifact, meta, cwd };
+    if (o.extra) events.push(...o.extra(result, d));
+    return { events, result };
   });
 }
 
 /** Write the reply as the task's next artifact, addressed back to whoever handed the work over. */
 export function writeReply(
-  registry: Registry,
+  registry: RegistryStore,
   dirs: { jaggersDir: string; projectRoot: string },
   o: {
     prompt: PromptArtifact;

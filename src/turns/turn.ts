@@ -1,12 +1,12 @@
-// The turn engine: one turn of one agent, from the handover file to the reply artifact. Its
-// dependencies are handed in (pane I/O, the live status, the registry, the queue, a logger), so the
-// supervisor runs it for handoffs now and for jobs, workflows and the MCP server next.
+// The turn engine: the phases of one turn of one agent, from the handover file to the reply artifact:
+// prepare (write the handover file, choose the nonce), deliver (type the pointer, see it taken), await
+// (the turn's end, confirmed) and the reply. Its dependencies are handed in (pane I/O, the live status,
+// the registry, a logger); the work runner (src/work/) runs the phases and journals each one.
 
 import path from 'node:path';
-import type { DeliveryEvidence, HandoffResult, TurnEventData } from '../api/types.js';
+import type { TurnEventData } from '../api/types.js';
 import { deliverNow, type Delivered } from '../delivery/deliver.js';
 import type { PaneIO } from '../delivery/ports.js';
-import type { PaneQueue } from '../delivery/queue.js';
 import { inputAreaLines, sightPrompt } from '../delivery/evidence.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
@@ -15,8 +15,8 @@ import { replyFromScreen } from '../handover/reply.js';
 import type { Log } from '../logger.js';
 import type { Profile } from '../profiles/schema.js';
 import type { NewJournalEvent } from '../sessions/events.js';
-import type { Registry, RegistryData } from '../sessions/registry.js';
-import { fillTemplate } from '../terminals/plan.js';
+import type { RegistryData, RegistryStore } from '../sessions/registry.js';
+import { fillTemplate } from '../agents/plan.js';
 import { writePrompt, writeReply, type PromptArtifact, type TurnParty } from './artifacts.js';
 import type { TurnWatch } from './ports.js';
 import { waitForTurnEnd, type TurnEnd } from './wait-end.js';
@@ -24,8 +24,7 @@ import { waitForTurnEnd, type TurnEnd } from './wait-end.js';
 export interface TurnEnv {
   io: PaneIO;
   watch: TurnWatch;
-  registry: Registry;
-  queue: PaneQueue;
+  registry: RegistryStore;
   projectRoot: string;
   jaggersDir: string;
   log: Log;
@@ -59,41 +58,6 @@ export interface TurnRequest {
   signal?: AbortSignal;
 }
 
-export interface StartedTurn {
-  /** Resolves once the agent took the prompt (the result has no reply yet). */
-  delivered: Promise<HandoffResult>;
-  /** Resolves with the reply once the turn ended and its reply artifact is written. */
-  finished: Promise<HandoffResult>;
-}
-
-/**
- * Start one turn: it waits its place in the pane's queue, writes the handover file, types the pointer
- * and verifies it was taken, waits until the turn that carried it is confirmed finished, captures the
- * reply and writes it as the next artifact. The pane stays held until then, so turns reach a pane one
- * at a time and in order.
- */
-export function startTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest): StartedTurn {
-  let onDelivered!: (r: HandoffResult) => void;
-  let onFailed!: (e: unknown) => void;
-  let wasDelivered = false;
-  const delivered = new Promise<HandoffResult>((resolve, reject) => {
-    onDelivered = resolve;
-    onFailed = reject;
-  });
-  const finished = env.queue.run(target.paneId, () =>
-    runTurn(env, target, req, (r) => {
-      wasDelivered = true;
-      onDelivered(r);
-    }),
-  );
-  finished.catch((e: unknown) => {
-    if (!wasDelivered) onFailed(e);
-  });
-  // Whoever waits on one of the two sees failures; the other must not be reported as unhandled.
-  delivered.catch(() => {});
-  return { delivered, finished };
-}
-
 /** A turn's handover file written and its pointer made, before anything is typed. */
 export interface PreparedTurn {
   prompt: PromptArtifact;
@@ -106,12 +70,27 @@ export function pointerFor(target: TurnTarget, prompt: { artifact: string; cwd: 
   return fillTemplate([target.profile.delivery.pointer], { file: path.relative(prompt.cwd, prompt.artifact) || prompt.artifact, nonce })[0]!;
 }
 
-/** Write the turn's handover file and choose its nonce. */
-export async function prepareTurn(env: TurnEnv, target: TurnTarget, req: Omit<TurnRequest, 'timeoutMs' | 'label'>): Promise<PreparedTurn> {
+/**
+ * Write the turn's handover file and choose its nonce; `extra` adds events to the journal entry that
+ * records the file (the work item's `starting`, with the nonce), so both are recorded or neither.
+ */
+export async function prepareTurn(
+  env: TurnEnv,
+  target: TurnTarget,
+  req: Pick<TurnRequest, 'task' | 'workflow' | 'payload' | 'from'>,
+  extra?: (p: PreparedTurn, data: RegistryData) => NewJournalEvent[],
+): Promise<PreparedTurn> {
   const dirs = { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot };
   const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
-  const prompt = await writePrompt(env.registry, dirs, { task: req.task, workflow: req.workflow, target: party, from: req.from, payload: req.payload });
   const nonce = makeNonce();
+  const prompt = await writePrompt(env.registry, dirs, {
+    task: req.task,
+    workflow: req.workflow,
+    target: party,
+    from: req.from,
+    payload: req.payload,
+    ...(extra ? { extra: (pr: PromptArtifact, d: RegistryData) => extra({ prompt: pr, nonce, pointer: pointerFor(target, pr, nonce) }, d) } : {}),
+  });
   return { prompt, nonce, pointer: pointerFor(target, prompt, nonce) };
 }
 
@@ -230,58 +209,4 @@ export async function promptWentIn(env: TurnEnv, target: TurnTarget, p: PromptRe
   const screen = await env.io.capture(target.paneId).catch(() => null);
   if (screen !== null && sightPrompt(screen, `[jg:${p.nonce}]`, inputAreaLines(target.profile) || 6).echoes > 0) return 'found-on-screen';
   return null;
-}
-
-async function runTurn(env: TurnEnv, target: TurnTarget, req: TurnRequest, delivered: (r: HandoffResult) => void): Promise<HandoffResult> {
-  const t0 = performance.now();
-  const states: string[] = [];
-  const offStates = env.watch.onChange((c) => {
-    if (c.pane.paneId === target.paneId) states.push(c.status);
-  });
-  const prepared = await prepareTurn(env, target, req);
-  const { prompt, pointer } = prepared;
-  const log = env.log.child({ task: req.task, terminal: target.terminalId, agent: target.agent, turn: prompt.turn, session: prompt.meta.targetSession });
-  const event = (phase: TurnEventData['phase'], more: Partial<TurnEventData> = {}) =>
-    env.emit({ phase, agent: target.agent, terminalId: target.terminalId, task: req.task, turn: prompt.turn, artifact: prompt.artifact, ...more });
-  event('written');
-  try {
-    const turnsBefore = env.watch.turns(target.paneId);
-    const d = await deliverPointer(env, target, prepared, req);
-    const deliverMs = performance.now() - t0;
-    log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms) }, 'prompt delivered');
-    const base: HandoffResult = {
-      task: req.task,
-      turn: prompt.turn,
-      agent: target.agent,
-      terminalId: target.terminalId,
-      artifact: prompt.artifact,
-      pointer,
-      delivery: { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms },
-      reply: null,
-      timings: { deliverMs, replyMs: null, totalMs: deliverMs },
-      states: [...states],
-      confirmedBy: null,
-    };
-    event('delivered');
-    delivered(base);
-    const replyStart = performance.now();
-    const r = await awaitReply(env, target, prepared, req, turnsBefore);
-    const now = performance.now();
-    log.info({ by: r.by, from: r.from, ms: Math.round(now - t0) }, 'turn finished');
-    event('done', { reply: r.artifact });
-    return {
-      ...base,
-      states: [...states],
-      reply: { text: r.text, from: r.from, artifact: r.artifact },
-      timings: { deliverMs, replyMs: now - replyStart, totalMs: now - t0 },
-      confirmedBy: r.by,
-    };
-  } catch (e) {
-    const message = (e as Error).message;
-    log.warn({ err: message }, 'turn failed');
-    event('failed', { error: message });
-    throw e;
-  } finally {
-    offStates();
-  }
 }

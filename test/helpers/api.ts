@@ -9,8 +9,19 @@ import { processRuns, untilGone } from '../../src/proc-state.js';
 import { apiSocketPath } from '../../src/api/paths.js';
 import type { StreamEvent } from '../../src/api/types.js';
 import type { Rig } from './rig.js';
+import { peekRegistry } from '../../src/sessions/load.js';
+import type { RegistryData } from '../../src/sessions/registry.js';
 
 export const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+/**
+ * The registry as its files say now (the snapshot caught up with the journal): the supervisor writes
+ * the snapshot only now and then, so a test never reads sessions.json alone.
+ */
+export function readRegistry(root: string): RegistryData {
+  const dir = path.join(root, '.jaggers');
+  return peekRegistry({ snapshot: path.join(dir, 'sessions.json'), journal: path.join(dir, 'events.jsonl') });
+}
 
 export function api(rig: Rig): ApiClient {
   return new ApiClient({ socketPath: apiSocketPath(path.join(rig.root, '.jaggers')) });
@@ -98,9 +109,7 @@ export interface FakeTurn {
 
 /** The fake agent's own record of a session: every prompt it received, hashed. */
 export async function fakeTurns(rig: Rig, agent: string): Promise<FakeTurn[]> {
-  const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as {
-    terminals: Record<string, { agent: string; sessionId: string; task: string | null }>;
-  };
+  const reg = readRegistry(rig.root);
   const term = Object.values(reg.terminals).find((t) => t.agent === agent && t.task === null);
   if (!term) throw new Error(`no terminal for ${agent}`);
   const s = JSON.parse(await readFile(path.join(rig.home, '.fake-agent', 'sessions', `${term.sessionId}.json`), 'utf8')) as { turns: FakeTurn[] };

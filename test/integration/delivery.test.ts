@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handoff } from '../../src/commands/handoff.js';
 import { resolveContext } from '../../src/context.js';
 import { deliverNow } from '../../src/delivery/deliver.js';
-import { PaneQueue } from '../../src/delivery/queue.js';
 import { paneIO } from '../../src/tmux/pane-io.js';
 import { sanitizeText } from '../../src/delivery/sanitize.js';
 import { PaneWatcher } from '../../src/panes/watcher.js';
@@ -16,12 +15,13 @@ import { listPanes } from '../../src/tmux/commands.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 import { whenDirSays } from '../helpers/dir-watch.js';
+import { readRegistry } from '../helpers/api.js';
 
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
 /** The fake agent's own record of a session: every prompt it received, hashed. */
 async function sessionTurns(rig: Rig, agent: string) {
-  const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8'));
+  const reg = readRegistry(rig.root);
   const term = Object.values(reg.terminals as Record<string, { agent: string; sessionId: string }>).find((t) => t.agent === agent)!;
   const s = JSON.parse(await readFile(path.join(rig.home, '.fake-agent', 'sessions', `${term.sessionId}.json`), 'utf8'));
   return s.turns as { prompt: string; sha256: string; bytes: number; reply: string }[];
@@ -58,9 +58,17 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
       watcher.watch({ paneId: p.paneId, windowId: p.windowId, agent: p.agent!, profile, pid: p.panePid });
       targets.set(p.agent!, { paneId: p.paneId, agent: p.agent!, profile });
     }
-    const queue = new PaneQueue();
     const io = paneIO(c);
-    const send = (agent: string, text: string) => queue.run(targets.get(agent)!.paneId, () => deliverNow(io, watcher, targets.get(agent)!, text));
+    // One at a time per pane, as the runner does it.
+    const tails = new Map<string, Promise<unknown>>();
+    const send = (agent: string, text: string) => {
+      const run = (tails.get(agent) ?? Promise.resolve()).then(() => deliverNow(io, watcher, targets.get(agent)!, text));
+      tails.set(
+        agent,
+        run.catch(() => {}),
+      );
+      return run;
+    };
     // The agent's own record of its turns (its session file), not a watcher's count: this file tests delivery.
     const doneTurns = (agent: string, n: number, timeoutMs = 30_000) =>
       whenDirSays(

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Cron } from 'croner';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, JobView } from '../../src/api/types.js';
-import type { FlowView } from '../../src/supervisor/flows.js';
+import type { FlowView } from '../../src/flows/scheduler.js';
 import { api, untilEvent, waitPidGone } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, InboxView, JobResultView, JobView } from '../../src/api/types.js';
-import { api, promptsReceived, untilEvent, waitPidGone } from '../helpers/api.js';
+import { api, promptsReceived, readRegistry, untilEvent, waitPidGone } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 
@@ -93,9 +93,7 @@ describe('assign and forget: jobs and the inbox', () => {
     expect((await jg(['wait', a, b, '--timeout', '60'])).code).toBe(0);
     const [ja, jb] = [await jobOf(a), await jobOf(b)];
     expect(Date.parse(jb.history.find((h) => h.state === 'starting')!.at)).toBeGreaterThanOrEqual(Date.parse(ja.history.find((h) => h.state === 'done')!.at));
-    const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as {
-      terminals: Record<string, { agent: string; sessionId: string | null; task: string | null }>;
-    };
+    const reg = readRegistry(rig.root);
     const ta = reg.terminals[ja.terminalId!]!;
     const tb = reg.terminals[jb.terminalId!]!;
     expect(ja.terminalId).not.toBe(jb.terminalId);
@@ -244,7 +242,7 @@ describe('the inbox after a crash between claim and delivery', () => {
     process.kill(pid, 'SIGKILL');
     await waitPidGone(pid);
     const { Registry } = await import('../../src/sessions/registry.js');
-    const { renderMessage, writeDurable } = await import('../../src/supervisor/work-files.js');
+    const { renderMessage, writeDurable } = await import('../../src/work/files.js');
     const reg = new Registry(path.join(rig.root, '.jaggers'));
     const to = Object.values((await reg.read()).terminals).find((t) => t.agent === 'alpha')!.terminalId;
     const id = 'm-0123456789ab';

@@ -18,7 +18,7 @@ let registryModule: string;
 
 /** Compile src/sessions (and errors.ts) to plain JS so child processes run the current source. */
 async function transpileSessions(out: string): Promise<string> {
-  const files = ['src/errors.ts', 'src/proc-state.ts', ...(await readdir(path.join(repo, 'src/sessions'))).map((f) => `src/sessions/${f}`)];
+  const files = ['src/errors.ts', 'src/proc-state.ts', 'src/ids.ts', ...(await readdir(path.join(repo, 'src/sessions'))).map((f) => `src/sessions/${f}`)];
   for (const rel of files.filter((f) => f.endsWith('.ts'))) {
     const source = await readFile(path.join(repo, rel), 'utf8');
     const js = ts.transpileModule(source, {

@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listPanes } from '../../src/tmux/commands.js';
 import { catProfile, writeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
+import { api, readRegistry, waitPidGone } from '../helpers/api.js';
+import type { HealthView } from '../../src/api/types.js';
 
 async function environOf(pid: number): Promise<Record<string, string>> {
   const raw = await readFile(`/proc/${pid}/environ`, 'utf8');
@@ -49,7 +51,7 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     }
     const beta = panes.find((x) => x.windowName === 'beta')!;
     expect((await environOf(beta.panePid!)).EXTRA).toBe('x y');
-    const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8'));
+    const reg = readRegistry(rig.root);
     expect(Object.keys(reg.terminals).sort()).toEqual(
       panes
         .filter((p) => p.agent)
@@ -79,11 +81,15 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
   it('rebuilds a lost registry from the tmux tags', async () => {
     await rig.run(['up']);
     const before = JSON.parse((await rig.run(['ls', '--json'])).stdout);
+    // Lost while no supervisor ran (it keeps the registry in memory while it runs).
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
     const { rm } = await import('node:fs/promises');
-    await rm(path.join(rig.root, '.jaggers', 'sessions.json'));
+    await rm(path.join(rig.root, '.jaggers', 'sessions.json'), { force: true });
     await rm(path.join(rig.root, '.jaggers', 'events.jsonl'));
     expect((await rig.run(['up'])).stdout).toMatch(/alpha\s+jg-\w+\s+@\d+\s+running/);
-    const reg = JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8'));
+    const reg = readRegistry(rig.root);
     expect(Object.keys(reg.terminals).sort()).toEqual(before.map((a: { terminalId: string }) => a.terminalId).sort());
   });
 

@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TaskView } from '../../src/api/types.js';
-import { api, promptsReceived, untilEvent, waitPidGone, type FakeTurn } from '../helpers/api.js';
+import { api, promptsReceived, readRegistry, untilEvent, waitPidGone, type FakeTurn } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 
@@ -22,7 +22,7 @@ describe('workflows', () => {
 
   const received = () => promptsReceived(promptsFile);
   const jg = (args: string[]) => rig.run(args);
-  const registry = async () => JSON.parse(await readFile(path.join(rig.root, '.jaggers', 'sessions.json'), 'utf8')) as Registry;
+  const registry = async () => readRegistry(rig.root) as unknown as Registry;
   const journal = async () =>
     (await readFile(path.join(rig.root, '.jaggers', 'events.jsonl'), 'utf8'))
       .split('\n')
@@ -402,10 +402,11 @@ describe('workflows', () => {
     const r = await jg(['run', 'mixed', '--task', 'mix it', '--agents', 'alpha', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const v = JSON.parse(r.stdout) as TaskView;
-    expect(v.turns.map((x) => [x.step, x.state, x.job === null])).toEqual([
-      ['first', 'done', false],
+    // Every step is a work item, the headless one too (so a restart follows it instead of running it again).
+    expect(v.turns.map((x) => [x.step, x.state, x.job !== null])).toEqual([
+      ['first', 'done', true],
       ['second', 'done', true],
-      ['third', 'done', false],
+      ['third', 'done', true],
     ]);
     const t = await task(v.id);
     const sid = t.turns[0]!.sessionId!;

@@ -2,7 +2,7 @@
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
 import { checkTarget, missedTick, parseFlowFile, renderFlow, withEnabled } from '../../src/flows/flow.js';
-import { runId } from '../../src/supervisor/flows.js';
+import { runId } from '../../src/flows/scheduler.js';
 
 const FILE = '/p/.jaggers/flows/nightly.md';
 const ok = '---\nname: nightly\nschedule: "0 3 * * *"\nagent: claude\ntimeout: 600\n---\nReview the commits of the last day.\n';

@@ -44,7 +44,7 @@ afterEach(async () => {
 describe('Registry', () => {
   it('is empty, and writes nothing, before anything is recorded', async () => {
     const r = registry();
-    expect(await r.read()).toEqual({ version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {} });
+    expect(await r.read()).toEqual({ version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {}, seq: 0 });
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 

@@ -1,9 +1,9 @@
 // Jobs and messages in the registry: the reducer refuses a second end or a second delivery, an older
-// snapshot without them still loads, and the dispatcher's order (a job to pick up again first, then age).
+// snapshot without them still loads, and the queue's order (the item in flight first, then first in, first out).
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent, NewJournalEvent } from '../../src/sessions/events.js';
 import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from '../../src/sessions/schema.js';
-import { workFor } from '../../src/supervisor/dispatch.js';
+import { queueOf } from '../../src/work/queue.js';
 
 let clock = 0;
 const ts = () => new Date(Date.UTC(2026, 10, 23, 12, 0, clock++)).toISOString();
@@ -92,22 +92,25 @@ describe('jobs and messages in the registry', () => {
 
   it('loads a snapshot written before jobs and messages existed', () => {
     const old = { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
-    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {} });
+    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {}, seq: 0 });
   });
 
-  it("orders a terminal's work: a job to follow again after a restart first, then messages and jobs by age", () => {
+  it("orders a terminal's work: the item in flight first, then jobs and messages alike in the order they were recorded", () => {
     let d = apply(emptyRegistry(), msg('m-old'), job('j-queued'), msg('m-other', 'jg-2'), job('j-running'), msg('m-new'), job('j-done'), job('j-worker', null));
-    d = apply(
-      d,
-      { type: 'job-state', jobId: 'j-running', state: 'running', reason: '' },
-      { type: 'job-state', jobId: 'j-done', state: 'done', reason: '' },
-      { type: 'message-claimed', messageId: 'm-new', nonce: 'aa' },
-    );
-    const ids = (active = new Set<string>()) => workFor(d, 'jg-1', active).map((i) => (i.kind === 'job' ? i.j.id : i.m.id));
+    // One order for jobs and messages: each gets the next place.
+    expect([d.messages['m-old']!.seq, d.jobs['j-queued']!.seq, d.messages['m-other']!.seq, d.jobs['j-running']!.seq, d.messages['m-new']!.seq]).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
+    d = apply(d, { type: 'job-state', jobId: 'j-running', state: 'running', reason: '' }, { type: 'job-state', jobId: 'j-done', state: 'done', reason: '' });
+    const ids = () => queueOf(d, 'jg-1').map((i) => i.id);
     expect(ids()).toEqual(['j-running', 'm-old', 'j-queued', 'm-new']);
-    // A job being run now is not picked again.
-    expect(ids(new Set(['j-running']))).toEqual(['m-old', 'j-queued', 'm-new']);
-    d = apply(d, { type: 'message-delivered', messageId: 'm-old', how: 'verified' });
-    expect(ids()).toEqual(['j-running', 'j-queued', 'm-new']);
+    d = apply(d, { type: 'job-state', jobId: 'j-running', state: 'done', reason: '' });
+    expect(ids()).toEqual(['m-old', 'j-queued', 'm-new']);
+    d = apply(d, { type: 'message-claimed', messageId: 'm-new', nonce: 'aa' });
+    // A claimed message (a try under way when a supervisor died) is followed first.
+    expect(ids()).toEqual(['m-new', 'm-old', 'j-queued']);
+    d = apply(d, { type: 'message-delivered', messageId: 'm-new', how: 'verified' }, { type: 'message-delivered', messageId: 'm-old', how: 'verified' });
+    expect(ids()).toEqual(['j-queued']);
+    expect(queueOf(d, 'jg-2').map((i) => i.id)).toEqual(['m-other']);
   });
 });

@@ -2,7 +2,6 @@
 // persisted snapshot with the task after every transition. Each turn is a job in the task's own pinned
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { createActor, fromPromise, type Actor } from 'xstate';
@@ -15,23 +14,40 @@ import {
   type WorkflowMachine,
 } from '../../machines/workflow.machine.js';
 import type { TaskView } from '../api/types.js';
-import { TASK_FINAL, taskView, turnJobId, withSessions } from '../workflows/task-view.js';
+import { TASK_FINAL, taskView, turnJobId, withSessions } from './task-view.js';
 import { JaggersError } from '../errors.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
-import { newTaskId } from '../task-id.js';
-import { bindRoles, loadWorkflow } from '../workflows/load.js';
-import { listProfileNames, loadProfile } from '../profiles/load.js';
-import { windowTags } from '../terminals/apply.js';
-import { findCommand } from '../terminals/find-command.js';
-import { planLaunch } from '../terminals/plan.js';
-import { fixWindowSize, newWindow, respawnPane, setWindowOptions } from '../tmux/commands.js';
-import { workflowSchema, type WorkflowDef } from '../workflows/schema.js';
-import type { Supervisor } from './core.js';
-import type { TerminalEntry } from './terminals.js';
-import { writeLaunchFiles } from '../mcp/register.js';
-import { resolveSender } from './inbox.js';
-import { homeMessage } from './work-files.js';
+import { newTaskId, WORKER_AGENT } from '../ids.js';
+import type { Log } from '../logger.js';
+import type { ProjectFile } from '../project/project-file.js';
+import type { TerminalEntry } from '../agents/table.js';
+import { homeMessage } from '../work/files.js';
+import type { Jobs } from '../work/jobs.js';
+import { resolveSender } from '../work/parties.js';
+import type { Agents, Dirs, Hub, Store } from '../work/ports.js';
+import { bindRoles, loadWorkflow } from './load.js';
+import { workflowSchema, type WorkflowDef } from './schema.js';
+
+export interface TasksPorts {
+  store: Store;
+  hub: Hub;
+  log: Log;
+  dirs: Dirs;
+  agents: Pick<Agents, 'find' | 'list' | 'refresh' | 'status'>;
+  jobs: Pick<Jobs, 'create' | 'result' | 'cancel'>;
+  /** Start a dead pane again in its pinned conversation; open a task's window gone with its tmux server. */
+  launcher: { restart(e: TerminalEntry): Promise<void>; openTaskWindow(terminalId: string, task: string): Promise<void> };
+  /** Resolves once the agent's state is one of `states` (rejects after `ms`). */
+  waitFor(terminalId: string, states: readonly string[], ms: number): Promise<unknown>;
+  /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
+  untilEvent(match: (e: { type: string; data: Record<string, unknown> }) => boolean, ms: number): Promise<void>;
+  project(): Promise<ProjectFile | null>;
+  /** Throws E_PROFILE_UNKNOWN for a name that is no profile. */
+  checkProfile(name: string): Promise<void>;
+  profileNames(): Promise<string[]>;
+  stopping: AbortSignal;
+}
 
 export interface TaskRequest {
   id?: string;
@@ -46,9 +62,6 @@ export interface TaskRequest {
   /** The caller's terminal id: the final answer goes to its inbox. */
   fromTerminal?: string;
 }
-
-/** Worker windows of profile jobs (`claude-j-1a2b3c4d`) are not agents of the team. */
-const JOB_AGENT = /-j-[0-9a-f]{8,16}$/;
 
 const finalTask = (status: string) => (TASK_FINAL as readonly string[]).includes(status);
 
@@ -65,14 +78,14 @@ interface Running {
 export class Tasks {
   private readonly running = new Map<string, Running>();
 
-  constructor(private readonly s: Supervisor) {}
+  constructor(private readonly p: TasksPorts) {}
 
   private get root(): string {
-    return this.s.d.ctx.projectRoot;
+    return this.p.dirs.projectRoot;
   }
 
   async get(id: string): Promise<TaskView> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     const t = data.tasks[id];
     if (!t) {
       const known = Object.keys(data.tasks);
@@ -85,7 +98,7 @@ export class Tasks {
   }
 
   async list(): Promise<TaskView[]> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     return Object.values(data.tasks).map((t) => this.view(t, data, false));
   }
 
@@ -97,13 +110,13 @@ export class Tasks {
   async wait(id: string, timeoutMs: number): Promise<TaskView> {
     const now = await this.get(id);
     if (finalTask(now.status)) return now;
-    await this.s.untilEvent((e) => e.type === 'task' && e.data.id === id && finalTask(String(e.data.status)), timeoutMs);
+    await this.p.untilEvent((e) => e.type === 'task' && e.data.id === id && finalTask(String(e.data.status)), timeoutMs);
     return this.show(id);
   }
 
   /** `show`: the view with each turn's session id read from its handover file. */
   async show(id: string): Promise<TaskView> {
-    return withSessions(await this.get(id), await this.s.cache.get(), this.root);
+    return withSessions(await this.get(id), await Promise.resolve(this.p.store.data), this.root);
   }
 
   /**
@@ -115,20 +128,22 @@ export class Tasks {
     let definition = req.definition;
     let source = req.source ?? 'built-in';
     if (!definition) {
-      const loaded = await loadWorkflow(this.s.d.ctx.jaggersDir, req.workflow);
+      const loaded = await loadWorkflow(this.p.dirs.jaggersDir, req.workflow);
       definition = loaded.def as unknown as Record<string, unknown>;
       source = loaded.source === 'built-in' ? 'built-in' : path.relative(this.root, loaded.source);
     }
     const def = parseDefinition(definition, req.workflow);
-    const known = (await this.s.cache.get()).tasks[id];
+    const known = (await Promise.resolve(this.p.store.data)).tasks[id];
     if (known?.definition) return this.get(id);
-    const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames(), await listProfileNames(this.s.d.ctx.jaggersDir).catch(() => []));
+    const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames(), await this.p.profileNames().catch(() => []));
     for (const role of def.agents)
       if (!roles[role])
         throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
-    const from = req.fromTerminal ? resolveSender(this.s, await this.s.cache.get(), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId : null;
+    const from = req.fromTerminal
+      ? resolveSender(this.p.agents, await Promise.resolve(this.p.store.data), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId
+      : null;
     for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
-    await this.s.registry.update((d) => {
+    await this.p.store.update((d) => {
       if (d.tasks[id]?.definition) return { events: [], result: null };
       const events: NewJournalEvent[] = [];
       if (!d.tasks[id]) events.push({ type: 'task-created', taskId: id, workflow: def.name });
@@ -145,20 +160,20 @@ export class Tasks {
       });
       return { events, result: null };
     });
-    this.s.d.log.info({ task: id, workflow: def.name, roles, detached: req.detached }, 'workflow task recorded');
+    this.p.log.info({ task: id, workflow: def.name, roles, detached: req.detached }, 'workflow task recorded');
     await this.start(id, null, false);
     return this.get(id);
   }
 
   /** The team's agents, in order: jaggers.json's, else those the registry knows without a task. */
   private async teamNames(): Promise<string[]> {
-    const project = await this.s.d.ctx.project().catch(() => null);
+    const project = await this.p.project().catch(() => null);
     if (project) return project.agents.map((a) => a.name);
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     return [
       ...new Set(
         Object.values(data.terminals)
-          .filter((t) => t.task === null && !JOB_AGENT.test(t.agent))
+          .filter((t) => t.task === null && !WORKER_AGENT.test(t.agent))
           .map((t) => t.agent),
       ),
     ];
@@ -166,18 +181,18 @@ export class Tasks {
 
   /** The agent's terminal of this task, with a live window: made and opened here when `up --task` did not. */
   private async taskAgent(task: string, agent: string): Promise<void> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     const a = data.tasks[task]?.agents[agent];
-    if (a && this.s.table.find(a.terminalId) && !this.s.table.find(a.terminalId)!.pane.dead) return;
+    if (a && this.p.agents.find(a.terminalId) && !this.p.agents.find(a.terminalId)!.pane.dead) return;
     let terminalId = a?.terminalId ?? findTerminal(data, { agent, task })?.terminalId ?? null;
     if (!terminalId) {
-      const spec = (await this.s.d.ctx.project().catch(() => null))?.agents.find((x) => x.name === agent);
+      const spec = (await this.p.project().catch(() => null))?.agents.find((x) => x.name === agent);
       const team = findTerminal(data, { agent, task: null });
       // Else a profile's name: an agent of that name and profile, as `up --agents claude` starts it.
       const asProfile =
         spec || team
           ? null
-          : await loadProfile(agent, this.s.d.ctx.jaggersDir).then(
+          : await this.p.checkProfile(agent).then(
               () => agent,
               () => null,
             );
@@ -186,11 +201,11 @@ export class Tasks {
         const names = await this.teamNames();
         throw new JaggersError('E_AGENT_UNKNOWN', `run: unknown agent ${JSON.stringify(agent)}: agents are ${names.join(', ') || 'none'}`);
       }
-      await loadProfile(profile, this.s.d.ctx.jaggersDir);
+      await this.p.checkProfile(profile);
       terminalId = newTerminalId();
       const cwd = path.resolve(this.root, spec?.cwd ?? '.');
       const tid = terminalId;
-      await this.s.registry.update((d) => {
+      await this.p.store.update((d) => {
         const events: NewJournalEvent[] = [];
         if (!d.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: 'run' });
         events.push({ type: 'terminal-created', terminalId: tid, agent, profile, cwd, task });
@@ -198,7 +213,7 @@ export class Tasks {
       });
     }
     const tid = terminalId;
-    await this.s.registry.update((d) => ({
+    await this.p.store.update((d) => ({
       events: d.tasks[task]?.agents[agent]?.terminalId === tid ? [] : [{ type: 'task-agent', taskId: task, agent, terminalId: tid }],
       result: null,
     }));
@@ -207,7 +222,7 @@ export class Tasks {
 
   /** Continue a task from its stored snapshot (a failed or cancelled one from the last turn it was in). */
   async resume(id: string): Promise<TaskView> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     const t = data.tasks[id];
     if (!t) return this.get(id);
     if (!t.definition) return this.get(id);
@@ -244,11 +259,11 @@ export class Tasks {
 
   /** On the supervisor's start: detached tasks go on; a foreground one waits for `jaggers resume` (its `run` asks for it). */
   async startAll(): Promise<void> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     for (const t of Object.values(data.tasks)) {
       if (!t.definition || finalTask(t.status) || t.status === 'interrupted' || this.running.has(t.id)) continue;
       if (t.detached) {
-        await this.start(t.id, t.snapshot, false).catch((e: Error) => this.s.d.log.error({ task: t.id, err: e.message }, 'could not resume the task'));
+        await this.start(t.id, t.snapshot, false).catch((e: Error) => this.p.log.error({ task: t.id, err: e.message }, 'could not resume the task'));
       } else {
         await this.record(t.id, [
           {
@@ -273,15 +288,15 @@ export class Tasks {
         ? `${what} is done: ${reason}. Its final answer is in ${final ?? '(no file)'}${answer === null ? '' : `:\n\n${answer}`}\n`
         : `${what} ended ${status}: ${reason}\n`;
     const header = { fromAgent: 'jaggers', from: null, toAgent: home.agent, to: home.terminalId, job: null, task: t.id };
-    return [await homeMessage({ projectRoot: this.root, jaggersDir: this.s.d.ctx.jaggersDir }, header, text)];
+    return [await homeMessage({ projectRoot: this.root, jaggersDir: this.p.dirs.jaggersDir }, header, text)];
   }
 
   private async record(id: string, events: NewJournalEvent[]): Promise<void> {
-    await this.s.registry.update((d) => ({ events: d.tasks[id] ? events : [], result: null }));
+    await this.p.store.update((d) => ({ events: d.tasks[id] ? events : [], result: null }));
   }
 
   private published(v: TaskView): void {
-    this.s.d.hub.publish('task', {
+    this.p.hub.publish('task', {
       id: v.id,
       workflow: v.workflow,
       status: v.status,
@@ -294,8 +309,8 @@ export class Tasks {
   }
 
   private async start(id: string, snapshot: Record<string, unknown> | null, retry: boolean): Promise<void> {
-    if (this.running.has(id) || this.s.stopping.signal.aborted) return;
-    const data = await this.s.cache.get();
+    if (this.running.has(id) || this.p.stopping.aborted) return;
+    const data = await Promise.resolve(this.p.store.data);
     const t = data.tasks[id]!;
     const def = parseDefinition(t.definition!, `task ${id}`);
     const machine = workflowMachine(def).provide({
@@ -307,9 +322,9 @@ export class Tasks {
     this.running.set(id, r);
     actor.subscribe({
       next: () => this.save(id, r),
-      error: (e) => this.s.d.log.error({ task: id, err: (e as Error).message }, 'workflow machine error'),
+      error: (e) => this.p.log.error({ task: id, err: (e as Error).message }, 'workflow machine error'),
     });
-    this.s.d.log.info({ task: id, workflow: def.name, resumed: snapshot !== null, retry }, snapshot ? 'workflow task resumed' : 'workflow task started');
+    this.p.log.info({ task: id, workflow: def.name, resumed: snapshot !== null, retry }, snapshot ? 'workflow task resumed' : 'workflow task started');
     actor.start();
     this.save(id, r, true);
   }
@@ -317,7 +332,7 @@ export class Tasks {
   /** Store the machine's persisted snapshot (and the task's status when it changed), in order. */
   private save(id: string, r: Running, force = false): void {
     // A stopping supervisor stops the machines: that is no transition of the task's.
-    if (this.s.stopping.signal.aborted) return;
+    if (this.p.stopping.aborted) return;
     const snap = r.actor.getSnapshot();
     const persisted = r.actor.getPersistedSnapshot() as unknown as Record<string, unknown>;
     const text = JSON.stringify(persisted);
@@ -352,7 +367,7 @@ export class Tasks {
             ...(final ? { final } : {}),
             outcome: ctx.outcome,
           });
-        await this.s.registry.update(async (d) => {
+        await this.p.store.update(async (d) => {
           const t = d.tasks[id];
           if (!t) return { events: [], result: null };
           const home = changed && finalTask(st.status) ? await this.resultMessage(d, t, st.status, reason, final) : [];
@@ -360,10 +375,10 @@ export class Tasks {
         });
         if (changed) {
           this.published(await this.get(id));
-          this.s.d.log.info({ task: id, status: st.status, step: st.step, agent: st.agent, turn: st.seq }, reason);
+          this.p.log.info({ task: id, status: st.status, step: st.step, agent: st.agent, turn: st.seq }, reason);
         }
       })
-      .catch((e: Error) => this.s.d.log.error({ task: id, err: e.message }, 'could not store the workflow snapshot'));
+      .catch((e: Error) => this.p.log.error({ task: id, err: e.message }, 'could not store the workflow snapshot'));
     if (snap.status !== 'active') {
       void r.chain.then(() => {
         if (this.running.get(id) === r) this.running.delete(id);
@@ -378,18 +393,19 @@ export class Tasks {
    * tried once more.
    */
   private async turn(input: TurnInput, signal: AbortSignal): Promise<TurnOutput> {
-    if (input.mode === 'headless') return this.headless(input);
     const r = this.running.get(input.taskId);
     let retry = r?.retry ?? false;
     if (r) r.retry = false;
     for (;;) {
-      const data = await this.s.cache.get();
+      const data = await Promise.resolve(this.p.store.data);
       const jobs: JobRecord[] = [];
       for (let k = 1; data.jobs[turnJobId(input.taskId, input.seq, k)]; k++) jobs.push(data.jobs[turnJobId(input.taskId, input.seq, k)]!);
       const done = jobs.find((j) => j.state === 'done');
       if (done) return this.output(done);
       const last = jobs.at(-1);
       if (last && !isFinal(last.state)) {
+        // Its window gone with its tmux server (a reboot): opened again, so the turn is found finished or lost there.
+        if (input.mode !== 'headless') await this.ensureAgent(input);
         // Followed again after a restart: the step's time counts from when its job was made.
         await this.follow(last.id, input, signal, Date.parse(last.created) + input.timeoutMs);
         continue;
@@ -397,15 +413,17 @@ export class Tasks {
       if (last) {
         const lost = last.cause === 'agent-lost' && jobs.filter((j) => j.cause === 'agent-lost').length < 2;
         if (!lost && !retry) throw new Error(`${last.reason} (job ${last.id})`);
-        this.s.d.log.warn(
+        this.p.log.warn(
           { task: input.taskId, turn: input.seq, agent: input.agent, job: last.id },
           lost ? 'the agent was lost during the turn: it is restarted and the turn tried again' : 'the failed turn is tried again',
         );
       }
       retry = false;
-      const terminalId = await this.ensureAgent(input);
+      // A headless step needs no pane: the agent's terminal of this task runs its CLI once, outside it.
+      const headless = input.mode === 'headless';
+      const terminalId = headless ? this.terminalOf(input) : await this.ensureAgent(input);
       const id = turnJobId(input.taskId, input.seq, jobs.length + 1);
-      await this.s.jobs.create({
+      await this.p.jobs.create({
         id,
         target: terminalId,
         text: input.prompt,
@@ -414,13 +432,15 @@ export class Tasks {
         timeout: input.timeoutMs / 1000 + 5,
         task: input.taskId,
         workflow: input.workflow,
+        work: 'turn',
+        ...(headless ? { headless: true } : {}),
       });
       await this.follow(id, input, signal, Date.now() + input.timeoutMs);
     }
   }
 
   private async output(j: JobRecord): Promise<TurnOutput> {
-    const r = await this.s.jobs.result(j.id);
+    const r = await this.p.jobs.result(j.id);
     return { prompt: j.artifact ?? '', reply: j.reply ?? '', text: r.reply ?? '', job: j.id };
   }
 
@@ -437,26 +457,26 @@ export class Tasks {
       else if (j.state === 'running') actor.send({ type: 'WORKING' });
     };
     await new Promise<void>((resolve, reject) => {
-      const off = this.s.d.hub.subscribe((e) => {
+      const off = this.p.hub.subscribe((e) => {
         if (e.type !== 'job' || e.data.id !== jobId) return;
         tell(e.data as { state: string; reason: string });
         if (isFinal(e.data.state as JobRecord['state'])) finish();
       });
       const aborted = () => {
         finish();
-        if (!this.s.stopping.signal.aborted)
-          void this.s.jobs
+        if (!this.p.stopping.aborted)
+          void this.p.jobs
             .cancel(jobId, `workflow task ${input.taskId}`)
-            .catch((e: Error) => this.s.d.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
+            .catch((e: Error) => this.p.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
         reject(new Error('the turn was stopped'));
       };
       signal.addEventListener('abort', aborted, { once: true });
       const late = setTimeout(
         () => {
           finish();
-          void this.s.jobs
+          void this.p.jobs
             .cancel(jobId, `workflow task ${input.taskId} (the step's timeout ran out)`)
-            .catch((e: Error) => this.s.d.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
+            .catch((e: Error) => this.p.log.warn({ job: jobId, err: e.message }, 'could not cancel'));
           reject(new JaggersError('E_TIMEOUT', `did not finish within ${input.timeoutMs / 1000} s (the step's timeout)`));
         },
         Math.max(0, deadline - Date.now()),
@@ -468,20 +488,20 @@ export class Tasks {
         off();
         signal.removeEventListener('abort', aborted);
       };
-      this.s.stopping.signal.addEventListener('abort', stopping, { once: true });
+      this.p.stopping.addEventListener('abort', stopping, { once: true });
       let ended = false;
-      const s = this.s;
+      const stoppingSignal = this.p.stopping;
       function finish(): void {
         if (ended) return;
         ended = true;
         clearTimeout(late);
         off();
         signal.removeEventListener('abort', aborted);
-        s.stopping.signal.removeEventListener('abort', stopping);
+        stoppingSignal.removeEventListener('abort', stopping);
         resolve();
       }
       // The job may have ended (or asked) before the subscription.
-      void this.s.cache.get().then((d) => {
+      void Promise.resolve(this.p.store.data).then((d) => {
         const j = d.jobs[jobId];
         if (!j) return;
         tell(j);
@@ -490,86 +510,37 @@ export class Tasks {
     });
   }
 
+  private terminalOf(input: Pick<TurnInput, 'taskId' | 'agent'>): string {
+    const a = this.p.store.data.tasks[input.taskId]?.agents[input.agent];
+    if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
+    return a.terminalId;
+  }
+
   /** The task's window of the agent, started again in its pinned conversation when its process exited. */
   private async ensureAgent(input: Pick<TurnInput, 'taskId' | 'agent'>): Promise<string> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     const a = data.tasks[input.taskId]?.agents[input.agent];
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
-    const alive = (x: TerminalEntry | undefined) => !!x && !x.pane.dead && this.s.watcher.status(x.pane.paneId) !== 'exited';
+    const alive = (x: TerminalEntry | undefined) => !!x && !x.pane.dead && this.p.agents.status(x.pane.paneId) !== 'exited';
     // The watcher hears of deaths and closed windows: tmux is read again only when it says the pane is not live.
-    if (alive(this.s.table.find(a.terminalId))) return a.terminalId;
-    await this.s.table.refresh();
-    const e = this.s.table.find(a.terminalId);
+    if (alive(this.p.agents.find(a.terminalId))) return a.terminalId;
+    await this.p.agents.refresh();
+    const e = this.p.agents.find(a.terminalId);
     if (!e) return this.openWindow(input, a.terminalId);
     if (alive(e)) return a.terminalId;
     if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${input.agent}'s profile cannot be loaded: ${e.problem}`);
-    const t = data.terminals[a.terminalId];
     // As `up` restarts a dead pane: resuming the pinned conversation.
-    const launch = await this.s.launchOf(e, e.profile, t?.sessionId ?? null, (t?.sessionId ?? null) !== null);
-    await writeLaunchFiles(launch);
-    await respawnPane(this.s.d.commands, e.pane.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
-    await this.s.table.refresh();
-    this.s.d.log.info(
-      { task: input.taskId, agent: input.agent, terminal: a.terminalId, session: t?.sessionId ?? null },
-      'agent restarted in its pinned conversation',
-    );
-    await this.s.waitFor(a.terminalId, e.profile.delivery.ready, 60_000).catch(() => {});
+    await this.p.launcher.restart(e);
+    await this.p.waitFor(a.terminalId, e.profile.delivery.ready, 60_000).catch(() => {});
     return a.terminalId;
   }
 
   /** The task's window of an agent, gone with its tmux server (a reboot): opened again as `up --task` would, resuming its conversation. */
   private async openWindow(input: Pick<TurnInput, 'taskId' | 'agent'>, terminalId: string): Promise<string> {
-    const s = this.s;
-    const data = await s.cache.get();
-    const t = data.terminals[terminalId];
-    if (!t) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId}: no terminal ${terminalId} for ${input.agent}`);
-    const spec = (await s.d.ctx.project().catch(() => null))?.agents.find((x) => x.name === t.agent);
-    const { profile } = await loadProfile(t.profile, s.d.ctx.jaggersDir);
-    const launch = planLaunch(
-      await s.launchInput(profile, input.taskId, { width: 200, height: 50 }, () => t.sessionId ?? randomUUID()),
-      { args: [], env: {}, ...spec, name: t.agent, profile: t.profile },
-      profile,
-      terminalId,
-      t.sessionId,
-    );
-    if (!findCommand(profile.command, launch.env.PATH ?? '', launch.cwd))
-      throw new JaggersError('E_COMMAND_NOT_FOUND', `${t.agent}'s command ${JSON.stringify(profile.command)} is not installed (not found on PATH)`);
-    await writeLaunchFiles(launch);
-    const w = await newWindow(s.d.commands, {
-      session: s.d.ctx.session,
-      name: `${t.agent}+${input.taskId}`,
-      cwd: launch.cwd,
-      env: launch.env,
-      command: launch.command,
-    });
-    await setWindowOptions(s.d.commands, w.windowId, windowTags(t.agent, t.profile, terminalId, input.taskId));
-    await fixWindowSize(s.d.commands, w.windowId, launch);
-    const events: NewJournalEvent[] = [{ type: 'terminal-window', terminalId, window: w.windowId }];
-    if (launch.sessionId && launch.pin && launch.sessionId !== t.sessionId)
-      events.push({ type: 'session-pinned', terminalId, sessionId: launch.sessionId, how: launch.pin });
-    await this.record(input.taskId, events);
-    await s.table.refresh();
-    s.d.log.info(
-      { task: input.taskId, agent: t.agent, terminal: terminalId, session: launch.sessionId },
-      "the task's window of the agent was gone: opened again in its pinned conversation",
-    );
-    await s.waitFor(terminalId, profile.delivery.ready, 60_000).catch(() => {});
+    await this.p.launcher.openTaskWindow(terminalId, input.taskId);
+    const e = this.p.agents.find(terminalId);
+    if (e?.profile) await this.p.waitFor(terminalId, e.profile.delivery.ready, 60_000).catch(() => {});
     return terminalId;
-  }
-
-  /** A `mode: headless` step: the profile's headless arguments in the same pinned conversation. */
-  private async headless(input: TurnInput): Promise<TurnOutput> {
-    const r = await this.s.handoff({
-      agent: input.agent,
-      task: input.taskId,
-      message: input.prompt,
-      timeout: input.timeoutMs / 1000,
-      wait: true,
-      headless: true,
-      workflow: input.workflow,
-    });
-    const rel = (f: string) => path.relative(this.root, path.resolve(this.root, f));
-    return { prompt: rel(r.artifact), reply: r.reply ? rel(r.reply.artifact) : '', text: r.reply?.text ?? '', job: null };
   }
 
   stop(): void {

@@ -1,22 +1,13 @@
 // The files behind jobs and messages: a job's prompt (`.jaggers/jobs/<id>.md`, the text exactly as
 // given) and a message (`.jaggers/inbox/<id>.md`, front matter naming the sender and how to reply,
 // then the text exactly). Both are written and fsynced before the journal records them.
-import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../sessions/files.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 
-export const JOB_ID = /^j-[0-9a-f]{8,16}$/;
-export const MESSAGE_ID = /^m-[0-9a-f]{8,16}$/;
-
-export function newJobId(): string {
-  return `j-${randomBytes(4).toString('hex')}`;
-}
-
-export function newMessageId(): string {
-  return `m-${randomBytes(6).toString('hex')}`;
-}
+export { JOB_ID, MESSAGE_ID, newJobId, newMessageId } from '../ids.js';
+import { newMessageId } from '../ids.js';
 
 export function jobPromptFile(jaggersDir: string, id: string): string {
   return path.join(jaggersDir, 'jobs', `${id}.md`);

@@ -10,13 +10,27 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { Cron } from 'croner';
 import { JaggersError } from '../errors.js';
-import { checkSchedule, checkTarget, flowsDir, listFlows, missedTick, type FlowDef } from '../flows/flow.js';
-import { listProfileNames } from '../profiles/load.js';
+import type { Log } from '../logger.js';
+import type { ProjectFile } from '../project/project-file.js';
 import { writeFileAtomic } from '../sessions/files.js';
 import { isFinal } from '../sessions/registry.js';
-import { listWorkflows } from '../workflows/load.js';
+import type { Dirs, Publish, Store } from '../work/ports.js';
 import { TASK_FINAL } from '../workflows/task-view.js';
-import type { Supervisor } from './core.js';
+import { checkSchedule, checkTarget, flowsDir, listFlows, missedTick, type FlowDef } from './flow.js';
+
+export interface FlowsPorts {
+  store: Store;
+  hub: Publish;
+  log: Log;
+  dirs: Dirs;
+  project(): Promise<ProjectFile | null>;
+  profileNames(): Promise<string[]>;
+  workflowNames(): Promise<string[]>;
+  /** A flow run as a job (kind `flow`), or as a detached workflow task. */
+  jobs: { create(req: { id: string; target: string; text: string; name: string; timeout?: number; work: 'flow' }): Promise<unknown> };
+  tasks: { create(req: { id: string; workflow: string; text: string; agents?: string[]; detached: boolean }): Promise<unknown> };
+  stopping: AbortSignal;
+}
 
 export interface FlowRun {
   kind: 'job' | 'task';
@@ -74,14 +88,14 @@ export class Flows {
   private chain: Promise<unknown> = Promise.resolve();
   private loadedSig = '';
 
-  constructor(private readonly s: Supervisor) {}
+  constructor(private readonly p: FlowsPorts) {}
 
   private get dir(): string {
-    return flowsDir(this.s.d.ctx.jaggersDir);
+    return flowsDir(this.p.dirs.jaggersDir);
   }
 
   async start(): Promise<void> {
-    this.state = await readFlowState(this.s.d.ctx.jaggersDir);
+    this.state = await readFlowState(this.p.dirs.jaggersDir);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await this.serial(() => this.reload(true));
     try {
@@ -91,7 +105,7 @@ export class Flows {
       });
       this.watcher.on('error', () => {});
     } catch (e) {
-      this.s.d.log.warn({ err: (e as Error).message, dir: this.dir }, 'flows: cannot watch the folder; changes need a supervisor restart');
+      this.p.log.warn({ err: (e as Error).message, dir: this.dir }, 'flows: cannot watch the folder; changes need a supervisor restart');
     }
   }
 
@@ -109,8 +123,8 @@ export class Flows {
   }
 
   private async known() {
-    const project = await this.s.d.ctx.project().catch(() => null);
-    const data = await this.s.cache.get();
+    const project = await this.p.project().catch(() => null);
+    const data = await Promise.resolve(this.p.store.data);
     const agents = project
       ? project.agents.map((a) => a.name)
       : [
@@ -122,16 +136,16 @@ export class Flows {
         ];
     return {
       agents,
-      profiles: await listProfileNames(this.s.d.ctx.jaggersDir).catch(() => []),
-      workflows: (await listWorkflows(this.s.d.ctx.jaggersDir)).filter((w) => !w.error).map((w) => w.name),
+      profiles: await this.p.profileNames().catch(() => []),
+      workflows: await this.p.workflowNames(),
     };
   }
 
   /** Read the folder again: schedule what is enabled and valid; on start, run what the downtime missed. */
   private async reload(starting: boolean): Promise<void> {
-    if (this.s.stopping.signal.aborted) return;
+    if (this.p.stopping.aborted) return;
     this.loadedSig = await this.signature();
-    const listed = await listFlows(this.s.d.ctx.jaggersDir);
+    const listed = await listFlows(this.p.dirs.jaggersDir);
     const known = await this.known();
     for (const c of this.crons.values()) c.stop();
     this.crons.clear();
@@ -152,7 +166,7 @@ export class Flows {
       }
       if (!def) {
         this.problems.set(f.name, { file: f.file, error: error! });
-        this.s.d.log.warn({ flow: f.name, file: f.file, err: error }, 'flow not scheduled: its file does not load');
+        this.p.log.warn({ flow: f.name, file: f.file, err: error }, 'flow not scheduled: its file does not load');
         continue;
       }
       this.defs.set(def.name, def);
@@ -177,21 +191,21 @@ export class Flows {
       }
     }
     if (changed) await this.save();
-    this.s.d.log.info({ flows: [...this.crons.keys()], problems: [...this.problems.keys()] }, 'flows scheduled');
+    this.p.log.info({ flows: [...this.crons.keys()], problems: [...this.problems.keys()] }, 'flows scheduled');
   }
 
   private async save(): Promise<void> {
-    await writeFileAtomic(stateFile(this.s.d.ctx.jaggersDir), `${JSON.stringify(this.state, null, 2)}\n`);
+    await writeFileAtomic(stateFile(this.p.dirs.jaggersDir), `${JSON.stringify(this.state, null, 2)}\n`);
   }
 
   private async exists(run: FlowRun): Promise<boolean> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     return run.kind === 'job' ? Boolean(data.jobs[run.id]) : Boolean(data.tasks[run.id]?.definition);
   }
 
   /** The state of a run: the job's or the task's; null when it is not (yet) recorded. */
   private async runState(run: FlowRun): Promise<string | null> {
-    const data = await this.s.cache.get();
+    const data = await Promise.resolve(this.p.store.data);
     return run.kind === 'job' ? (data.jobs[run.id]?.state ?? null) : (data.tasks[run.id]?.status ?? null);
   }
 
@@ -211,8 +225,8 @@ export class Flows {
     const going = await this.busy(name);
     if (going) {
       const why = `flow ${name}: its run ${going.id} (${going.tick}) is still going`;
-      this.s.d.log.info({ flow: name, run: going.id, how }, 'flow tick skipped: the last run still goes');
-      this.s.d.hub.publish('notice', { kind: 'flow-skipped', flow: name, run: going.id, reason: why });
+      this.p.log.info({ flow: name, run: going.id, how }, 'flow tick skipped: the last run still goes');
+      this.p.hub.publish('notice', { kind: 'flow-skipped', flow: name, run: going.id, reason: why });
       throw new JaggersError('E_FLOW_BUSY', why);
     }
     const tick = at.toISOString();
@@ -227,20 +241,21 @@ export class Flows {
   private async create(def: FlowDef, run: FlowRun): Promise<void> {
     try {
       if (run.kind === 'job') {
-        await this.s.jobs.create({
+        await this.p.jobs.create({
           id: run.id,
           target: def.target.name,
           text: def.prompt,
           name: `flow ${def.name}`,
+          work: 'flow',
           ...(def.timeout ? { timeout: def.timeout } : {}),
         });
       } else {
-        await this.s.tasks.create({ id: run.id, workflow: def.target.name, text: def.prompt, ...(def.agents ? { agents: def.agents } : {}), detached: true });
+        await this.p.tasks.create({ id: run.id, workflow: def.target.name, text: def.prompt, ...(def.agents ? { agents: def.agents } : {}), detached: true });
       }
-      this.s.d.log.info({ flow: def.name, run: run.id, how: run.how, tick: run.tick }, 'flow run started');
-      this.s.d.hub.publish('notice', { kind: 'flow-run', flow: def.name, run: run.id, how: run.how });
+      this.p.log.info({ flow: def.name, run: run.id, how: run.how, tick: run.tick }, 'flow run started');
+      this.p.hub.publish('notice', { kind: 'flow-run', flow: def.name, run: run.id, how: run.how });
     } catch (e) {
-      this.s.d.log.error({ flow: def.name, run: run.id, err: (e as Error).message }, 'flow run could not start');
+      this.p.log.error({ flow: def.name, run: run.id, err: (e as Error).message }, 'flow run could not start');
       throw e;
     }
   }
@@ -296,7 +311,7 @@ export class Flows {
     const st = this.state[name];
     return {
       name,
-      file: path.relative(this.s.d.ctx.projectRoot, def?.file ?? problem!.file),
+      file: path.relative(this.p.dirs.projectRoot, def?.file ?? problem!.file),
       schedule: def?.schedule ?? null,
       target: def?.target ?? null,
       enabled: def?.enabled ?? false,

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { DISCOVERERS } from '../clis/kinds.js';
 import type { Profile } from '../profiles/schema.js';
-import type { Registry } from '../sessions/registry.js';
+import type { RegistryStore } from '../sessions/registry.js';
 
 /** The environment of a running process (Linux), or null. */
 async function environOf(pid: number): Promise<Record<string, string> | null> {
@@ -28,7 +28,7 @@ const LIST_TIMEOUT_MS = 30_000;
  * `tag`, the first prompt's nonce tag). Returns the id pinned, or null with nothing recorded.
  */
 export async function discoverPin(
-  registry: Registry,
+  registry: RegistryStore,
   terminalId: string,
   profile: Profile,
   pid: number | null,

@@ -1,5 +1,5 @@
 // A pane's processes: waiting for its process group to exit. The HOME of a pane's process is read
-// in src/panes/process-home.ts (the pane watcher's), re-exported here for the supervisor.
+// in src/panes/process-home.ts (the pane watcher's), re-exported here for the launcher and the turns.
 import { groupRuns, untilGone } from '../proc-state.js';
 
 export { homeOfPid } from '../panes/process-home.js';

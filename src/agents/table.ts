@@ -1,6 +1,7 @@
 // The supervisor's table of agent panes, rebuilt from tmux's window tags: each pane with its profile,
 // watched by the one PaneWatcher. Commands ask for agents by name (or terminal id) through the API.
 import { JaggersError } from '../errors.js';
+import { TERMINAL_ID } from '../ids.js';
 import type { Log } from '../logger.js';
 import { loadProfile } from '../profiles/load.js';
 import type { Profile } from '../profiles/schema.js';
@@ -81,7 +82,7 @@ export class TerminalTable {
    */
   find(nameOrId: string, task?: string | null): TerminalEntry | undefined {
     const all = this.list();
-    if (/^jg-[0-9a-f]+$/.test(nameOrId)) return all.find((e) => e.pane.terminalId === nameOrId);
+    if (TERMINAL_ID.test(nameOrId)) return all.find((e) => e.pane.terminalId === nameOrId);
     const named = all.filter((e) => e.pane.agent === nameOrId);
     return (task ? named.find((e) => e.pane.task === task) : undefined) ?? named.find((e) => e.pane.task === null) ?? named[0];
   }

@@ -1,0 +1,50 @@
+// What a command may do with tmux itself, besides asking the supervisor: check tmux, start the session
+// (window 0 runs the supervisor, which does everything else), attach a person's terminal, stop the
+// server. Everything else about agents and panes goes through the API.
+import path from 'node:path';
+import type { Context } from '../context.js';
+import { JaggersError } from '../errors.js';
+import { hasSession, killServer, runOneShot, serverRunning, taggedWindows } from '../tmux/one-shot.js';
+import { describeSocket, serverArgs } from '../tmux/server.js';
+import { checkTmux } from '../tmux/version.js';
+import { supervisorCommand, supervisorEnv } from './ensure.js';
+
+export { checkTmux, describeSocket, serverArgs, serverRunning, taggedWindows };
+
+export function socketArg(ctx: Context): string {
+  return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
+}
+
+/**
+ * The session, made when missing: window 0 runs the supervisor, at `size` (the agents' windows get
+ * theirs when the supervisor opens them). Two commands at once make one session.
+ */
+export async function ensureSession(ctx: Context, size: { width: number; height: number }): Promise<void> {
+  if (await hasSession(ctx.server, ctx.session)) return;
+  const env = Object.entries(supervisorEnv(ctx)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const r = await runOneShot(ctx.server, [
+    'new-session',
+    '-d',
+    '-s',
+    ctx.session,
+    '-n',
+    'jaggers',
+    '-x',
+    String(size.width),
+    '-y',
+    String(size.height),
+    '-c',
+    path.resolve(ctx.projectRoot),
+    ...env,
+    '--',
+    ...supervisorCommand(ctx),
+  ]);
+  if (r.ok || (await hasSession(ctx.server, ctx.session))) return;
+  throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} could not start session ${ctx.session}: ${r.stderr.trim()}`);
+}
+
+/** Stop the project's tmux server (every agent, and the supervisor with it). */
+export async function stopServer(ctx: Context): Promise<void> {
+  const r = await killServer(ctx.server);
+  if (!r.ok) throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} kill-server failed: ${r.stderr}`);
+}

@@ -1,0 +1,35 @@
+// Every id format of jaggers, in one place, and the makers of new ids. Light (node:crypto only): the
+// client commands check ids with it before they ask the supervisor.
+import { randomBytes } from 'node:crypto';
+
+/** A work item (`assign`, `handoff`, `send`, a workflow turn, a flow run): `j-` + 8 to 16 hex. */
+export const JOB_ID = /^j-[0-9a-f]{8,16}$/;
+/** An inbox message: `m-` + 8 to 16 hex. */
+export const MESSAGE_ID = /^m-[0-9a-f]{8,16}$/;
+/** An agent's terminal (its window's `@jaggers_terminal_id`, `JAGGERS_TERMINAL_ID`): `jg-` + hex. */
+export const TERMINAL_ID = /^jg-[0-9a-f]+$/;
+/** A task (`--task`, `run`): letters, digits, `.`, `-`, `_`; 1 to 64 of them. */
+export const TASK_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+export const TASK_ID_RULE = "1-64 letters, digits, '.', '-' or '_'";
+/** The name of a worker window a profile job opened (`claude-j-1a2b3c4d`): not an agent of the team. */
+export const WORKER_AGENT = /-j-[0-9a-f]{8,16}$/;
+
+export function newJobId(): string {
+  return `j-${randomBytes(4).toString('hex')}`;
+}
+
+export function newMessageId(): string {
+  return `m-${randomBytes(6).toString('hex')}`;
+}
+
+export function newTerminalId(): string {
+  return `jg-${randomBytes(4).toString('hex')}`;
+}
+
+/** A new task id: `t-` + 8 hex. */
+export function newTaskId(): string {
+  return `t-${randomBytes(4).toString('hex')}`;
+}
+
+/** Agent windows are this size unless `--size`, jaggers.json or the profile says otherwise. */
+export const DEFAULT_WINDOW_SIZE: { readonly width: number; readonly height: number } = { width: 200, height: 50 };

@@ -1,0 +1,155 @@
+// The supervisor's handle on the registry: it is the registry's one writer, so it takes the registry's
+// lock once, for its whole life, keeps the data in memory, appends each change to the journal (fsynced:
+// the journal is the truth), and writes the snapshot only now and then (a second after the last change,
+// or after many events): a change costs one append, never a rewrite of the whole snapshot. A supervisor
+// killed in between leaves a snapshot behind the journal, which the next load catches up.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { JaggersError } from '../errors.js';
+import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './events.js';
+import { appendDurable, writeFileAtomic } from './files.js';
+import { serializeEvents } from './journal.js';
+import { loadLocked, type RegistryPaths } from './load.js';
+import { acquireLock, type LockHandle } from './lock.js';
+import { JOURNAL_FILE, SNAPSHOT_FILE, type RegistryStore, type UpdatePlan } from './registry.js';
+import { applyEvent, type RegistryData } from './schema.js';
+import { validateOrThrow } from './validate.js';
+
+export interface OwnerOptions {
+  now?: () => Date;
+  /** Called with each warning of the load (a snapshot rebuilt, a torn journal line cut). */
+  onWarning?: (message: string) => void;
+  /** The snapshot is written this long after the last change (default 1000 ms)... */
+  snapshotDelayMs?: number;
+  /** ...or at once after this many events since the last one (default 2000), so a catch-up stays short. */
+  snapshotEvery?: number;
+  /** How long to wait for the registry's lock when another process holds it (default 30 s). */
+  lockTimeoutMs?: number;
+}
+
+export class RegistryOwner implements RegistryStore {
+  readonly paths: RegistryPaths;
+  /** What the load said (a snapshot caught up or rebuilt after a crash). */
+  readonly warnings: string[];
+  private current: RegistryData;
+  private chain: Promise<unknown> = Promise.resolve();
+  private unsaved = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private saving: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(
+    paths: RegistryPaths,
+    data: RegistryData,
+    warnings: string[],
+    private readonly lock: LockHandle,
+    private readonly o: OwnerOptions,
+  ) {
+    this.paths = paths;
+    this.current = data;
+    this.warnings = warnings;
+  }
+
+  static async open(jaggersDir: string, o: OwnerOptions = {}): Promise<RegistryOwner> {
+    const dir = path.resolve(jaggersDir);
+    await fs.mkdir(dir, { recursive: true });
+    const paths = { snapshot: path.join(dir, SNAPSHOT_FILE), journal: path.join(dir, JOURNAL_FILE) };
+    const lock = await acquireLock(paths.snapshot, { timeoutMs: o.lockTimeoutMs ?? 30_000 });
+    try {
+      const loaded = await loadLocked(paths, (o.now ?? (() => new Date()))(), null, { quietCatchUp: true });
+      const owner = new RegistryOwner(paths, loaded.data, loaded.warnings, lock, o);
+      for (const w of loaded.warnings) o.onWarning?.(w);
+      if (loaded.dirty) await owner.flush();
+      return owner;
+    } catch (e) {
+      await lock.release();
+      throw e;
+    }
+  }
+
+  /** The registry now (every change is applied here first). */
+  get data(): RegistryData {
+    return this.current;
+  }
+
+  async read(): Promise<RegistryData> {
+    return this.current;
+  }
+
+  async record(...events: NewJournalEvent[]): Promise<RegistryData> {
+    await this.update(() => ({ events, result: null }));
+    return this.current;
+  }
+
+  /**
+   * Read-modify-write, one at a time: `fn` sees the current data and returns the events to record. The
+   * events are checked, applied, appended to the journal and fsynced before the data changes here: a
+   * change that cannot be written (a full disk) changes nothing.
+   */
+  update<T>(fn: (data: RegistryData) => UpdatePlan<T> | Promise<UpdatePlan<T>>): Promise<T> {
+    const run = this.chain.then(async () => {
+      if (this.closed) throw new JaggersError('E_SUPERVISOR_DOWN', 'the registry is closed: the supervisor is stopping');
+      const plan = await fn(this.current);
+      if (plan.events.length === 0) return plan.result;
+      const events = this.stamp(plan.events);
+      let data = this.current;
+      for (const event of events) data = applyEvent(data, event);
+      const text = serializeEvents(events);
+      const expected = this.current.journal.bytes + Buffer.byteLength(text);
+      const size = await appendDurable(this.paths.journal, text);
+      if (size !== expected) this.o.onWarning?.(`${this.paths.journal} is ${size} bytes after appending, expected ${expected}: written to by another process?`);
+      this.current = { ...data, journal: { bytes: size, lines: this.current.journal.lines + events.length } };
+      this.unsaved += events.length;
+      this.scheduleSnapshot();
+      return plan.result;
+    });
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private stamp(events: readonly NewJournalEvent[]): JournalEvent[] {
+    const ts = (this.o.now ?? (() => new Date()))().toISOString();
+    return events.map((e, i) =>
+      validateOrThrow(
+        journalEventSchema,
+        { ...e, ts: e.ts ?? ts },
+        `event ${i + 1} of ${events.length} (${String(e.type)}) to record in ${this.paths.journal}`,
+      ),
+    );
+  }
+
+  private scheduleSnapshot(): void {
+    if (this.unsaved >= (this.o.snapshotEvery ?? 2000)) {
+      void this.flush().catch((e: Error) => this.o.onWarning?.(`could not write ${this.paths.snapshot}: ${e.message}`));
+      return;
+    }
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush().catch((e: Error) => this.o.onWarning?.(`could not write ${this.paths.snapshot}: ${e.message}`));
+    }, this.o.snapshotDelayMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /** Write the snapshot of the data as it is now (atomically: a reader sees the old one or this one). */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.saving) await this.saving;
+    const data = this.current;
+    this.unsaved = 0;
+    this.saving = writeFileAtomic(this.paths.snapshot, `${JSON.stringify(data, null, 2)}\n`, { sync: false }).finally(() => (this.saving = null));
+    await this.saving;
+  }
+
+  /** Write the snapshot and give the lock back; later updates are refused. */
+  async close(): Promise<void> {
+    await this.chain;
+    this.closed = true;
+    try {
+      if (this.unsaved > 0) await this.flush();
+    } finally {
+      await this.lock.release();
+    }
+  }
+}

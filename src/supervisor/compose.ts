@@ -1,0 +1,418 @@
+// The composition root: builds the supervisor's services, each on the narrow ports it needs, and wires
+// the one path events take: tmux output -> the watcher -> a state change -> the event stream, the
+// runner of that agent's queue, the status line, a notice. No logic of its own beyond that wiring.
+import os from 'node:os';
+import path from 'node:path';
+import type { HealthView, StateEventData, StreamEvent, TurnEventData } from '../api/types.js';
+import { Answers } from '../agents/answer.js';
+import { discoverPin } from '../agents/discover-pin.js';
+import { Launcher } from '../agents/launcher.js';
+import { homeOfPid } from '../agents/proc.js';
+import { TerminalTable } from '../agents/table.js';
+import { AgentViews } from '../agents/views.js';
+import type { Context } from '../context.js';
+import { describeQuestion, readQuestion } from '../detect/question.js';
+import { JaggersError } from '../errors.js';
+import { Flows } from '../flows/scheduler.js';
+import type { Log } from '../logger.js';
+import { binDir } from '../package-root.js';
+import { listProfileNames, loadProfile } from '../profiles/load.js';
+import { maxWorkersOf, parseProjectFile, type ProjectFile } from '../project/project-file.js';
+import type { NewJournalEvent } from '../sessions/events.js';
+import type { RegistryOwner } from '../sessions/owner.js';
+import type { JobRecord } from '../sessions/registry.js';
+import { sendKeys, sendLiteral } from '../tmux/commands.js';
+import type { ControlClient } from '../tmux/control-client.js';
+import { paneIO } from '../tmux/pane-io.js';
+import { describeSocket } from '../tmux/server.js';
+import type { TurnEnv, TurnTarget } from '../turns/turn.js';
+import { Handoffs } from '../work/handoffs.js';
+import { Inbox } from '../work/inbox.js';
+import { Jobs } from '../work/jobs.js';
+import { WorkJournal } from '../work/journal.js';
+import { Outcomes } from '../work/outcomes.js';
+import { realClock, type Agents } from '../work/ports.js';
+import { runHeadless } from '../work/run-headless.js';
+import { runMessage } from '../work/run-message.js';
+import { runSend } from '../work/run-send.js';
+import { runPaneTurn } from '../work/run-turn.js';
+import { Runner } from '../work/runner.js';
+import { Workers } from '../work/workers.js';
+import { listWorkflows } from '../workflows/load.js';
+import { Tasks } from '../workflows/tasks.js';
+import type { EventHub } from './event-hub.js';
+import { Notifier } from './notify.js';
+import { PaneWatcher } from '../panes/watcher.js';
+import { publishStatus } from './publish.js';
+import { readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+
+export interface SupervisorDeps {
+  ctx: Context;
+  /** Receives every pane's output and tmux's notifications. */
+  events: ControlClient;
+  /** Commands only (attached with no-output), so replies never queue behind output. */
+  commands: ControlClient;
+  registry: RegistryOwner;
+  log: Log;
+  hub: EventHub;
+  version: string;
+  socket: string;
+  logFile: string;
+}
+
+export type Supervisor = ReturnType<typeof compose>;
+
+/** jaggers.json as it is on disk now (null without one): read again each time, it may change while the supervisor runs. */
+async function readProject(root: string): Promise<ProjectFile | null> {
+  const file = path.join(root, 'jaggers.json');
+  const text = await readFile(file, 'utf8').catch(() => null);
+  return text === null ? null : parseProjectFile(text, file);
+}
+
+export function compose(d: SupervisorDeps) {
+  const { ctx, commands, log, hub, registry: store } = d;
+  const started = Date.now();
+  const stopping = new AbortController();
+  const dirs = { projectRoot: ctx.projectRoot, jaggersDir: ctx.jaggersDir };
+  const io = paneIO(commands);
+  const project = () => readProject(ctx.projectRoot);
+  const profile = async (name: string) => (await loadProfile(name, ctx.jaggersDir)).profile;
+  const warnings = [...store.warnings].slice(0, 20);
+
+  const watcher = new PaneWatcher(d.events, { commands });
+  const table = new TerminalTable(commands, ctx.session, ctx.jaggersDir, watcher, log);
+  const notifier = new Notifier(
+    commands,
+    log,
+    async () => (await project().catch(() => null))?.notify,
+    (n) => hub.publish('notice', { ...n }),
+  );
+
+  /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
+  const untilEvent = (match: (e: StreamEvent) => boolean, ms: number) =>
+    new Promise<void>((resolve) => {
+      const signal = stopping.signal;
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      const off = hub.subscribe((e) => {
+        if (match(e)) done();
+      });
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        off();
+        resolve();
+      }
+    });
+
+  const agents: Agents = {
+    find: (x, task) => table.find(x, task),
+    get: (x, task, what, op) => table.get(x, task, what, op),
+    list: (task) => table.list(task),
+    refresh: () => table.refresh(),
+    status: (paneId) => watcher.status(paneId),
+    lastScreen: (paneId) => watcher.lastScreen(paneId),
+    target(e, what): TurnTarget {
+      if (!e.profile) throw new JaggersError('E_PROFILE_INVALID', `${what}: agent ${e.pane.agent}'s profile cannot be loaded: ${e.problem}`);
+      if (e.pane.dead || watcher.status(e.pane.paneId) === 'exited')
+        throw new JaggersError(
+          'E_PANE_GONE',
+          `${what}: agent ${e.pane.agent}'s pane ${e.pane.paneId} is dead (exit status ${e.pane.deadStatus ?? 'unknown'}); run \`jaggers up\` to restart it`,
+        );
+      return {
+        paneId: e.pane.paneId,
+        agent: e.pane.agent!,
+        terminalId: e.pane.terminalId,
+        profile: e.profile,
+        pid: watcher.pane(e.pane.paneId)?.pid ?? e.pane.panePid,
+      };
+    },
+  };
+
+  const launcher = new Launcher({
+    tmux: commands,
+    store,
+    table,
+    watcher,
+    log,
+    where: {
+      ...dirs,
+      session: ctx.session,
+      socket: 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path,
+      binDir,
+      basePath: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      env: process.env as Record<string, string>,
+    },
+    project,
+    loadProfile: profile,
+  });
+
+  const turnEnv: TurnEnv = {
+    io,
+    watch: watcher,
+    registry: store,
+    ...dirs,
+    log,
+    emit: (e: TurnEventData) => void hub.publish('turn', { ...e }),
+    homeOf: async (pid) => (pid ? homeOfPid(pid, os.homedir()) : os.homedir()),
+    discoverPin: async (target, home, tag) => {
+      if (!target.terminalId) return;
+      const id = await discoverPin(store, target.terminalId, target.profile, target.pid, home, tag);
+      if (id) hub.publish('pin', { agent: target.agent, terminalId: target.terminalId, sessionId: id, how: 'discovered' });
+    },
+  };
+
+  const outcomes = new Outcomes();
+  // The journal, the runner and the workers call each other only from callbacks: declared in any order.
+  const journal = new WorkJournal({
+    store,
+    hub,
+    log,
+    dirs,
+    ended: async (j: JobRecord) => {
+      if (j.kind === 'worker' && !j.keep && j.window) await launcher.close(j.window);
+      if (j.kind === 'worker') workers.pump();
+      if (j.from) runner.kick(j.from);
+      if (j.work === 'handoff' && j.state === 'failed') {
+        const e = j.terminalId ? table.find(j.terminalId) : undefined;
+        if (e)
+          void notifier.notice({
+            agent: j.agent ?? j.target,
+            terminalId: j.terminalId,
+            task: j.task,
+            windowId: e.pane.windowId,
+            state: 'turn-failed',
+            reason: j.reason,
+          });
+      }
+    },
+  });
+
+  const runner = new Runner({
+    data: () => store.data,
+    pane: (terminalId) => table.find(terminalId),
+    status: (paneId) => watcher.status(paneId),
+    run: (item, e, signal) => {
+      if (item.kind === 'message') return runMessage({ env: turnEnv, store, hub, agents }, item.m, e, signal);
+      const j = item.j;
+      if (j.work === 'send') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
+      if (j.headless)
+        return runHeadless(
+          {
+            env: turnEnv,
+            journal,
+            outcomes,
+            profile,
+            launch: (terminalId, task) => launcher.headlessLaunch(terminalId, task),
+            pane: (entry, target) => launcher.headlessPane(entry, target),
+          },
+          j,
+          e,
+          signal,
+        );
+      return runPaneTurn({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
+    },
+    lost: async (j, why) => {
+      const when = j.state === 'starting' ? 'before it took the prompt' : 'during its turn';
+      await journal.change(j.id, 'failed', `the agent's pane died ${when} (${why.replace(/: run .*$/, '')})`, { cause: 'agent-lost', code: 'E_PANE_GONE' });
+    },
+    broken: async (j, err) => void (await journal.change(j.id, 'failed', `internal error: ${err.message}`, { code: 'E_INTERNAL' })),
+    log,
+  });
+
+  const workers = new Workers({
+    store,
+    journal,
+    log,
+    maxWorkers: async (name) => maxWorkersOf(await project().catch(() => null), name),
+    loadProfile: profile,
+    open: (j, p) => launcher.openWorker(j, p),
+    hasPane: (terminalId) => table.find(terminalId) !== undefined,
+    kick: (terminalId) => runner.kick(terminalId),
+  });
+
+  const checkProfile = async (name: string) => void (await loadProfile(name, ctx.jaggersDir));
+  const jobs = new Jobs({
+    store,
+    journal,
+    agents,
+    hub,
+    log,
+    dirs,
+    runner,
+    workers,
+    checkProfile,
+    interrupt: (e) => sendKeys(commands, e.pane.paneId, e.profile!.delivery.interruptKeys),
+    untilEvent,
+  });
+  const inbox = new Inbox({ store, agents, hub, log, dirs, runner });
+  const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal });
+  const views = new AgentViews({ table, watcher, data: () => store.data, io, stopping: stopping.signal });
+  const answers = new Answers({
+    table,
+    watcher,
+    io,
+    keys: { literal: (paneId, text) => sendLiteral(commands, paneId, text), send: (paneId, keys) => sendKeys(commands, paneId, keys) },
+    log,
+  });
+  const tasks = new Tasks({
+    store,
+    hub,
+    log,
+    dirs,
+    agents,
+    jobs,
+    launcher,
+    waitFor: (terminalId, states, ms) => views.waitFor(terminalId, states, ms),
+    untilEvent,
+    project,
+    checkProfile,
+    profileNames: () => listProfileNames(ctx.jaggersDir),
+    stopping: stopping.signal,
+  });
+  const flows = new Flows({
+    store,
+    hub,
+    log,
+    dirs,
+    project,
+    profileNames: () => listProfileNames(ctx.jaggersDir),
+    workflowNames: async () => (await listWorkflows(ctx.jaggersDir)).filter((w) => !w.error).map((w) => w.name),
+    jobs,
+    tasks,
+    stopping: stopping.signal,
+  });
+
+  /** A state change: on the event stream, to its agent's queue, on the status line, and a notice when the agent waits for a person. */
+  const onStatus = (c: Parameters<Parameters<PaneWatcher['onChange']>[0]>[0]) => {
+    const e = table.byPane(c.pane.paneId);
+    const data: StateEventData = {
+      agent: c.pane.agent,
+      terminalId: c.pane.terminalId ?? null,
+      task: e?.pane.task ?? null,
+      pane: c.pane.paneId,
+      state: c.status,
+      rule: c.rule,
+      turns: c.turns,
+      since: new Date(c.since).toISOString(),
+    };
+    hub.publish('state', { ...data });
+    if (data.terminalId) runner.kick(data.terminalId);
+    log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule }, 'state');
+    void publishStatus(commands, c).catch(() => {});
+    if (c.status === 'waiting_input') {
+      const q = readQuestion(watcher.lastScreen(c.pane.paneId) ?? '');
+      const reason = q
+        ? `${describeQuestion(q)}${q.choices.length ? `; \`jaggers answer ${data.agent} <number or label>\`` : ''}`
+        : (c.lines[0] ?? 'a menu on screen');
+      void notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'waiting_input', reason });
+    }
+  };
+
+  /** The CLI's state file named a new session: the pin follows it (a `/clear` forks the conversation). */
+  const followSession = async (terminalId: string | null, agent: string, sessionId: string) => {
+    if (!terminalId) return;
+    try {
+      const ev = await store.update((data) => {
+        const t = data.terminals[terminalId];
+        if (!t || t.sessionId === sessionId) return { events: [], result: null };
+        const events: NewJournalEvent[] = t.sessionId
+          ? [{ type: 'session-forked', terminalId, from: t.sessionId, to: sessionId, reason: 'the CLI reported a new session in its state file' }]
+          : [{ type: 'session-pinned', terminalId, sessionId, how: 'discovered' }];
+        return { events, result: events[0]! };
+      });
+      if (ev?.type === 'session-forked') hub.publish('fork', { agent, terminalId, from: ev.from, to: ev.to });
+      if (ev?.type === 'session-pinned') hub.publish('pin', { agent, terminalId, sessionId, how: ev.how });
+      if (ev)
+        log.info({ agent, terminal: terminalId, session: sessionId }, ev.type === 'session-forked' ? 'session forked: the pin follows it' : 'session pinned');
+    } catch (e) {
+      log.warn({ agent, terminal: terminalId, err: (e as Error).message }, 'could not record the session the CLI reported');
+    }
+  };
+
+  const s = {
+    watcher,
+    table,
+    views,
+    answers,
+    launcher,
+    runner,
+    jobs,
+    inbox,
+    handoffs,
+    tasks,
+    flows,
+    store,
+    stopping: stopping.signal,
+    tcp: null as string | null,
+    warnings,
+
+    health(): HealthView {
+      return {
+        pid: process.pid,
+        version: d.version,
+        startedAt: new Date(started).toISOString(),
+        uptimeMs: Date.now() - started,
+        session: ctx.session,
+        tmux: describeSocket(ctx.server),
+        project: ctx.projectRoot,
+        socket: d.socket,
+        tcp: s.tcp,
+        terminals: table.list().length,
+        log: d.logFile,
+        warnings: [...warnings],
+      };
+    },
+
+    /** The windows tmux has changed (made, closed, tagged by another client): read them again; their queues may go on now. */
+    async refreshTable(): Promise<void> {
+      await table.refresh();
+      runner.kickAll();
+    },
+
+    /** Watch every agent pane tmux knows, record terminals the registry lost, and pick up the work left in flight. */
+    async start(): Promise<void> {
+      await watcher.start();
+      watcher.onChange(onStatus);
+      watcher.onSession((pane, sessionId) => void followSession(pane.terminalId ?? null, pane.agent, sessionId));
+      await table.refresh();
+      await launcher.recordTags();
+      // Items left by an earlier supervisor: lost workers reopened, in-flight items followed, queues run.
+      await workers.pumpNow();
+      handoffs.start();
+      runner.kickAll();
+      // Workflow tasks: detached ones go on from their stored snapshots.
+      await tasks.startAll();
+      // Scheduled flows: a run the downtime missed goes once now.
+      await flows.start();
+      void cleanWorkDirs(ctx.jaggersDir, store.data.jobs);
+    },
+
+    stop(): void {
+      // Items in flight are left as the journal says: the next supervisor follows them.
+      stopping.abort();
+      handoffs.stop();
+      runner.stop();
+      tasks.stop();
+      flows.stop();
+      watcher.stop();
+    },
+  };
+  return s;
+}
+
+/** Headless runs' output folders (`.jaggers/work/<id>/`) of items that ended: no longer needed. */
+async function cleanWorkDirs(jaggersDir: string, jobs: Record<string, JobRecord>): Promise<void> {
+  const { rm } = await import('node:fs/promises');
+  let names: string[] = [];
+  try {
+    names = readdirSync(path.join(jaggersDir, 'work'));
+  } catch {
+    return;
+  }
+  for (const id of names) {
+    const j = Object.hasOwn(jobs, id) ? jobs[id] : undefined;
+    if (!j || ['done', 'failed', 'cancelled'].includes(j.state)) await rm(path.join(jaggersDir, 'work', id), { recursive: true, force: true }).catch(() => {});
+  }
+}

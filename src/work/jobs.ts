@@ -1,0 +1,185 @@
+// Work items as the API sees them: recorded (the text fsynced, then journaled) before the request
+// returns, listed, waited for, their results read, cancelled. Every kind goes through `create`: an
+// `assign` (job), a `handoff`, a `send`, a workflow's turn, a flow run. An item for a team agent joins
+// that agent's queue (the runner); an item for a profile gets a worker window of its own (workers.ts).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { JobResultView, JobView } from '../api/types.js';
+import { JaggersError } from '../errors.js';
+import { parseArtifact } from '../handover/artifact.js';
+import { JOB_ID, newJobId } from '../ids.js';
+import type { Log } from '../logger.js';
+import type { NewJournalEvent } from '../sessions/events.js';
+import { isFinal, KEEP_FINISHED, type JobRecord, type JobState } from '../sessions/registry.js';
+import { jobPromptFile, writeDurable } from './files.js';
+import type { WorkJournal } from './journal.js';
+import { knownAgents, resolveParty, resolveSender } from './parties.js';
+import type { Agents, Dirs, Store, Subscribe, TerminalEntry } from './ports.js';
+import { killGroup } from './run-headless.js';
+
+export type WorkKind = JobRecord['work'];
+
+export interface JobRequest {
+  id?: string;
+  target: string;
+  text: string;
+  name?: string;
+  /** Seconds the item's turn may run. */
+  timeout?: number;
+  from?: string;
+  fromTerminal?: string;
+  keep?: boolean;
+  task?: string;
+  /** A workflow's turn or a handoff: the workflow's name (its handover files are the task's). */
+  workflow?: string;
+  work?: WorkKind;
+  headless?: boolean;
+}
+
+export interface JobsPorts {
+  store: Store;
+  journal: WorkJournal;
+  agents: Pick<Agents, 'find' | 'list'>;
+  hub: Subscribe;
+  log: Log;
+  dirs: Dirs;
+  /** The agent's queue: kicked when an item joins it; says why an item waits; stops following a cancelled one. */
+  runner: { kick(terminalId: string): void; waiting(terminalId: string, itemId?: string): string | null; abort(itemId: string): void };
+  /** Worker windows of profile items. */
+  workers: { pump(): void; waiting(j: JobRecord): string };
+  /** Throws E_PROFILE_UNKNOWN when there is no profile of this name. */
+  checkProfile(name: string): Promise<void>;
+  /** Press the profile's interrupt keys in the agent's pane (a cancelled turn). */
+  interrupt(e: TerminalEntry): Promise<void>;
+  /** Resolves when an event on the stream matches or `ms` ran out. */
+  untilEvent(match: (e: { type: string; data: Record<string, unknown> }) => boolean, ms: number): Promise<void>;
+}
+
+export class Jobs {
+  constructor(private readonly p: JobsPorts) {}
+
+  view(j: JobRecord): JobView {
+    let waiting: string | null = null;
+    if (j.state === 'queued') waiting = j.terminalId ? (this.p.runner.waiting(j.terminalId, j.id) ?? 'next for its agent') : this.p.workers.waiting(j);
+    return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null, waiting };
+  }
+
+  /** Record an item (a resent request with the same id records it once) and hand it to its queue. */
+  async create(req: JobRequest): Promise<JobView> {
+    const { store, dirs } = this.p;
+    const what = req.work === 'send' ? 'send' : req.work === 'handoff' ? 'handoff' : 'assign';
+    if (req.id !== undefined && !JOB_ID.test(req.id)) throw new JaggersError('E_USAGE', `job id must look like j-0123abcd, got ${JSON.stringify(req.id)}`);
+    if (req.text.trim() === '') throw new JaggersError('E_USAGE', `${what}: the ${what === 'send' ? 'text' : 'prompt'} is empty`);
+    const data = store.data;
+    const known = req.id && Object.hasOwn(data.jobs, req.id) ? data.jobs[req.id] : undefined;
+    if (known) return this.view(known);
+    const task = req.task ?? null;
+    const agent = resolveParty(this.p.agents, data, req.target, task);
+    let kind: JobRecord['kind'] = 'agent';
+    if (!agent) {
+      if (req.work && req.work !== 'job' && req.work !== 'flow')
+        throw new JaggersError('E_AGENT_UNKNOWN', `${what}: unknown agent ${JSON.stringify(req.target)}: agents are ${knownAgents(this.p.agents, data)}`);
+      await this.p.checkProfile(req.target).catch((e: JaggersError) => {
+        if (e.code !== 'E_PROFILE_UNKNOWN') throw e;
+        throw new JaggersError(
+          'E_AGENT_UNKNOWN',
+          `${what}: ${JSON.stringify(req.target)} is neither an agent (agents are ${knownAgents(this.p.agents, data)}) nor a profile (${e.message.replace(/^.*: known/, 'known')})`,
+        );
+      });
+      kind = 'worker';
+    }
+    if (kind === 'worker' && req.headless)
+      throw new JaggersError('E_USAGE', `${what} --headless needs an agent with a pinned conversation, not the profile ${req.target}`);
+    const from = resolveSender(this.p.agents, data, req, task, what);
+    const id = req.id ?? newJobId();
+    const file = jobPromptFile(dirs.jaggersDir, id);
+    await writeDurable(file, req.text);
+    const target = agent?.agent ?? req.target;
+    const created = await store.update((d) => {
+      if (Object.hasOwn(d.jobs, id)) return { events: [], result: false };
+      const e: NewJournalEvent = {
+        type: 'job-created',
+        jobId: id,
+        name: req.name ?? null,
+        target,
+        kind,
+        terminalId: agent?.terminalId ?? null,
+        from: from?.terminalId ?? null,
+        fromAgent: from?.agent ?? null,
+        prompt: path.relative(dirs.projectRoot, file),
+        bytes: Buffer.byteLength(req.text),
+        timeoutMs: req.timeout ? Math.round(req.timeout * 1000) : null,
+        keep: req.keep ?? false,
+        ...(req.workflow ? { task, workflow: req.workflow } : {}),
+        ...(req.work ? { work: req.work } : {}),
+        ...(req.headless ? { headless: true } : {}),
+      };
+      return { events: [e], result: true };
+    });
+    const j = store.data.jobs[id]!;
+    if (created) {
+      this.p.journal.published(j);
+      this.p.log.info({ job: id, work: j.work, target, kind, from: from?.agent ?? null }, 'work item recorded');
+    }
+    if (kind === 'agent') this.p.runner.kick(agent!.terminalId);
+    else this.p.workers.pump();
+    return this.view(j);
+  }
+
+  async list(): Promise<JobView[]> {
+    return Object.values(this.p.store.data.jobs).map((j) => this.view(j));
+  }
+
+  record(id: string): JobRecord {
+    const jobs = this.p.store.data.jobs;
+    const j = Object.hasOwn(jobs, id) ? jobs[id] : undefined;
+    if (!j)
+      throw new JaggersError(
+        'E_NOT_FOUND',
+        `no job ${JSON.stringify(id)} in this project (see \`jaggers jobs\`; of ended jobs only the newest ${KEEP_FINISHED} are kept there, older ones are in .jaggers/events.jsonl)`,
+      );
+    return j;
+  }
+
+  async get(id: string): Promise<JobView> {
+    return this.view(this.record(id));
+  }
+
+  /** The item once it ended, or as it is when `timeoutMs` ran out. */
+  async wait(id: string, timeoutMs: number): Promise<JobView> {
+    const now = await this.get(id);
+    if (isFinal(now.state)) return now;
+    await this.p.untilEvent((e) => e.type === 'job' && e.data.id === id && isFinal(e.data.state as JobState), timeoutMs);
+    return this.get(id);
+  }
+
+  async result(id: string): Promise<JobResultView> {
+    const job = await this.get(id);
+    if (!job.reply) return { job, reply: null, artifact: null };
+    const text = await readFile(path.resolve(this.p.dirs.projectRoot, job.reply), 'utf8').catch((e: NodeJS.ErrnoException) => {
+      throw new JaggersError('E_FILE', `job ${id}: cannot read its reply ${job.reply}: ${e.code ?? e.message}`);
+    });
+    return { job, reply: parseArtifact(text).body.replace(/\n$/, ''), artifact: job.reply };
+  }
+
+  /** A queued item never starts; one in flight is interrupted (its agent gets its interrupt keys, a headless run is killed). */
+  async cancel(id: string, by = 'the user'): Promise<JobView> {
+    const j = this.record(id);
+    if (isFinal(j.state)) return this.view(j);
+    if (j.state !== 'queued') {
+      if (j.headless && j.pid) killGroup(j.pid);
+      else if (j.terminalId && j.work !== 'send') {
+        const e = this.p.agents.find(j.terminalId);
+        if (e?.profile && !e.pane.dead) await this.p.interrupt(e).catch(() => {});
+      }
+    }
+    await this.p.journal.change(
+      id,
+      'cancelled',
+      `cancelled by ${by}${j.state === 'queued' ? ' while queued' : ` while ${j.state}${j.headless ? '; its headless run was stopped' : '; the agent was interrupted'}`}`,
+      { code: 'E_CANCELLED' },
+    );
+    this.p.runner.abort(id);
+    return this.get(id);
+  }
+}

@@ -1,0 +1,175 @@
+// The one runner: for each agent, the head of its queue (src/work/queue.ts) runs to its end, then the
+// next, one at a time, in order. An item waits only on an event, never on a timer or a later arrival:
+// its agent becoming ready (a state change kicks the runner), the item before it ending (the loop goes
+// on by itself), a window opened or restarted (the table kicks it), a person answering (the item in
+// flight follows its own turn). An item in flight when a supervisor died is the head again on the next
+// start, and is followed from the phase the journal says it reached.
+import type { Log } from '../logger.js';
+import type { JobRecord, RegistryData } from '../sessions/registry.js';
+import type { TerminalEntry } from './ports.js';
+import { describeItem, inFlight, itemAgent, queueOf, terminalsWithWork, type WorkItem } from './queue.js';
+
+export interface RunnerPorts {
+  data(): RegistryData;
+  /** The terminal's pane as tmux shows it now; undefined when it has none. */
+  pane(terminalId: string): TerminalEntry | undefined;
+  /** The pane's live state (the watcher's), undefined when it is not watched. */
+  status(paneId: string): string | undefined;
+  /**
+   * Run an item from the phase the journal says it is in to its end, journaling each phase. A job's
+   * failure is recorded by it (it resolves); a message try that failed throws, to be tried again.
+   * `e` is undefined (or dead) only for a headless job, which needs no pane.
+   */
+  run(item: WorkItem, e: TerminalEntry | undefined, signal: AbortSignal): Promise<void>;
+  /** The agent's pane died or is gone while `j` was in flight (or a worker's before its prompt): it fails. */
+  lost(j: JobRecord, why: string): Promise<void>;
+  /** A job whose run threw (a bug, or a full disk): it fails, so the queue does not stop behind it. */
+  broken(j: JobRecord, err: Error): Promise<void>;
+  log: Log;
+}
+
+/** A message that failed this many tries in a row waits for the next event (a state change, a new window). */
+const TRIES_IN_A_ROW = 3;
+
+export class Runner {
+  /** The item each terminal runs now, with what stops it. */
+  private readonly running = new Map<string, { id: string; stop: AbortController }>();
+  private readonly pumping = new Set<string>();
+  private readonly again = new Set<string>();
+  private readonly why = new Map<string, string>();
+  private readonly failures = new Map<string, number>();
+  private stopped = false;
+
+  constructor(private readonly p: RunnerPorts) {}
+
+  /** Something changed for this terminal (an item added or ended elsewhere, its state, its window): look again. */
+  kick(terminalId: string): void {
+    if (this.stopped) return;
+    this.failures.delete(terminalId);
+    if (this.pumping.has(terminalId)) {
+      this.again.add(terminalId);
+      return;
+    }
+    void this.pump(terminalId).catch((e: Error) => this.p.log.error({ terminal: terminalId, err: e.message }, 'runner failed'));
+  }
+
+  /** Look at every terminal with work (after a start, or when many may have changed). */
+  kickAll(): void {
+    for (const id of terminalsWithWork(this.p.data())) this.kick(id);
+  }
+
+  /** The item the terminal runs now. */
+  current(terminalId: string): string | null {
+    return this.running.get(terminalId)?.id ?? null;
+  }
+
+  /** Stop following an item that runs now (it was cancelled and recorded so). */
+  abort(itemId: string): void {
+    for (const r of this.running.values()) if (r.id === itemId) r.stop.abort();
+  }
+
+  /**
+   * Why an item has not gone in, in words, always as things stand now: what the head of its queue
+   * waits for, or which item it waits behind. Null for an item that runs or is not queued.
+   */
+  waiting(terminalId: string, itemId?: string): string | null {
+    const q = queueOf(this.p.data(), terminalId);
+    const head = q[0];
+    if (!head) return null;
+    const place = itemId === undefined ? 0 : q.findIndex((i) => i.id === itemId);
+    if (place < 0) return null;
+    if (place > 0) {
+      const state = head.kind === 'job' ? head.j.state : head.m.state;
+      return `behind ${describeItem(head)} (${state})${place > 1 ? ` and ${place - 1} more` : ''} for ${itemAgent(head)}`;
+    }
+    if (this.running.get(terminalId)?.id === head.id) return null;
+    return this.why.get(terminalId) ?? this.blocked(head, terminalId) ?? 'next for its agent: goes in now';
+  }
+
+  /** Why the head cannot start now, or null when it can. */
+  private blocked(head: WorkItem, terminalId: string): string | null {
+    const agent = itemAgent(head);
+    if (head.kind === 'job' && head.j.headless) return null;
+    const e = this.p.pane(terminalId);
+    if (!e) return `${agent} has no window open: run \`jaggers up\``;
+    if (e.pane.dead || this.p.status(e.pane.paneId) === 'exited') return `${agent}'s pane is dead: run \`jaggers up\` to restart it`;
+    if (!e.profile) return `${agent}'s profile cannot be loaded: ${e.problem}`;
+    if (inFlight(head)) return null;
+    const status = this.p.status(e.pane.paneId) ?? 'starting';
+    const ready = e.profile.delivery.ready as readonly string[];
+    if (ready.includes(status)) return null;
+    const how = status === 'waiting_input' ? ` (it waits for a person: \`jaggers answer ${agent} <choice>\` or \`jaggers attach ${agent}\`)` : '';
+    return `${agent} is ${status}${how}; the next item goes in when it is ${ready.join(' or ')}`;
+  }
+
+  private async pump(terminalId: string): Promise<void> {
+    this.pumping.add(terminalId);
+    try {
+      while (!this.stopped) {
+        this.again.delete(terminalId);
+        const head = queueOf(this.p.data(), terminalId)[0];
+        if (!head) {
+          this.why.delete(terminalId);
+          return;
+        }
+        const blocked = this.blocked(head, terminalId);
+        if (blocked) {
+          this.why.set(terminalId, blocked);
+          const e = this.p.pane(terminalId);
+          // A turn in a pane that died is lost, and so is a worker that died before its prompt: the job
+          // fails. A team agent with no window at all (its tmux server went away) waits for `up`, which
+          // reopens it: the turn is then found lost or finished by what the new pane shows.
+          const dead = e ? e.pane.dead || this.p.status(e.pane.paneId) === 'exited' : head.kind === 'job' && head.j.kind === 'worker';
+          const lost = head.kind === 'job' && dead && (inFlight(head) || head.j.kind === 'worker');
+          if (lost) {
+            await this.p.lost(head.j, blocked);
+            continue;
+          }
+          if (this.again.has(terminalId)) continue;
+          return;
+        }
+        this.why.delete(terminalId);
+        if (!(await this.runOne(terminalId, head))) {
+          if (this.again.has(terminalId)) continue;
+          return;
+        }
+      }
+    } finally {
+      this.pumping.delete(terminalId);
+      if (this.again.delete(terminalId) && !this.stopped) this.kick(terminalId);
+    }
+  }
+
+  /** Run the head; false when a message try failed too often in a row (it waits for the next event). */
+  private async runOne(terminalId: string, head: WorkItem): Promise<boolean> {
+    const stop = new AbortController();
+    this.running.set(terminalId, { id: head.id, stop });
+    try {
+      await this.p.run(head, this.p.pane(terminalId), stop.signal);
+      this.failures.delete(terminalId);
+      return true;
+    } catch (err) {
+      if (this.stopped) return false;
+      const e = err as Error;
+      if (head.kind === 'job') {
+        this.p.log.error({ terminal: terminalId, item: head.id, err: e.message }, 'work item broke');
+        await this.p.broken(head.j, e).catch((x: Error) => this.p.log.error({ item: head.id, err: x.message }, 'could not record a broken item'));
+        return true;
+      }
+      const n = (this.failures.get(terminalId) ?? 0) + 1;
+      this.failures.set(terminalId, n);
+      this.p.log.warn({ terminal: terminalId, item: head.id, tries: n, err: e.message }, 'message not delivered; tried again');
+      if (n < TRIES_IN_A_ROW) return true;
+      this.why.set(terminalId, `the last ${n} tries failed (${e.message}); tried again at the agent's next change of state`);
+      return false;
+    } finally {
+      this.running.delete(terminalId);
+    }
+  }
+
+  /** Stop starting items; those in flight are left as the journal says (the next supervisor follows them). */
+  stop(): void {
+    this.stopped = true;
+    for (const r of this.running.values()) r.stop.abort();
+  }
+}
