@@ -81,7 +81,16 @@ describe('creating work items', () => {
   it('records the prompt file and the item, and kicks the agent’s queue', async () => {
     const h = await setup();
     const v = await h.jobs.create({ target: 'coder', text: 'write the tests\n', name: 'tests', timeout: 90, from: 'boss' });
-    expect(v).toMatchObject({ target: 'coder', kind: 'agent', terminalId: T, state: 'queued', work: 'job', from: 'jg-b055', fromAgent: 'boss', timeoutMs: 90_000 });
+    expect(v).toMatchObject({
+      target: 'coder',
+      kind: 'agent',
+      terminalId: T,
+      state: 'queued',
+      work: 'job',
+      from: 'jg-b055',
+      fromAgent: 'boss',
+      timeoutMs: 90_000,
+    });
     expect(v.waiting).toBe(`waits in ${T} (${v.id})`);
     expect(v.prompt).toBe(`.jaggers/jobs/${v.id}.md`);
     expect(await readFile(path.join(h.root, v.prompt), 'utf8')).toBe('write the tests\n');
@@ -243,7 +252,7 @@ describe('cancelling work items', () => {
     expect(h.interrupted).toHaveLength(1);
   });
 
-  it("a headless run in flight is stopped: its process group gets SIGTERM and the record says so", async () => {
+  it('a headless run in flight is stopped: its process group gets SIGTERM and the record says so', async () => {
     const h = await setup();
     const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, sig) => r(sig)));

@@ -34,7 +34,11 @@ describe('the per-agent queue', () => {
     expect(ids(t)).toEqual(['m-02', 'j-01', 'm-01']);
     // Every state between queued and the end is in flight: starting and waiting_input too (by seq among them).
     t.seed({ type: 'job-state', jobId: 'j-01', state: 'waiting_input', reason: 'asks' });
-    expect(queueOf(t.data, 'jg-c0de').filter(inFlight).map((i) => i.id)).toEqual(['j-01', 'm-02']);
+    expect(
+      queueOf(t.data, 'jg-c0de')
+        .filter(inFlight)
+        .map((i) => i.id),
+    ).toEqual(['j-01', 'm-02']);
   });
 
   it('leaves out ended jobs and delivered messages, and other terminals’ items', () => {

@@ -16,7 +16,13 @@ async function setup(max: Record<string, number> = { claude: 2, codex: 1 }) {
   const root = await temp();
   const store = new FakeStore();
   const hub = new EventHub();
-  const journal = new WorkJournal({ store, hub, log: recordingLog(), dirs: { projectRoot: root, jaggersDir: path.join(root, '.jaggers') }, ended: async () => {} });
+  const journal = new WorkJournal({
+    store,
+    hub,
+    log: recordingLog(),
+    dirs: { projectRoot: root, jaggersDir: path.join(root, '.jaggers') },
+    ended: async () => {},
+  });
   const opens: { j: JobRecord; done: ReturnType<typeof deferred<boolean>> }[] = [];
   const kicks: string[] = [];
   const panes = new Set<string>();
