@@ -10,7 +10,7 @@ import type { UpdatePlan } from '../../src/sessions/registry.js';
 import { applyEvent, emptyRegistry, type RegistryData } from '../../src/sessions/schema.js';
 import type { PaneInfo } from '../../src/tmux/commands.js';
 import type { TurnTarget } from '../../src/turns/turn.js';
-import type { Agents, Store, TerminalEntry } from '../../src/work/ports.js';
+import type { Agents, Store, Subscribe, TerminalEntry } from '../../src/work/ports.js';
 
 /** Resolves after every callback queued so far (promise jobs and I/O callbacks of this turn) has run. */
 export const flush = () => new Promise<void>((r) => setImmediate(r));
@@ -84,6 +84,7 @@ export function testProfile(over: Record<string, unknown> = {}): Profile {
     command: 'sh',
     detect: {
       settleMs: 0,
+      chrome: '^Worked for',
       rules: [
         { name: 'spinner', status: 'busy', pattern: 'esc to cancel', lines: 3 },
         { name: 'summary', status: 'done', pattern: 'Worked for', lines: 4 },
@@ -256,4 +257,16 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => 
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/** Resolves once the item `id` is in `state` (at once when it is), as the journal publishes it on the hub. */
+export function reaches(hub: Subscribe, store: Store, id: string, state: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (store.data.jobs[id]?.state === state) return resolve();
+    const off = hub.subscribe((e) => {
+      if (e.type !== 'job' || e.data.id !== id || e.data.state !== state) return;
+      off();
+      resolve();
+    });
+  });
 }
