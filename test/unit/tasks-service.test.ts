@@ -56,7 +56,16 @@ async function setup() {
   const jobs = {
     create: async (req: JobRequest) => {
       created.push(req);
-      store.seed(jobEvent(req.id!, { target: req.target, terminalId: req.target, task: req.task ?? null, workflow: req.workflow!, work: 'turn', name: req.name ?? null }));
+      store.seed(
+        jobEvent(req.id!, {
+          target: req.target,
+          terminalId: req.target,
+          task: req.task ?? null,
+          workflow: req.workflow!,
+          work: 'turn',
+          name: req.name ?? null,
+        }),
+      );
       hub.publish('job', { id: req.id, state: 'queued' });
       if (finishing) setImmediate(() => void finish(req.id!));
       return { ...store.data.jobs[req.id!]!, attach: null, waiting: null };
