@@ -134,6 +134,30 @@ describe('the registry owner', () => {
     expect(again.warnings).toEqual([]);
   });
 
+  it('keeps tasks and agents named like properties of every object (`constructor`, `toString`), across a reopen', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    for (const name of ['constructor', 'toString']) {
+      await o.record(
+        { type: 'task-created', taskId: name, workflow: 'handoff' },
+        { type: 'terminal-created', terminalId: `jg-${name}`, agent: name, profile: 'fake', cwd: '/p', task: name },
+        { type: 'task-agent', taskId: name, agent: name, terminalId: `jg-${name}` },
+        { type: 'turn', taskId: name, agent: name, terminalId: `jg-${name}`, sessionId: null, turn: 2, handoverFile: 'r.md', direction: 'reply' },
+      );
+    }
+    expect(
+      await refusal(
+        o.record({ type: 'task-created', taskId: 'hasOwnProperty', workflow: 'w' }, { type: 'task-created', taskId: 'hasOwnProperty', workflow: 'w' }),
+      ),
+    ).toMatch(/task "hasOwnProperty" already exists/);
+    await o.close();
+    const again = await open(dir);
+    expect(again.warnings).toEqual([]);
+    expect(Object.keys(again.data.tasks)).toEqual(['constructor', 'toString']);
+    expect(again.data.tasks.constructor).toMatchObject({ id: 'constructor', agents: { constructor: { terminalId: 'jg-constructor', turns: 1 } } });
+    expect(again.data.tasks.toString).toMatchObject({ id: 'toString', agents: { toString: { turns: 1 } } });
+  });
+
   it('a second open while one holds the lock times out with E_REGISTRY', async () => {
     const dir = await temp();
     await open(dir);

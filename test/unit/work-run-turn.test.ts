@@ -189,6 +189,16 @@ describe("a work item's turn in a pane", () => {
     expect(states).toEqual(['starting', 'running', 'waiting_input', 'running', 'done']);
   });
 
+  it('a turn in a task named like a property of every object (`constructor`) is recorded under that task', async () => {
+    const h = await setup();
+    await h.job('j-01', 'x', { work: 'handoff', task: 'constructor', workflow: 'handoff' });
+    h.tui.autoReply = () => 'ok';
+    await h.run('j-01');
+    expect(h.store.data.jobs['j-01']!.reason).toBe('the agent finished its turn');
+    expect(Object.keys(h.store.data.tasks)).toEqual(['constructor']);
+    expect(h.store.data.tasks.constructor).toMatchObject({ id: 'constructor', workflow: 'handoff', agents: { coder: { terminalId: T, turns: 1 } } });
+  });
+
   it('fails with the reason and code when the pane is gone or dies during the turn; a cancelled run records nothing', async () => {
     const h = await setup();
     await h.job('j-01', 'x');
