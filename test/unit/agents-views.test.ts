@@ -55,6 +55,7 @@ function viewsSetup() {
     data: () => store.data,
     io: { capture: async () => ['Some reply', '> type here  ', '', ''].join('\n') },
     stopping: stopping.signal,
+    queue: (terminalId) => (terminalId === T ? [{ id: 'j-00000001', work: 'job', state: 'queued', waiting: 'coder is busy' }] : []),
   });
   /** The watcher reports a change of `e`'s state. */
   const change = (e: TerminalEntry, status: TerminalStatus) => {
@@ -118,6 +119,8 @@ describe('agent views', () => {
     expect(h.refreshes()).toBe(1);
     const d = await h.views.terminal('coder');
     expect(d.now).toMatchObject({ status: 'idle', rule: 'box', screenLines: ['Some reply', '> type here'] });
+    // `why` shows the agent's queue, as the runner says it stands.
+    expect(d.queue).toEqual([{ id: 'j-00000001', work: 'job', state: 'queued', waiting: 'coder is busy' }]);
     expect((await h.views.screen('coder', { ansi: false, history: 0 })).screen).toBe('Some reply\n> type here  \n');
     expect(await error(h.views.terminal('nobody'))).toBe('E_AGENT_UNKNOWN: unknown agent "nobody"');
   });
