@@ -20,7 +20,7 @@ import { listProfileNames, loadProfile } from '../profiles/load.js';
 import { maxWorkersOf, parseProjectFile, type ProjectFile } from '../project/project-file.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import type { RegistryOwner } from '../sessions/owner.js';
-import type { JobRecord } from '../sessions/registry.js';
+import { isFinal, type JobRecord } from '../sessions/registry.js';
 import { sendKeys, sendLiteral } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { paneIO } from '../tmux/pane-io.js';
@@ -427,6 +427,6 @@ async function cleanWorkDirs(jaggersDir: string, jobs: Record<string, JobRecord>
   }
   for (const id of names) {
     const j = Object.hasOwn(jobs, id) ? jobs[id] : undefined;
-    if (!j || ['done', 'failed', 'cancelled'].includes(j.state)) await rm(path.join(jaggersDir, 'work', id), { recursive: true, force: true }).catch(() => {});
+    if (!j || isFinal(j.state)) await rm(path.join(jaggersDir, 'work', id), { recursive: true, force: true }).catch(() => {});
   }
 }

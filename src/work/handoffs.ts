@@ -162,6 +162,8 @@ export class Handoffs {
   private settle(id: string, done: (j: JobRecord) => boolean): Promise<JobRecord> {
     const now = this.p.jobs.record(id);
     if (done(now)) return Promise.resolve(now);
+    if (this.p.stopping.aborted)
+      return Promise.reject(new JaggersError('E_SUPERVISOR_DOWN', `the supervisor is stopping; ${id} goes on when it is back (follow it: jaggers wait ${id})`));
     return new Promise<JobRecord>((resolve, reject) => {
       const stopping = this.p.stopping;
       const finish = () => {
