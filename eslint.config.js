@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /** `no-restricted-imports` for one folder: what it must not import (type-only imports are allowed). */
 const layer = (files, patterns) => ({
@@ -128,11 +130,26 @@ export default tseslint.config(
     ['src/commands/**'],
     [
       [
-        ['../supervisor/*', '../panes/*', '../detect/*', '../delivery/deliver*', '../turns/turn*', '../turns/wait-end*'],
+        ['../supervisor/*', '../panes/*', '../detect/*', '../delivery/deliver*', '../turns/turn*', '../turns/wait-end*', '../work/*', '../agents/launcher*'],
         'commands are clients of the supervisor (src/api/); only it watches panes and runs turns',
+      ],
+      [
+        ['../tmux/*', '../sessions/*'],
+        'commands reach tmux and the registry only through the API (src/api/): the supervisor is their one owner (src/api/session.ts starts the session, src/api/stored.ts reads the files while no supervisor runs)',
       ],
     ],
   ),
+  // No module imports itself through others at run time (type-only imports are not followed by this rule;
+  // the layout keeps those one-way too).
+  {
+    files: ['src/**/*.ts', 'machines/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   layer(
     [
       'src/cli.ts',

@@ -8,9 +8,13 @@ export const JOB_ID = /^j-[0-9a-f]{8,16}$/;
 export const MESSAGE_ID = /^m-[0-9a-f]{8,16}$/;
 /** An agent's terminal (its window's `@jaggers_terminal_id`, `JAGGERS_TERMINAL_ID`): `jg-` + hex. */
 export const TERMINAL_ID = /^jg-[0-9a-f]+$/;
-/** A task (`--task`, `run`): letters, digits, `.`, `-`, `_`; 1 to 64 of them. */
-export const TASK_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-export const TASK_ID_RULE = "1-64 letters, digits, '.', '-' or '_'";
+/**
+ * A task (`--task`, `run`): letters, digits, `.`, `-`, `_`; 1 to 64 of them; never a name every object
+ * already has (`__proto__`, `constructor`, `toString`...), which a lookup by key would find anyway.
+ */
+export const TASK_ID =
+  /^(?!(?:__proto__|__defineGetter__|__defineSetter__|__lookupGetter__|__lookupSetter__|constructor|hasOwnProperty|isPrototypeOf|propertyIsEnumerable|toLocaleString|toString|valueOf)$)[A-Za-z0-9_.-]{1,64}$/;
+export const TASK_ID_RULE = "1-64 letters, digits, '.', '-' or '_' (not a name like __proto__ or constructor)";
 /** The name of a worker window a profile job opened (`claude-j-1a2b3c4d`): not an agent of the team. */
 export const WORKER_AGENT = /-j-[0-9a-f]{8,16}$/;
 

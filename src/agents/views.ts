@@ -2,7 +2,7 @@
 // pinned session (the registry's), the question it asks; one agent with a fresh reading of its screen;
 // its screen; and a wait for it to reach a state. Reads only: nothing here changes a pane.
 import { publicStatus, type TerminalStatus } from '../../machines/terminal.machine.js';
-import type { ScreenView, TerminalDetail, TerminalView } from '../api/types.js';
+import type { QueueEntry, ScreenView, TerminalDetail, TerminalView } from '../api/types.js';
 import { classify } from '../detect/classify.js';
 import { readQuestion } from '../detect/question.js';
 import type { PaneIO } from '../delivery/ports.js';
@@ -33,6 +33,8 @@ export interface ViewsPorts {
   data(): RegistryData;
   io: Pick<PaneIO, 'capture'>;
   stopping: AbortSignal;
+  /** The terminal's work items that have not ended, in order, with what each waits for. */
+  queue(terminalId: string): QueueEntry[];
 }
 
 export class AgentViews {
@@ -84,7 +86,7 @@ export class AgentViews {
       : { status: 'unknown', rule: null, lines: [] };
     const screenLines = screen.split('\n').map((l) => l.trimEnd());
     while (screenLines.length && screenLines.at(-1) === '') screenLines.pop();
-    return { ...view, now: { ...reading, screenLines: screenLines.slice(-12) } };
+    return { ...view, now: { ...reading, screenLines: screenLines.slice(-12) }, queue: e.pane.terminalId ? this.p.queue(e.pane.terminalId) : [] };
   }
 
   async screen(agent: string, o: { ansi: boolean; history: number; task?: string | null }): Promise<ScreenView> {

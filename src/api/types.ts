@@ -59,6 +59,18 @@ export interface TerminalView {
 /** `GET /v1/terminals/{agent}`: the view plus a fresh reading of what is on screen now. */
 export interface TerminalDetail extends TerminalView {
   now: Reading & { screenLines: string[] };
+  /** The agent's work items that have not ended, in the order they run, each with what it waits for. */
+  queue: QueueEntry[];
+}
+
+/** One work item in an agent's queue (`why`): the one that runs now first. */
+export interface QueueEntry {
+  id: string;
+  /** job, handoff, send, turn, flow, or message. */
+  work: string;
+  state: string;
+  /** Why it has not gone in (null: it runs now). */
+  waiting: string | null;
 }
 
 export interface ScreenView {

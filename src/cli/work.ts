@@ -1,5 +1,6 @@
 // Work for agents: background jobs, inbox messages and handoffs.
 import type { Command } from 'commander';
+import { JOB_ID } from '../ids.js';
 import { checkTask, examples, json, seconds, type Deps } from './shared.js';
 
 /** Adds assign, jobs, wait, result, cancel, message, inbox, handoff. */
@@ -84,7 +85,7 @@ export function registerWork(program: Command, e: Deps): void {
     .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers cancel j-1a2b3c4d', 'jaggers cancel t-5e6f7a8b']))
     .action(async (id: string, o: { json?: boolean }) => {
-      if (/^j-[0-9a-f]{8,16}$/.test(id)) {
+      if (JOB_ID.test(id)) {
         const { cancel } = await import('../commands/jobs.js');
         const j = await cancel(await ctx(), id);
         return e.io.writeOut(o.json ? json(j) : `${j.id} ${j.state}: ${j.reason}\n`);

@@ -1,6 +1,6 @@
 // What a CLI folder offers, by the kind names profiles use: each map's keys are values a profile field
-// accepts (src/clis/kinds.ts gathers them from every folder; src/profiles/schema.ts checks them).
-import type { Classification } from '../detect/classify.js';
+// accepts (the kinds module of this folder gathers them from every folder; the profile schema checks them).
+import type { Classification } from '../detect/reading.js';
 import type { DiscoveryResult } from './shared/pick-session.js';
 
 export interface CliFolder {

@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { checkSchedule, checkTarget, flowFile, FLOW_NAME, listFlows, loadFlow, parseFlowFile, renderFlow, withEnabled, type FlowDef } from '../flows/flow.js';
 import { listProfileNames } from '../profiles/load.js';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 import type { FlowView } from '../flows/scheduler.js';
 import { listWorkflows } from '../workflows/load.js';
 import { renderTable } from './render.js';

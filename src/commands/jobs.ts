@@ -1,5 +1,6 @@
 // `assign`, `jobs`, `wait`, `result`, `cancel`: background jobs through the supervisor. `assign` returns
 // once the job is recorded; the supervisor sees it through and sends the result home.
+import { FINAL_STATES } from '../states.js';
 import { randomBytes } from 'node:crypto';
 import { withApi } from '../api/connect.js';
 import type { JobResultView, JobView } from '../api/types.js';
@@ -17,7 +18,7 @@ export interface AssignOptions {
   keep?: boolean;
 }
 
-const FINAL = new Set(['done', 'failed', 'cancelled']);
+const FINAL = new Set<string>(FINAL_STATES);
 
 /** The caller, when it is an agent in a pane: its result comes back to its inbox. */
 export function caller(ctx: Context): { fromTerminal?: string; task?: string } {

@@ -2,6 +2,7 @@
 import { withApi } from '../api/connect.js';
 import type { AnswerResult, InputResult, ScreenView, TerminalDetail } from '../api/types.js';
 import type { Context } from '../context.js';
+import { newJobId } from '../ids.js';
 
 export async function capture(ctx: Context, agent: string, opts: { ansi?: boolean; history?: number }): Promise<ScreenView> {
   const q = new URLSearchParams();
@@ -22,7 +23,12 @@ export async function answer(ctx: Context, agent: string, choice: string): Promi
   return withApi(ctx, (api) => api.call<AnswerResult>('POST', `${at}/answer`, { choice, ...(expect ? { expect } : {}) }));
 }
 
-/** Type text and press Enter; resolves once the screen shows the agent took it (busy, an echo, or the text gone from the input box). */
+/**
+ * Type text and press Enter after what the agent's queue holds; resolves once the screen shows the agent
+ * took it (busy, an echo, or the text gone from the input box). The send is a work item with an id
+ * chosen here: sent again after a dropped connection, it is typed once.
+ */
 export async function send(ctx: Context, agent: string, text: string): Promise<InputResult> {
-  return withApi(ctx, (api) => api.call<InputResult>('POST', `/v1/terminals/${encodeURIComponent(agent)}/input`, { text }));
+  const body = { id: newJobId(), text };
+  return withApi(ctx, (api) => api.call<InputResult>('POST', `/v1/terminals/${encodeURIComponent(agent)}/input`, body), { readOnly: true });
 }

@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { withApi } from '../api/connect.js';
 import { serveConfigPath, tokenPath } from '../api/paths.js';
 import type { Context } from '../context.js';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 
 export async function serve(ctx: Context, o: { listen?: string; stop?: boolean }): Promise<{ listen: string | null; token: string | null }> {
   if (o.stop) {

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 import { GUIDE, SKILL_DESCRIPTION } from '../skill/guide.js';
 
 export const SKILL_AGENTS = ['claude', 'gemini', 'qwen', 'codex'] as const;

@@ -52,6 +52,9 @@ export function renderWhy(r: TerminalDetail): string {
     );
   if (r.problem) lines.push(`problem: ${r.problem}`);
   lines.push(`waiting for: ${r.waitingFor ?? '-'}`);
+  if (r.queue.length) {
+    lines.push(`its queue (${r.queue.length}):`, ...r.queue.map((q) => `  ${q.id} ${q.work} ${q.state}${q.waiting ? `: ${q.waiting}` : ': runs now'}`));
+  } else lines.push('its queue: empty');
   lines.push(
     `on screen now it reads as ${r.now.status}${r.now.rule ? ` (rule ${r.now.rule})` : ''}; its last lines:`,
     ...r.now.screenLines.map((l) => `  | ${l}`),

@@ -10,6 +10,7 @@ import type { Output } from '../output.js';
 import { liveOrStored, readStored } from '../api/stored.js';
 import { listProfileNames } from '../profiles/load.js';
 import { newTaskId } from '../ids.js';
+import { FINAL_STATES, isFinalState } from '../states.js';
 import { registryTeam } from '../agents/team.js';
 import { taskView, withSessions } from '../workflows/task-view.js';
 import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
@@ -28,7 +29,7 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-export const TASK_FINAL = new Set(['done', 'failed', 'cancelled']);
+export const TASK_FINAL = new Set<string>(FINAL_STATES);
 
 export interface DryRun {
   workflow: string;
@@ -177,7 +178,7 @@ class TaskProgress {
     } else if (e.type === 'job' && typeof d.name === 'string' && d.name.startsWith(`${this.id} turn `)) {
       // The turn's job: its end, and what stops it on the way (the task's own events say the rest).
       const state = String(d.state);
-      if (!['done', 'failed', 'cancelled'].includes(state)) return;
+      if (!isFinalState(state)) return;
       const how = state === 'done' ? `done in ${this.secs(this.turnStart)}` : `${state}: ${String(d.reason)}`;
       this.say(`  ${d.name.slice(this.id.length + 1)} (${String(d.agent ?? '')}) ${how}${d.reply ? `, reply ${String(d.reply)}` : ''}`);
     }

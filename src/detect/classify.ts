@@ -1,14 +1,8 @@
 import type { DetectRule } from '../profiles/schema.js';
 
-export type ScreenStatus = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'unknown';
+import type { Classification } from './reading.js';
 
-export interface Classification {
-  status: ScreenStatus;
-  /** The rule that decided, or null when none matched. */
-  rule: string | null;
-  /** The lines the rule's pattern matched, for `jaggers why`. */
-  lines: string[];
-}
+export type { Classification, ScreenStatus } from './reading.js';
 
 export interface DetectInput {
   /** The rendered screen (capture-pane text). */

@@ -12,7 +12,7 @@ import { Cron } from 'croner';
 import { JaggersError } from '../errors.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 import { isFinal } from '../sessions/registry.js';
 import type { Dirs, Publish, Store } from '../work/ports.js';
 import { TASK_FINAL } from '../workflows/task-view.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir } from 'node:fs/promises';
+import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 
 export interface HandoverMeta {
   task: string;
@@ -59,7 +59,9 @@ export function parseArtifact(text: string): { meta: Record<string, string | num
 export async function writeArtifact(jaggersDir: string, meta: HandoverMeta, body: string): Promise<string> {
   await mkdir(handoverDir(jaggersDir), { recursive: true });
   const file = path.join(handoverDir(jaggersDir), `turn_${meta.turn}_${randomBytes(3).toString('hex')}.md`);
+  const before = await mtimeOf(handoverDir(jaggersDir));
   await writeFileAtomic(file, renderArtifact(meta, body), { sync: true });
+  await noteTurn(jaggersDir, file, meta, before);
   return file;
 }
 
@@ -76,33 +78,56 @@ async function readHead(file: string, bytes: number): Promise<string> {
 }
 
 /**
- * The task each handover file belongs to, by folder and file name: a file is written whole under its
- * final name (a rename) and never renamed, so its task is read once per process, not on every turn.
+ * The highest turn of each task, per handover folder: read from the files once per process (each file's
+ * task from its head), then kept as this process writes artifacts. The supervisor is the one process that
+ * writes them, so nothing else changes the folder behind it; a file it never saw is read on the next scan.
  */
-const taskOfFile = new Map<string, Map<string, string | null>>();
+const turnsByDir = new Map<string, { tasks: Map<string, number>; seen: Set<string>; mtimeMs: number }>();
+
+const mtimeOf = (dir: string) =>
+  stat(dir).then(
+    (s) => s.mtimeMs,
+    () => -1,
+  );
+
+async function scan(dir: string): Promise<{ tasks: Map<string, number>; seen: Set<string>; mtimeMs: number }> {
+  let state = turnsByDir.get(dir);
+  if (!state) turnsByDir.set(dir, (state = { tasks: new Map(), seen: new Set(), mtimeMs: -1 }));
+  let names: string[] = [];
+  state.mtimeMs = await mtimeOf(dir);
+  try {
+    names = await readdir(dir);
+  } catch {
+    return state;
+  }
+  for (const n of names) {
+    if (state.seen.has(n)) continue;
+    const m = /^turn_(\d+)_[0-9a-f]+\.md$/.exec(n);
+    state.seen.add(n);
+    if (!m) continue;
+    const raw = /^task: (.+)$/m.exec(await readHead(path.join(dir, n), 600).catch(() => ''))?.[1] ?? null;
+    const task = raw?.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+    if (task !== null) state.tasks.set(task, Math.max(state.tasks.get(task) ?? 0, Number(m[1])));
+  }
+  return state;
+}
 
 /** The next turn number of a task: one more than the highest turn of its artifacts on disk. */
 export async function nextTurn(jaggersDir: string, task: string): Promise<number> {
   const dir = handoverDir(jaggersDir);
-  let names: string[] = [];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 1;
-  }
-  let known = taskOfFile.get(dir);
-  if (!known) taskOfFile.set(dir, (known = new Map()));
-  let max = 0;
-  for (const n of names) {
-    const m = /^turn_(\d+)_[0-9a-f]+\.md$/.exec(n);
-    if (!m) continue;
-    let t = known.get(n);
-    if (t === undefined) {
-      const raw = /^task: (.+)$/m.exec(await readHead(path.join(dir, n), 600))?.[1] ?? null;
-      t = raw?.startsWith('"') ? (JSON.parse(raw) as string) : raw;
-      known.set(n, t);
-    }
-    if (t === task) max = Math.max(max, Number(m[1]));
-  }
-  return max + 1;
+  const known = turnsByDir.get(dir);
+  // The folder changed since it was read (a file this process did not write): read the new names.
+  const state = known && known.mtimeMs === (await mtimeOf(dir)) ? known : await scan(dir);
+  return (state.tasks.get(task) ?? 0) + 1;
+}
+
+/** Note an artifact this process wrote, so the next turn of its task counts it without reading the folder. */
+async function noteTurn(jaggersDir: string, file: string, meta: HandoverMeta, before: number): Promise<void> {
+  const dir = handoverDir(jaggersDir);
+  const state = turnsByDir.get(dir);
+  if (!state) return;
+  state.seen.add(path.basename(file));
+  state.tasks.set(meta.task, Math.max(state.tasks.get(meta.task) ?? 0, meta.turn));
+  // The folder as this write left it, unless something else had changed it before (then the next turn reads it).
+  if (before === state.mtimeMs) state.mtimeMs = await mtimeOf(dir);
 }

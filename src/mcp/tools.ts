@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { JOB_ID, TASK_ID, TASK_ID_RULE } from '../ids.js';
+import { FINAL_STATES, isFinalState } from '../states.js';
 import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
 
@@ -33,7 +35,7 @@ export interface Tool {
 const agent = z.string().min(1).max(128).describe('an agent name from list_agents (or its terminal id)');
 const taskId = z
   .string()
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, '.', '-' or '_'")
+  .regex(TASK_ID, `must be ${TASK_ID_RULE}`)
   .describe("a task id (default: your own task, JAGGERS_TASK_ID, when you run in one; else the default team's agents)");
 const text = (what: string) =>
   z
@@ -41,12 +43,9 @@ const text = (what: string) =>
     .refine((s) => s.trim() !== '', 'must not be empty')
     .describe(what);
 const seconds = (what: string, dflt: number, max: number) => z.number().positive().max(max).default(dflt).describe(`${what} (seconds, default ${dflt})`);
-const jobId = z
-  .string()
-  .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
-  .describe('a job id, as assign returned it');
+const jobId = z.string().regex(JOB_ID, 'must look like j-0123abcd').describe('a job id, as assign returned it');
 
-const FINAL_JOB = new Set(['done', 'failed', 'cancelled']);
+const FINAL_JOB = new Set<string>(FINAL_STATES);
 const q = encodeURIComponent;
 const taskQuery = (task: string | null | undefined) => (task ? `?task=${q(task)}` : '');
 
@@ -173,9 +172,7 @@ export const TOOLS: Tool[] = [
         jobs: jobs
           .filter((j) => !FINAL_JOB.has(j.state))
           .map((j) => ({ id: j.id, name: j.name, agent: j.agent ?? j.target, state: j.state, reason: j.reason })),
-        tasks: tasks
-          .filter((t) => !['done', 'failed', 'cancelled'].includes(t.status))
-          .map((t) => ({ id: t.id, workflow: t.workflow, status: t.status, step: t.step, agent: t.agent })),
+        tasks: tasks.filter((t) => !isFinalState(t.status)).map((t) => ({ id: t.id, workflow: t.workflow, status: t.status, step: t.step, agent: t.agent })),
       };
     },
   ),

@@ -50,8 +50,6 @@ export function maxWorkersOf(p: Pick<ProjectFile, 'maxWorkers'> | null | undefin
   return m?.[profile] ?? DEFAULT_MAX_WORKERS;
 }
 
-export { PROJECT_FILE } from '../context.js';
-
 /** Validate the text of a jaggers.json; errors name the file, the line and column or the field. */
 export async function parseProjectFile(text: string, file: string): Promise<ProjectFile> {
   return validate(ProjectSchema, await parseJsonText(text, file, 'E_PROJECT_INVALID'), file, 'E_PROJECT_INVALID');

@@ -1,6 +1,7 @@
 // Journal events: the append-only `.jaggers/events.jsonl` holds one of these per line and is the truth
 // the `sessions.json` snapshot is derived from.
 import { z } from 'zod';
+import { FINAL_STATES } from '../states.js';
 
 const id = z.string().min(1);
 const isoTime = z.iso.datetime({ offset: true });
@@ -119,7 +120,7 @@ export const turnEvent = z.object({
 });
 
 export const JOB_STATES = ['queued', 'starting', 'running', 'waiting_input', 'done', 'failed', 'cancelled'] as const;
-export const JOB_FINAL_STATES = ['done', 'failed', 'cancelled'] as const;
+export const JOB_FINAL_STATES = FINAL_STATES;
 export const JOB_KINDS = ['agent', 'worker'] as const;
 /**
  * What a work item is, beside where it runs (`JOB_KINDS`): an `assign` (job), a `handoff`, a `send`

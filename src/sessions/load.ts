@@ -1,7 +1,7 @@
 // Loading the registry under its lock: validate the snapshot, catch it up with the journal, and recover
 // from a corrupt snapshot or a journal whose last append was cut short. Never deletes anything.
 import { JaggersError } from '../errors.js';
-import { fileStamp, cutTail, moveAside, readFrom } from './files.js';
+import { fileStamp, cutTail, moveAside, readFrom } from '../fs/durable.js';
 import { parseJournal, type JournalEntry } from './journal.js';
 import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from './schema.js';
 import { parseJson, validate } from './validate.js';

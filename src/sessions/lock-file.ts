@@ -6,7 +6,7 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JaggersError } from '../errors.js';
 import { processRuns } from '../proc-state.js';
-import { errCode, isNotFound } from './files.js';
+import { errCode, isNotFound } from '../fs/durable.js';
 
 export interface LockOptions {
   /** Give up after this long (default 30 s). */

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './events.js';
-import { appendDurable, writeFileAtomic } from './files.js';
+import { appendDurable, writeFileAtomic } from '../fs/durable.js';
 import { serializeEvents } from './journal.js';
 import { loadLocked, type Loaded, type RegistryPaths, type Trusted } from './load.js';
 import { pidIsAlive, withLock, type LockOptions } from './lock.js';

@@ -93,14 +93,19 @@ function invalid(event: JournalEvent, why: string): JaggersError {
   return new JaggersError('E_REGISTRY', `event ${event.type} at ${event.ts}: ${why}`);
 }
 
+/** A record by its key, its own only: a task or agent named `constructor` is not Object's. */
+function own<T>(records: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(records, key) ? records[key] : undefined;
+}
+
 function terminalOf(data: RegistryData, event: JournalEvent & { terminalId: string }): TerminalRecord {
-  const t = data.terminals[event.terminalId];
+  const t = own(data.terminals, event.terminalId);
   if (!t) throw invalid(event, `unknown terminal "${event.terminalId}"`);
   return t;
 }
 
 function taskOf(data: RegistryData, event: JournalEvent & { taskId: string }): TaskRecord {
-  const t = data.tasks[event.taskId];
+  const t = own(data.tasks, event.taskId);
   if (!t) throw invalid(event, `unknown task "${event.taskId}"`);
   return t;
 }
@@ -179,7 +184,7 @@ function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
   if (event.taskId === null) return data;
   const task = taskOf(data, { ...event, taskId: event.taskId });
   if (event.direction !== 'reply') return data;
-  const prev = task.agents[event.agent] ?? { terminalId: terminal.terminalId, sessionId: terminal.sessionId, turns: 0 };
+  const prev = own(task.agents, event.agent) ?? { terminalId: terminal.terminalId, sessionId: terminal.sessionId, turns: 0 };
   return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: { ...prev, turns: prev.turns + 1 } } });
 }
 
@@ -187,7 +192,7 @@ function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
 export function applyEvent(data: RegistryData, event: JournalEvent): RegistryData {
   switch (event.type) {
     case 'terminal-created': {
-      if (data.terminals[event.terminalId]) throw invalid(event, `terminal "${event.terminalId}" already exists`);
+      if (own(data.terminals, event.terminalId)) throw invalid(event, `terminal "${event.terminalId}" already exists`);
       const { terminalId, agent, profile, cwd } = event;
       const task = event.task ?? null;
       return withTerminal(data, {
@@ -213,7 +218,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
     case 'session-forked':
       return forkSession(data, event);
     case 'task-created':
-      if (data.tasks[event.taskId]) throw invalid(event, `task "${event.taskId}" already exists`);
+      if (own(data.tasks, event.taskId)) throw invalid(event, `task "${event.taskId}" already exists`);
       return withTask(data, newTask(event.taskId, event.workflow, event.ts));
     case 'task-status': {
       const t = taskOf(data, event);
@@ -244,7 +249,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
     case 'task-agent': {
       const task = taskOf(data, event);
       const terminal = terminalOf(data, event);
-      const turns = task.agents[event.agent]?.turns ?? 0;
+      const turns = own(task.agents, event.agent)?.turns ?? 0;
       const agent: TaskAgentRecord = { terminalId: terminal.terminalId, sessionId: terminal.sessionId, turns };
       return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: agent } });
     }

@@ -81,12 +81,14 @@ export function isFinal(state: JobState): boolean {
   return (JOB_FINAL_STATES as readonly string[]).includes(state);
 }
 
+const own = <T>(records: Record<string, T>, key: string): T | undefined => (Object.hasOwn(records, key) ? records[key] : undefined);
+
 function invalid(event: JournalEvent, why: string): JaggersError {
   return new JaggersError('E_REGISTRY', `event ${event.type} at ${event.ts}: ${why}`);
 }
 
 function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
-  if (data.jobs[e.jobId]) throw invalid(e, `job "${e.jobId}" already exists`);
+  if (own(data.jobs, e.jobId)) throw invalid(e, `job "${e.jobId}" already exists`);
   return {
     id: e.jobId,
     name: e.name,
@@ -122,7 +124,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
 }
 
 function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
-  const j = data.jobs[e.jobId];
+  const j = own(data.jobs, e.jobId);
   if (!j) throw invalid(e, `unknown job "${e.jobId}"`);
   if (isFinal(j.state)) throw invalid(e, `job "${e.jobId}" is already ${j.state}; it cannot become ${e.state}`);
   return {
@@ -145,7 +147,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
 }
 
 function message(data: WorkData, e: JournalEvent & { messageId: string }): MessageRecord {
-  const m = data.messages[e.messageId];
+  const m = own(data.messages, e.messageId);
   if (!m) throw invalid(e, `unknown message "${e.messageId}"`);
   if (m.state === 'delivered') throw invalid(e, `message "${e.messageId}" was already delivered (${m.delivered})`);
   return m;
@@ -177,7 +179,7 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
       return { ...data, jobs: isFinal(e.state) ? pruned(jobs, (j) => isFinal(j.state)) : jobs };
     }
     case 'message-created': {
-      if (data.messages[e.messageId]) throw invalid(e, `message "${e.messageId}" already exists`);
+      if (own(data.messages, e.messageId)) throw invalid(e, `message "${e.messageId}" already exists`);
       const { messageId, to, toAgent, from, fromAgent, file, bytes, job } = e;
       const m: MessageRecord = {
         id: messageId,

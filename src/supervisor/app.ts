@@ -126,7 +126,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     s.views.waitFor((req.params as { agent: string }).agent, req.query.state, req.query.timeout * 1000, req.query.task),
   );
   r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) =>
-    s.handoffs.input((req.params as { agent: string }).agent, req.body.text, req.body.task),
+    s.handoffs.input((req.params as { agent: string }).agent, req.body.text, req.body.task, req.body.id),
   );
   r.post('/v1/terminals/:agent/answer', { schema: { body: AnswerBody } }, async (req) =>
     s.answers.answer((req.params as { agent: string }).agent, { choice: req.body.choice, expect: req.body.expect, task: req.body.task }),

@@ -20,7 +20,7 @@ import { listProfileNames, loadProfile } from '../profiles/load.js';
 import { maxWorkersOf, parseProjectFile, type ProjectFile } from '../project/project-file.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import type { RegistryOwner } from '../sessions/owner.js';
-import type { JobRecord } from '../sessions/registry.js';
+import { isFinal, type JobRecord } from '../sessions/registry.js';
 import { sendKeys, sendLiteral } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { paneIO } from '../tmux/pane-io.js';
@@ -37,6 +37,7 @@ import { runMessage } from '../work/run-message.js';
 import { runSend } from '../work/run-send.js';
 import { runPaneTurn } from '../work/run-turn.js';
 import { Runner } from '../work/runner.js';
+import { queueOf } from '../work/queue.js';
 import { Workers } from '../work/workers.js';
 import { listWorkflows } from '../workflows/load.js';
 import { Tasks } from '../workflows/tasks.js';
@@ -248,7 +249,20 @@ export function compose(d: SupervisorDeps) {
   });
   const inbox = new Inbox({ store, agents, hub, log, dirs, runner });
   const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal });
-  const views = new AgentViews({ table, watcher, data: () => store.data, io, stopping: stopping.signal });
+  const views = new AgentViews({
+    table,
+    watcher,
+    data: () => store.data,
+    io,
+    stopping: stopping.signal,
+    queue: (terminalId) =>
+      queueOf(store.data, terminalId).map((i) => ({
+        id: i.id,
+        work: i.kind === 'job' ? i.j.work : 'message',
+        state: i.kind === 'job' ? i.j.state : i.m.state,
+        waiting: runner.waiting(terminalId, i.id),
+      })),
+  });
   const answers = new Answers({
     table,
     watcher,
@@ -413,6 +427,6 @@ async function cleanWorkDirs(jaggersDir: string, jobs: Record<string, JobRecord>
   }
   for (const id of names) {
     const j = Object.hasOwn(jobs, id) ? jobs[id] : undefined;
-    if (!j || ['done', 'failed', 'cancelled'].includes(j.state)) await rm(path.join(jaggersDir, 'work', id), { recursive: true, force: true }).catch(() => {});
+    if (!j || isFinal(j.state)) await rm(path.join(jaggersDir, 'work', id), { recursive: true, force: true }).catch(() => {});
   }
 }

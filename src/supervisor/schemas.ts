@@ -1,10 +1,11 @@
 // Request bodies and query strings of the local API, validated with zod (errors name the field and value).
 import { z } from 'zod';
+import { JOB_ID, MESSAGE_ID, TASK_ID, TASK_ID_RULE } from '../ids.js';
 
 /** Over this, a body is refused with E_PAYLOAD_TOO_LARGE (a handover file of any size goes by file, not by body). */
 export const BODY_LIMIT = 32 * 1024 * 1024;
 
-const taskId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, '.', '-' or '_'");
+const taskId = z.string().regex(TASK_ID, `must be ${TASK_ID_RULE}`);
 const agentRef = z.string().min(1, 'must name an agent').max(128);
 
 export const TaskQuery = z.strictObject({ task: taskId.optional() });
@@ -28,6 +29,8 @@ export const WaitQuery = z.strictObject({
 });
 
 export const InputBody = z.strictObject({
+  /** Chosen by the client, so a request sent again after a dropped connection types the text once. */
+  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
   text: z.string().min(1, 'must not be empty'),
   task: taskId.optional(),
 });
@@ -50,10 +53,7 @@ export const AnswerBody = z.strictObject({
 
 export const HandoffBody = z.strictObject({
   /** Chosen by the client, so it can follow the handoff again by id (after Ctrl-C, or a dropped connection). */
-  id: z
-    .string()
-    .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
-    .optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
   agent: agentRef,
   message: z.string().refine((s) => s.trim() !== '', 'must not be empty'),
   from: agentRef.optional(),
@@ -85,10 +85,7 @@ const text = z.string().refine((s) => s.trim() !== '', 'must not be empty');
 
 export const JobBody = z.strictObject({
   /** Chosen by the client, so a request sent again after a dropped connection records the job once. */
-  id: z
-    .string()
-    .regex(/^j-[0-9a-f]{8,16}$/, 'must look like j-0123abcd')
-    .optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
   target: agentRef,
   text,
   name: z.string().min(1).max(200).optional(),
@@ -104,10 +101,7 @@ export const JobBody = z.strictObject({
 });
 
 export const MessageBody = z.strictObject({
-  id: z
-    .string()
-    .regex(/^m-[0-9a-f]{8,16}$/, 'must look like m-0123abcd')
-    .optional(),
+  id: z.string().regex(MESSAGE_ID, 'must look like m-0123abcd').optional(),
   to: agentRef,
   text,
   from: agentRef.optional(),

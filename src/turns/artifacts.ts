@@ -50,10 +50,11 @@ export function writePrompt(
     };
     const artifact = await writeArtifact(dirs.jaggersDir, meta, o.payload);
     const events: NewJournalEvent[] = [];
-    if (!d.tasks[o.task]) events.push({ type: 'task-created', taskId: o.task, workflow: meta.workflow });
+    const task = Object.hasOwn(d.tasks, o.task) ? d.tasks[o.task] : undefined;
+    if (!task) events.push({ type: 'task-created', taskId: o.task, workflow: meta.workflow });
     const tid = o.target.terminalId;
     if (tid && d.terminals[tid]) {
-      if (d.tasks[o.task]?.agents[o.target.agent]?.terminalId !== tid)
+      if (!task || !Object.hasOwn(task.agents, o.target.agent) || task.agents[o.target.agent]?.terminalId !== tid)
         events.push({ type: 'task-agent', taskId: o.task, agent: o.target.agent, terminalId: tid });
       events.push({
         type: 'turn',

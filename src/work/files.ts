@@ -3,7 +3,7 @@
 // then the text exactly). Both are written and fsynced before the journal records them.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../sessions/files.js';
+import { writeFileAtomic } from '../fs/durable.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 
 export { JOB_ID, MESSAGE_ID, newJobId, newMessageId } from '../ids.js';

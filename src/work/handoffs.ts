@@ -77,7 +77,9 @@ export class Handoffs {
     if (req.from) await this.p.agents.get(req.from, task, 'agent', 'handoff --from');
     const terminalId = party?.terminalId ?? e?.pane.terminalId;
     if (!terminalId) throw new JaggersError('E_NOT_PINNED', `handoff: agent ${req.agent} has no terminal id (its window has no @jaggers_terminal_id tag)`);
-    if (e && !req.headless) {
+    // A request sent again (its connection dropped) follows the item it recorded the first time.
+    const known = req.id !== undefined && Object.hasOwn(data.jobs, req.id);
+    if (e && !req.headless && !known) {
       this.p.agents.target(e, 'handoff');
       this.refuseWaiting(e.pane.paneId, e.pane.agent!, terminalId, 'handoff');
     }
@@ -107,13 +109,14 @@ export class Handoffs {
   }
 
   /** `send`: type text into the agent's pane after what its queue holds, and see it taken. */
-  async input(agent: string, text: string, task?: string | null): Promise<InputResult> {
+  async input(agent: string, text: string, task?: string | null, id?: string): Promise<InputResult> {
     const e = await this.p.agents.get(agent, task, 'agent', 'send');
     const target = this.p.agents.target(e, 'send');
     const terminalId = e.pane.terminalId;
     if (!terminalId) throw new JaggersError('E_NOT_PINNED', `send: agent ${agent} has no terminal id (its window has no @jaggers_terminal_id tag)`);
-    this.refuseWaiting(target.paneId, target.agent, terminalId, 'send');
-    const v = await this.p.jobs.create({ target: terminalId, text, work: 'send', timeout: SEND_TIMEOUT_S, ...(task ? { task } : {}) });
+    const known = id !== undefined && Object.hasOwn(this.p.store.data.jobs, id);
+    if (!known) this.refuseWaiting(target.paneId, target.agent, terminalId, 'send');
+    const v = await this.p.jobs.create({ target: terminalId, text, work: 'send', timeout: SEND_TIMEOUT_S, ...(task ? { task } : {}), ...(id ? { id } : {}) });
     this.arm(this.p.jobs.record(v.id));
     const j = await this.settle(v.id, (x) => isFinal(x.state));
     if (j.state !== 'done') throw failure(j);
@@ -159,6 +162,8 @@ export class Handoffs {
   private settle(id: string, done: (j: JobRecord) => boolean): Promise<JobRecord> {
     const now = this.p.jobs.record(id);
     if (done(now)) return Promise.resolve(now);
+    if (this.p.stopping.aborted)
+      return Promise.reject(new JaggersError('E_SUPERVISOR_DOWN', `the supervisor is stopping; ${id} goes on when it is back (follow it: jaggers wait ${id})`));
     return new Promise<JobRecord>((resolve, reject) => {
       const stopping = this.p.stopping;
       const finish = () => {

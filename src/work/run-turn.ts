@@ -205,17 +205,23 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
 function followAsking(p: TurnRunPorts, j: JobRecord, target: TurnTarget): () => void {
   let asking = j.state === 'waiting_input';
   let chain = Promise.resolve();
-  return p.env.watch.onChange((c) => {
-    if (c.pane.paneId !== target.paneId) return;
-    if (c.status === 'waiting_input' && !asking) {
+  const seen = (status: string) => {
+    if (status === 'waiting_input' && !asking) {
       asking = true;
       const q = readQuestion(p.agents.lastScreen(target.paneId) ?? '');
       const what = q ? describeQuestion(q) : 'a question on its screen';
       const how = q?.choices.length ? `jaggers answer ${target.agent} <number or label>` : `jaggers attach ${target.agent}`;
       chain = chain.then(async () => void (await p.journal.change(j.id, 'waiting_input', `${target.agent} asks: ${what}; answer it with \`${how}\``)));
-    } else if (asking && c.status === 'busy') {
+    } else if (asking && status === 'busy') {
       asking = false;
       chain = chain.then(async () => void (await p.journal.change(j.id, 'running', `${target.agent} was answered and works on`)));
     }
+  };
+  const off = p.env.watch.onChange((c) => {
+    if (c.pane.paneId === target.paneId) seen(c.status);
   });
+  // It may have asked already, between the prompt going in and this watch.
+  const now = p.env.watch.status(target.paneId);
+  if (now) seen(now);
+  return off;
 }

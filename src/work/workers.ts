@@ -24,6 +24,7 @@ export interface WorkersPorts {
 
 export class Workers {
   private readonly opening = new Set<string>();
+  private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly p: WorkersPorts) {}
 
@@ -36,7 +37,14 @@ export class Workers {
     void this.pumpNow().catch((e: Error) => this.p.log.error({ err: e.message }, 'workers: could not look at the queue'));
   }
 
-  async pumpNow(): Promise<void> {
+  /** One look at a time: a look awaits `maxWorkers`, and a second one meanwhile would not see the windows the first opens. */
+  pumpNow(): Promise<void> {
+    const run = this.chain.then(() => this.look());
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private async look(): Promise<void> {
     const jobs = Object.values(this.p.store.data.jobs)
       .filter((j) => j.kind === 'worker' && !isFinal(j.state))
       .sort((a, b) => a.seq - b.seq || a.created.localeCompare(b.created));

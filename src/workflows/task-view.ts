@@ -8,7 +8,7 @@ import type { TaskTurnView, TaskView } from '../api/types.js';
 import { parseArtifact } from '../handover/artifact.js';
 import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 
-export const TASK_FINAL = ['done', 'failed', 'cancelled'] as const;
+export { FINAL_STATES as TASK_FINAL } from '../states.js';
 
 /** The job of a task's turn: the same task, turn and attempt always give the same id. */
 export function turnJobId(task: string, seq: number, attempt: number): string {

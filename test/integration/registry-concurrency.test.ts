@@ -16,10 +16,11 @@ let work: string;
 let ram: string;
 let registryModule: string;
 
-/** Compile src/sessions (and errors.ts) to plain JS so child processes run the current source. */
+/** Compile src/ to plain JS so child processes run the current source. */
 async function transpileSessions(out: string): Promise<string> {
-  const files = ['src/errors.ts', 'src/proc-state.ts', 'src/ids.ts', ...(await readdir(path.join(repo, 'src/sessions'))).map((f) => `src/sessions/${f}`)];
-  for (const rel of files.filter((f) => f.endsWith('.ts'))) {
+  // Every source file: the registry's imports change, and a fixed list would miss one.
+  const files = (await readdir(path.join(repo, 'src'), { recursive: true })).map((f) => `src/${f}`);
+  for (const rel of files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
     const source = await readFile(path.join(repo, rel), 'utf8');
     const js = ts.transpileModule(source, {
       fileName: rel,

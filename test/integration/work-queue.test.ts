@@ -56,6 +56,11 @@ describe('one queue per agent', () => {
     const inbox = JSON.parse((await jg(['inbox', 'alpha', '--json'])).stdout) as InboxView;
     expect(inbox.pending).toBe(1);
     expect(inbox.waiting).toMatch(/^behind handoff j-[0-9a-f]+ \((starting|running)\) for alpha$/);
+    // `why` lists the queue: the handoff runs, the message and the job wait behind it.
+    const why = (await jg(['why', 'alpha'])).stdout;
+    expect(why).toMatch(
+      /its queue \(3\):\n {2}j-[0-9a-f]+ handoff (starting|running): runs now\n {2}m-[0-9a-f]+ message pending: behind handoff j-[0-9a-f]+ \((starting|running)\) for alpha\n {2}j-[0-9a-f]+ job queued: behind handoff j-[0-9a-f]+ \((starting|running)\) and 1 more for alpha\n/,
+    );
     const h = await handoff;
     expect(h.code, h.stderr).toBe(0);
     // Nothing else arrives: the job ends on its own.

@@ -92,6 +92,6 @@ describe('the fast path', () => {
     expect([...libraries]).toEqual(['commander']);
     // Only the program's own wiring: no command module, no tmux, supervisor or sessions code.
     const own = loaded.filter((u) => u.includes('/dist/src/')).map((u) => u.replace(/.*\/dist\/src\//, ''));
-    expect(own.filter((f) => !/^(cli|program|context|errors|ids|output|package-root|cli\/[a-z-]+|tmux\/server)\.js$/.test(f))).toEqual([]);
+    expect(own.filter((f) => !/^(cli|program|context|errors|ids|states|output|package-root|cli\/[a-z-]+|tmux\/server)\.js$/.test(f))).toEqual([]);
   });
 });

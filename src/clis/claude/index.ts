@@ -1,12 +1,13 @@
 // Claude Code: its transcript, its state file (`~/.claude/sessions/<pid>.json`) and its resume flags.
 import path from 'node:path';
 import { readText } from '../shared/read-text.js';
-import { flagRewriter, type ResumeFlags } from '../shared/resume-flags.js';
+import { flagRewriter } from '../shared/resume-flags.js';
 import { parseStateFile } from '../shared/status-json.js';
 import type { CliFolder } from '../types.js';
+import { claudeFlags } from './flags.js';
 import { claudeReply, claudeTranscriptFile } from './transcript.js';
 
-export const claudeFlags: ResumeFlags = { cli: 'claude', resume: (id) => ['--resume', id], continueFlags: ['-c', '--continue'] };
+export { claudeFlags };
 
 export const claude = {
   transcripts: {

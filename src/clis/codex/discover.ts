@@ -1,7 +1,7 @@
 // Finding the session codex started, which cannot be given an id up front: its rollout files.
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isNotFound } from '../../sessions/files.js';
+import { isNotFound } from '../../fs/durable.js';
 import { cwdForms } from '../shared/cwd-forms.js';
 import { pickSession, type DiscoveryResult, type RolloutHead } from '../shared/pick-session.js';
 import { dayFolders, parseRolloutHead } from './rollout.js';

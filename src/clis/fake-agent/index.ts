@@ -1,7 +1,7 @@
 // The built-in fake agent (src/fake-agent/): its session file, its state file (claude's format) and
 // claude's resume flags, so tests and the demo exercise the same paths as the real CLIs.
 import path from 'node:path';
-import { claudeFlags } from '../claude/index.js';
+import { claudeFlags } from '../claude/flags.js';
 import { flagRewriter } from '../shared/resume-flags.js';
 import { parseStateFile } from '../shared/status-json.js';
 import type { CliFolder } from '../types.js';

@@ -1,7 +1,7 @@
 // The state file claude writes (`~/.claude/sessions/<pid>.json`) and the fake agent copies:
 // `{"status": "idle" | "busy" | "waiting" | "starting", "sessionId": ...}`. Pure.
 import type { StateFileReading } from '../types.js';
-import type { Classification } from '../../detect/classify.js';
+import type { Classification } from '../../detect/reading.js';
 
 const MAP: Record<string, Classification['status']> = {
   idle: 'idle',

@@ -1,0 +1,189 @@
+// The supervisor's handle on the registry (src/sessions/owner.ts), on a temp folder: each change is one
+// append to the journal and is in the data at once; the snapshot is written only after a quiet delay
+// (vitest's fake timers) or after many events; a change that cannot be written changes nothing; the
+// lock is held for the handle's life and given back by close().
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { JaggersError } from '../../src/errors.js';
+import type { NewJournalEvent } from '../../src/sessions/events.js';
+import { RegistryOwner, type OwnerOptions } from '../../src/sessions/owner.js';
+import { peekRegistry } from '../../src/sessions/load.js';
+import { tempDirs } from '../helpers/temp-dir.js';
+
+const temp = tempDirs('jaggers-owner-');
+const owners: RegistryOwner[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const o of owners.splice(0)) await o.close().catch(() => {});
+});
+
+async function open(dir: string, o: OwnerOptions = {}): Promise<RegistryOwner> {
+  const owner = await RegistryOwner.open(dir, o);
+  owners.push(owner);
+  return owner;
+}
+
+const terminal = (n: number, terminalId = `jg-${n}`): NewJournalEvent => ({ type: 'terminal-created', terminalId, agent: `a${n}`, profile: 'fake', cwd: '/p' });
+const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').length;
+const snapshotOf = async (o: RegistryOwner) => JSON.parse(await readFile(o.paths.snapshot, 'utf8')) as { journal: { bytes: number }; terminals: object };
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => 'no error',
+    (e: JaggersError) => `${e.code}: ${e.message}`,
+  );
+
+describe('the registry owner', () => {
+  it('appends each change to the journal and has it in the data at once, without writing the snapshot each time', async () => {
+    const dir = await temp();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const o = await open(dir, { snapshotDelayMs: 1000 });
+    await o.record(terminal(1));
+    expect(o.data.terminals['jg-1']?.agent).toBe('a1');
+    expect(await lines(o.paths.journal)).toBe(1);
+    const result = await o.update((d) => ({ events: [terminal(2), terminal(3)], result: Object.keys(d.terminals).length }));
+    expect(result).toBe(1);
+    expect(Object.keys((await o.read()).terminals)).toEqual(['jg-1', 'jg-2', 'jg-3']);
+    expect(await lines(o.paths.journal)).toBe(3);
+    expect(o.data.journal).toEqual({ bytes: (await stat(o.paths.journal)).size, lines: 3 });
+    // No snapshot yet: changes cost an append, not a rewrite.
+    expect(existsSync(o.paths.snapshot)).toBe(false);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(existsSync(o.paths.snapshot)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(Object.keys((await snapshotOf(o)).terminals)).toEqual(['jg-1', 'jg-2', 'jg-3']);
+    const first = (await stat(o.paths.snapshot)).mtimeMs;
+    const text = await readFile(o.paths.snapshot, 'utf8');
+    // A change after it: the snapshot stays as it was until the next quiet second.
+    await o.record(terminal(4));
+    expect(await readFile(o.paths.snapshot, 'utf8')).toBe(text);
+    expect((await stat(o.paths.snapshot)).mtimeMs).toBe(first);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(Object.keys((await snapshotOf(o)).terminals)).toHaveLength(4);
+  });
+
+  it('writes the snapshot at once after `snapshotEvery` events, whatever the delay', async () => {
+    const dir = await temp();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const o = await open(dir, { snapshotDelayMs: 60_000, snapshotEvery: 3 });
+    await o.record(terminal(1));
+    await o.record(terminal(2));
+    expect(existsSync(o.paths.snapshot)).toBe(false);
+    await o.record(terminal(3));
+    await vi.waitFor(() => expect(existsSync(o.paths.snapshot)).toBe(true));
+    expect((await snapshotOf(o)).journal.bytes).toBe((await stat(o.paths.journal)).size);
+  });
+
+  it('a change that fails (a throwing plan, an event that does not fit, a journal that cannot be written) changes nothing', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    await o.record(terminal(1));
+    const before = o.data;
+    const size = (await stat(o.paths.journal)).size;
+    expect(
+      await refusal(
+        o.update(() => {
+          throw new Error('plan broke');
+        }),
+      ),
+    ).toBe('undefined: plan broke');
+    expect(await refusal(o.record(terminal(2), terminal(1)))).toMatch(/^E_REGISTRY: event terminal-created at .*: terminal "jg-1" already exists$/);
+    expect(await refusal(o.record({ type: 'job-state', jobId: 'j-1', state: 'done', reason: '' }))).toMatch(/^E_REGISTRY: .*unknown job "j-1"/);
+    expect(await refusal(o.record(terminal(5, '')))).toMatch(/^E_REGISTRY: event 1 of 1 \(terminal-created\) to record in .*events\.jsonl/);
+    expect(o.data).toBe(before);
+    expect((await stat(o.paths.journal)).size).toBe(size);
+    // A journal that cannot be appended to (here: a folder where the file was).
+    await rm(o.paths.journal);
+    await mkdir(o.paths.journal);
+    expect(await refusal(o.record(terminal(2)))).toMatch(/^E_FILE: opening .*events\.jsonl failed/);
+    expect(o.data).toBe(before);
+    // The next change goes through once it can be written.
+    await rm(o.paths.journal, { recursive: true });
+    await o.record(terminal(2));
+    expect(Object.keys(o.data.terminals)).toEqual(['jg-1', 'jg-2']);
+  });
+
+  it('runs updates one at a time, each seeing the one before', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    const seen = await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        o.update(async (d) => {
+          await new Promise((r) => setImmediate(r));
+          return { events: [terminal(n)], result: Object.keys(d.terminals).length };
+        }),
+      ),
+    );
+    expect(seen).toEqual([0, 1, 2, 3]);
+  });
+
+  it('close() writes the snapshot and gives the lock back; a second open then sees everything; later updates are refused', async () => {
+    const dir = await temp();
+    const o = await open(dir, { snapshotDelayMs: 60_000 });
+    const lock = `${o.paths.snapshot}.lock`;
+    expect(existsSync(lock)).toBe(true);
+    await o.record(terminal(1), terminal(2));
+    expect(existsSync(o.paths.snapshot)).toBe(false);
+    await o.close();
+    expect(existsSync(lock)).toBe(false);
+    expect(Object.keys((await snapshotOf(o)).terminals)).toEqual(['jg-1', 'jg-2']);
+    expect(await refusal(o.record(terminal(3)))).toBe('E_SUPERVISOR_DOWN: the registry is closed: the supervisor is stopping');
+    const again = await open(dir);
+    expect(Object.keys(again.data.terminals)).toEqual(['jg-1', 'jg-2']);
+    expect(again.warnings).toEqual([]);
+  });
+
+  it('keeps tasks and agents named like properties of every object (`constructor`, `toString`), across a reopen', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    for (const name of ['constructor', 'toString']) {
+      await o.record(
+        { type: 'task-created', taskId: name, workflow: 'handoff' },
+        { type: 'terminal-created', terminalId: `jg-${name}`, agent: name, profile: 'fake', cwd: '/p', task: name },
+        { type: 'task-agent', taskId: name, agent: name, terminalId: `jg-${name}` },
+        { type: 'turn', taskId: name, agent: name, terminalId: `jg-${name}`, sessionId: null, turn: 2, handoverFile: 'r.md', direction: 'reply' },
+      );
+    }
+    expect(
+      await refusal(
+        o.record({ type: 'task-created', taskId: 'hasOwnProperty', workflow: 'w' }, { type: 'task-created', taskId: 'hasOwnProperty', workflow: 'w' }),
+      ),
+    ).toMatch(/task "hasOwnProperty" already exists/);
+    await o.close();
+    const again = await open(dir);
+    expect(again.warnings).toEqual([]);
+    expect(Object.keys(again.data.tasks)).toEqual(['constructor', 'toString']);
+    expect(again.data.tasks.constructor).toMatchObject({ id: 'constructor', agents: { constructor: { terminalId: 'jg-constructor', turns: 1 } } });
+    expect(again.data.tasks.toString).toMatchObject({ id: 'toString', agents: { toString: { turns: 1 } } });
+  });
+
+  it('a second open while one holds the lock times out with E_REGISTRY', async () => {
+    const dir = await temp();
+    await open(dir);
+    expect(await refusal(RegistryOwner.open(dir, { lockTimeoutMs: 150 }))).toMatch(
+      new RegExp(`^E_REGISTRY: timed out after 150 ms waiting for lock .*sessions\\.json\\.lock, held by pid ${process.pid}`),
+    );
+  });
+
+  it('a snapshot left behind the journal (a supervisor killed before it wrote one) is caught up on the next open', async () => {
+    const dir = await temp();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const o = await open(dir, { snapshotDelayMs: 1000 });
+    await o.record(terminal(1));
+    await vi.advanceTimersByTimeAsync(1000);
+    await o.record(terminal(2), terminal(3));
+    // What a kill leaves on disk now: the snapshot with one terminal, the journal with three.
+    const copy = await temp();
+    await cp(o.paths.snapshot, path.join(copy, 'sessions.json'));
+    await cp(o.paths.journal, path.join(copy, 'events.jsonl'));
+    expect(Object.keys((await snapshotOf(o)).terminals)).toEqual(['jg-1']);
+    vi.useRealTimers();
+    const next = await open(copy);
+    expect(Object.keys(next.data.terminals)).toEqual(['jg-1', 'jg-2', 'jg-3']);
+    expect(next.warnings).toEqual([]);
+    // Caught up, the snapshot was written back at once.
+    expect(Object.keys(peekRegistry(next.paths).terminals)).toEqual(['jg-1', 'jg-2', 'jg-3']);
+    expect(Object.keys(JSON.parse(await readFile(path.join(copy, 'sessions.json'), 'utf8')).terminals as object)).toHaveLength(3);
+  });
+});
