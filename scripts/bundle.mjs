@@ -61,5 +61,6 @@ execFileSync(
     '-e',
     `const l = await import(${JSON.stringify(load)}); l.requireWithCodeCache(l.supervisorBundle, l.supervisorCodeCache, { produce: true }); process.exit(0);`,
   ],
-  { stdio: 'inherit' },
+  // Without NODE_OPTIONS: V8 takes a cache only from a node run with the same flags as the one using it.
+  { stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
 );
