@@ -33,22 +33,22 @@ export function supervisorEnv(ctx: Context): Record<string, string> {
   return env;
 }
 
-async function answers(api: ApiClient): Promise<boolean> {
+/** The supervisor's health, or null when nobody answers. */
+async function answers(api: ApiClient): Promise<HealthView | null> {
   try {
-    await api.call('GET', '/v1/health');
-    return true;
+    return await api.call<HealthView>('GET', '/v1/health');
   } catch (e) {
-    if (isConnectFailure(e)) return false;
+    if (isConnectFailure(e)) return null;
     throw e;
   }
 }
 
 /**
- * Until the supervisor answers (true), `ms` ran out or `gone()` says it died (false). Tries again on every
- * change in the socket's folder (the socket appearing among them) and every 250 ms; `gone()`, a tmux
- * call, at most every 250 ms.
+ * Until the supervisor answers (its health), `ms` ran out or `gone()` says it died (null). Tries again on
+ * every change in the socket's folder (the socket appearing among them) and every 250 ms; `gone()`, a
+ * tmux call, at most every 250 ms.
  */
-async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone?: () => Promise<boolean>): Promise<boolean> {
+async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone?: () => Promise<boolean>): Promise<HealthView | null> {
   const deadline = Date.now() + ms;
   // A change seen while a try is in flight is kept, so the socket made meanwhile is not missed.
   let changed = false;
@@ -63,10 +63,11 @@ async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone
     let nextGoneCheck = 0;
     while (Date.now() < deadline) {
       changed = false;
-      if (await answers(api)) return true;
+      const h = await answers(api);
+      if (h) return h;
       if (gone && Date.now() >= nextGoneCheck) {
         nextGoneCheck = Date.now() + 250;
-        if (await gone()) return false;
+        if (await gone()) return null;
       }
       if (changed) continue;
       await new Promise<void>((resolve) => {
@@ -109,22 +110,24 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
       // the whole start timeout while it lives; restarting it sooner kills one that may answer a moment
       // later, and a request that reached it would see the connection dropped.
       const booting = w0 !== null && !isDead(w0) && w0.start.includes(' supervise');
-      if (!(booting && (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead)))) {
+      let h = booting ? await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead) : null;
+      if (!h) {
         const launch = { cwd: ctx.projectRoot, env: supervisorEnv(ctx), command: supervisorCommand(ctx) };
         const r = await runInWindowZero(ctx.server, ctx.session, w0?.paneId ?? null, launch);
         if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
+        // A supervisor that exits at once (a node flag it refuses, a broken install) is not waited for.
+        h = await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead);
       }
-      // A supervisor that exits at once (a node flag it refuses, a broken install) is not waited for.
-      const dead = w0dead;
-      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, dead)) {
+      if (h) {
         // Repairs it made on start (a registry rebuilt after a crash) are told once, here.
-        const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
-        for (const w of h?.warnings ?? []) ctx.warn(w);
+        for (const w of h.warnings ?? []) ctx.warn(w);
         return;
       }
       const screen = { stdout: await captureOneShot(ctx.server, `=${ctx.session}:0`) };
       const log = currentLogPath(ctx.jaggersDir);
-      const what = (await dead()) ? 'the supervisor exited as it started' : `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s`;
+      const what = (await w0dead())
+        ? 'the supervisor exited as it started'
+        : `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s`;
       throw new JaggersError(
         'E_SUPERVISOR_START',
         `${what}; see its log ${log}` +
