@@ -43,6 +43,8 @@ const cli = await build({
 await build({
   ...common,
   entryPoints: ['src/supervisor/main.ts'],
+  // fastify's default compilers: src/supervisor/app.ts gives it zod's, so these are never required.
+  external: ['node-pty', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
   outfile: path.join(outdir, 'supervisor.cjs'),
   format: 'cjs',
   // No import(): code compiled by node:vm could not run it. The sources' import.meta.url, from the file.
