@@ -158,8 +158,9 @@ export class Flows {
       let def = f.def;
       let error = f.error;
       if (def) {
+        known ??= await this.known();
         try {
-          checkTarget(def, (known ??= await this.known()));
+          checkTarget(def, known);
         } catch (e) {
           error = (e as Error).message;
           def = null;
