@@ -162,6 +162,7 @@ export default tseslint.config(
       'src/api/client.ts',
       'src/api/connect.ts',
       'src/api/paths.ts',
+      'src/api/live-or-stored.ts',
       'src/commands/status.ts',
       'src/commands/ls.ts',
       'src/commands/pane.ts',
@@ -169,9 +170,16 @@ export default tseslint.config(
       'src/commands/render.ts',
       'src/commands/handoff.ts',
       'src/commands/progress.ts',
+      'src/commands/jobs.ts',
+      'src/commands/inbox.ts',
+      'src/commands/tasks.ts',
+      'src/commands/sessions.ts',
     ],
     [
-      [HEAVY, 'the fast path of client commands (status, ls, why, send, capture, handoff) loads no heavy library: import it inside the function that needs it'],
+      [
+        HEAVY,
+        'the fast path of client commands (status, ls, why, send, capture, handoff, jobs, inbox, tasks, sessions) loads no heavy library: import it inside the function that needs it',
+      ],
       [
         [
           './supervisor/*',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { binDir, cliEntry } from '../package-root.js';
+import { processRuns } from '../proc-state.js';
 import { withLock } from '../sessions/lock.js';
 import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux/one-shot.js';
 import { describeSocket } from '../tmux/server.js';
@@ -32,21 +33,26 @@ export function supervisorEnv(ctx: Context): Record<string, string> {
   return env;
 }
 
-async function answers(api: ApiClient): Promise<boolean> {
+/** The supervisor's health, or null when nobody answers. */
+async function answers(api: ApiClient): Promise<HealthView | null> {
   try {
-    await api.call('GET', '/v1/health');
-    return true;
+    return await api.call<HealthView>('GET', '/v1/health');
   } catch (e) {
-    if (isConnectFailure(e)) return false;
+    if (isConnectFailure(e)) return null;
     throw e;
   }
 }
 
-/** Until the supervisor answers, waking on changes in the socket's folder (and every 250 ms), up to `ms`. */
-/** Until the supervisor answers (true), `ms` ran out or `gone()` says it died (false). */
-async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone?: () => Promise<boolean>): Promise<boolean> {
+/**
+ * Until the supervisor answers (its health), `ms` ran out or `gone()` says it died (null). Tries again on
+ * every change in the socket's folder (the socket appearing among them) and every 250 ms; `gone()`, a
+ * tmux call, at most every 250 ms.
+ */
+async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone?: () => Promise<boolean>): Promise<HealthView | null> {
   const deadline = Date.now() + ms;
-  let wake: () => void = () => {};
+  // A change seen while a try is in flight is kept, so the socket made meanwhile is not missed.
+  let changed = false;
+  let wake: () => void = () => (changed = true);
   let watcher: ReturnType<typeof watch> | null = null;
   try {
     watcher = watch(socketDir, () => wake());
@@ -54,9 +60,16 @@ async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone
     // no folder yet: the timer alone
   }
   try {
+    let nextGoneCheck = 0;
     while (Date.now() < deadline) {
-      if (await answers(api)) return true;
-      if (gone && (await gone())) return false;
+      changed = false;
+      const h = await answers(api);
+      if (h) return h;
+      if (gone && Date.now() >= nextGoneCheck) {
+        nextGoneCheck = Date.now() + 250;
+        if (await gone()) return null;
+      }
+      if (changed) continue;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now())));
         wake = () => {
@@ -64,6 +77,7 @@ async function waitForAnswer(api: ApiClient, socketDir: string, ms: number, gone
           resolve();
         };
       });
+      wake = () => (changed = true);
     }
     return answers(api);
   } finally {
@@ -89,27 +103,31 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
       if (await answers(api)) return;
       const w0 = await windowZero(ctx.server, ctx.session);
       if (!w0 && !(await hasSession(ctx.server, ctx.session))) throw await sessionMissing(ctx);
+      // A supervisor killed a moment ago is a zombie until tmux reaps it, and tmux says its pane is dead only then.
+      const isDead = (w: typeof w0) => w === null || w.dead || (w.pid !== null && !processRuns(w.pid));
+      const w0dead = async () => isDead(await windowZero(ctx.server, ctx.session));
       // Alive and started as the supervisor: it is booting, which takes seconds on a loaded machine. It gets
       // the whole start timeout while it lives; restarting it sooner kills one that may answer a moment
       // later, and a request that reached it would see the connection dropped.
-      const w0dead = async () => (await windowZero(ctx.server, ctx.session))?.dead ?? true;
-      const booting = w0 !== null && !w0.dead && w0.start.includes(' supervise');
-      if (!(booting && (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead)))) {
+      const booting = w0 !== null && !isDead(w0) && w0.start.includes(' supervise');
+      let h = booting ? await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead) : null;
+      if (!h) {
         const launch = { cwd: ctx.projectRoot, env: supervisorEnv(ctx), command: supervisorCommand(ctx) };
         const r = await runInWindowZero(ctx.server, ctx.session, w0?.paneId ?? null, launch);
         if (!r.ok) throw new JaggersError('E_SUPERVISOR_START', `could not start the supervisor in window 0 of ${ctx.session}: ${r.stderr.trim()}`);
+        // A supervisor that exits at once (a node flag it refuses, a broken install) is not waited for.
+        h = await waitForAnswer(api, socketDir, START_TIMEOUT_MS, w0dead);
       }
-      // A supervisor that exits at once (a node flag it refuses, a broken install) is not waited for.
-      const dead = w0dead;
-      if (await waitForAnswer(api, socketDir, START_TIMEOUT_MS, dead)) {
+      if (h) {
         // Repairs it made on start (a registry rebuilt after a crash) are told once, here.
-        const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
-        for (const w of h?.warnings ?? []) ctx.warn(w);
+        for (const w of h.warnings ?? []) ctx.warn(w);
         return;
       }
       const screen = { stdout: await captureOneShot(ctx.server, `=${ctx.session}:0`) };
       const log = currentLogPath(ctx.jaggersDir);
-      const what = (await dead()) ? 'the supervisor exited as it started' : `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s`;
+      const what = (await w0dead())
+        ? 'the supervisor exited as it started'
+        : `the supervisor did not answer on ${api.where} within ${START_TIMEOUT_MS / 1000} s`;
       throw new JaggersError(
         'E_SUPERVISOR_START',
         `${what}; see its log ${log}` +

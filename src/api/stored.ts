@@ -4,7 +4,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from '../context.js';
-import { JaggersError } from '../errors.js';
 import { peekRegistry } from '../sessions/load.js';
 import { lockPathFor, pidIsAlive } from '../sessions/lock.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, type RegistryData } from '../sessions/registry.js';
@@ -15,16 +14,6 @@ export { pidIsAlive };
 
 export function readStored(ctx: Context): RegistryData {
   return peekRegistry({ snapshot: path.join(ctx.jaggersDir, SNAPSHOT_FILE), journal: path.join(ctx.jaggersDir, JOURNAL_FILE) });
-}
-
-/** From the supervisor, or (no session running) from the files: the registry outlives its session. */
-export async function liveOrStored<T>(ctx: Context, live: () => Promise<T>, stored: (data: RegistryData) => T | Promise<T>): Promise<T> {
-  try {
-    return await live();
-  } catch (e) {
-    if (!(e instanceof JaggersError) || e.code !== 'E_SESSION_MISSING') throw e;
-    return stored(readStored(ctx));
-  }
 }
 
 /** The supervisor's pid, from the lock it holds while it runs; null when none runs. */

@@ -139,7 +139,8 @@ export function registerSetup(program: Command, e: Deps): void {
     .command('supervise', { hidden: true })
     .description('the supervisor (window 0): owns the session, serves the API')
     .action(async () => {
-      const { runSupervisor } = await import('../supervisor/main.js');
+      const { loadSupervisor } = await import('../supervisor/load.js');
+      const { runSupervisor } = await loadSupervisor();
       await runSupervisor(await ctx(), e.io);
     });
 }

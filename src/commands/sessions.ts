@@ -1,21 +1,18 @@
-import { execa } from 'execa';
 import { withApi } from '../api/connect.js';
-import { liveOrStored } from '../api/stored.js';
+import { liveOrStored } from '../api/live-or-stored.js';
 import type { PinRow } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { rewriteResumeArgs } from '../clis/exec-rewrite.js';
 import { renderTable } from './render.js';
 
 export type { PinRow };
 
 /** The pinned conversations: from the supervisor, or from `.jaggers/` when no session runs. */
 export async function sessions(ctx: Context, task?: string): Promise<PinRow[]> {
-  const { pins } = await import('../api/pins.js');
   return liveOrStored(
     ctx,
     () => withApi(ctx, (api) => api.call<PinRow[]>('GET', `/v1/sessions${task ? `?task=${encodeURIComponent(task)}` : ''}`), { readOnly: true }),
-    (data) => pins(data, task),
+    async (data) => (await import('../api/pins.js')).pins(data, task),
   );
 }
 
@@ -35,6 +32,7 @@ export async function execPinned(ctx: Context, cli: string, args: string[], o: {
   const agent = o.agent ?? ctx.env.JAGGERS_AGENT ?? cli;
   const task = o.task ?? ctx.env.JAGGERS_TASK_ID ?? null;
   const rows = await sessions(ctx);
+  const [{ rewriteResumeArgs }, { execa }] = await Promise.all([import('../clis/exec-rewrite.js'), import('execa')]);
   const rewrite = rewriteResumeArgs(cli, args, pinnedOf(rows, agent, task), { agent, task });
   const r = await execa(cli, rewrite.args, { stdio: 'inherit', reject: false, env: ctx.env, extendEnv: false });
   if ((r as { code?: string }).code === 'ENOENT') throw new JaggersError('E_COMMAND_NOT_FOUND', `exec: ${cli} not found on PATH`);

@@ -7,15 +7,11 @@ import type { StreamEvent, TaskView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
-import { liveOrStored, readStored } from '../api/stored.js';
-import { listProfileNames } from '../profiles/load.js';
+import { liveOrStored } from '../api/live-or-stored.js';
 import { newTaskId } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
-import { registryTeam } from '../agents/team.js';
-import { taskView, withSessions } from '../workflows/task-view.js';
-import { bindRoles, dryRunPrompts, loadWorkflow } from '../workflows/load.js';
 import { renderTable } from './render.js';
-import { renderUp, up, upFailed, type UpResult } from './up.js';
+import type { UpResult } from './up.js';
 
 export interface RunOptions {
   task: string;
@@ -39,6 +35,14 @@ export interface DryRun {
 
 export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
   if (o.task.trim() === '') throw new JaggersError('E_USAGE', 'run: --task is empty');
+  // Loaded here, not with the module: `tasks` and `show` (the fast path) need none of it.
+  const [{ bindRoles, dryRunPrompts, loadWorkflow }, { registryTeam }, { readStored }, { listProfileNames }, { renderUp, up, upFailed }] = await Promise.all([
+    import('../workflows/load.js'),
+    import('../agents/team.js'),
+    import('../api/stored.js'),
+    import('../profiles/load.js'),
+    import('./up.js'),
+  ]);
   const { def, source } = await loadWorkflow(ctx.jaggersDir, name);
   // The team's names, to bind the workflow's roles: jaggers.json's, else the team an earlier `up` made.
   const project = await ctx.project();
@@ -206,7 +210,10 @@ export async function tasks(ctx: Context): Promise<TaskView[]> {
   return liveOrStored(
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true }),
-    async (d) => Object.values(d.tasks).map((t) => taskView(t, d, false, false)),
+    async (d) => {
+      const { taskView } = await import('../workflows/task-view.js');
+      return Object.values(d.tasks).map((t) => taskView(t, d, false, false));
+    },
   );
 }
 
@@ -237,6 +244,7 @@ export async function show(ctx: Context, id: string): Promise<TaskView> {
           'E_NOT_FOUND',
           `no task ${JSON.stringify(id)} in this project${Object.keys(d.tasks).length ? ' (see `jaggers tasks`)' : ' (there is none yet)'}`,
         );
+      const { taskView, withSessions } = await import('../workflows/task-view.js');
       return withSessions(taskView(t, d, false), d, ctx.projectRoot);
     },
   );
@@ -292,6 +300,7 @@ export async function resumeTask(
   id: string,
   o: { detach?: boolean; json?: boolean },
 ): Promise<{ opened: UpResult; task: TaskView | null }> {
+  const { renderUp, up, upFailed } = await import('./up.js');
   const opened = await up(ctx, { task: id, resume: true });
   if (upFailed(opened)) return { opened, task: null };
   const v = await withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`)).catch(() => null);

@@ -146,7 +146,8 @@ export class Flows {
     if (this.p.stopping.aborted) return;
     this.loadedSig = await this.signature();
     const listed = await listFlows(this.p.dirs.jaggersDir);
-    const known = await this.known();
+    // The agents, profiles and workflows a flow may name: read (workflows parsed) only when there are flows.
+    let known: Awaited<ReturnType<Flows['known']>> | undefined;
     for (const c of this.crons.values()) c.stop();
     this.crons.clear();
     this.defs.clear();
@@ -157,6 +158,7 @@ export class Flows {
       let def = f.def;
       let error = f.error;
       if (def) {
+        known ??= await this.known();
         try {
           checkTarget(def, known);
         } catch (e) {

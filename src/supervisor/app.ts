@@ -65,6 +65,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
     keepAliveTimeout: 60_000,
     return503OnClosing: true,
     forceCloseConnections: true,
+    // zod's compilers from the start (their factories are typed for ajv): fastify then never builds its
+    // default ajv and fast-json-stringify ones, most of the supervisor's start after loading its modules.
+    schemaController: { compilersFactory: { buildValidator: (() => validatorCompiler) as never, buildSerializer: (() => serializerCompiler) as never } },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

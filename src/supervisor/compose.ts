@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { HealthView, StateEventData, StreamEvent, TurnEventData } from '../api/types.js';
 import { Answers } from '../agents/answer.js';
-import { discoverPin } from '../agents/discover-pin.js';
 import { Launcher } from '../agents/launcher.js';
 import { homeOfPid } from '../agents/proc.js';
 import { TerminalTable } from '../agents/table.js';
@@ -170,6 +169,8 @@ export function compose(d: SupervisorDeps) {
     },
     discoverPin: async (target, home, tag) => {
       if (!target.terminalId) return;
+      // Loaded when first needed: it runs the CLI with execa, which the supervisor's start does without.
+      const { discoverPin } = await import('../agents/discover-pin.js');
       const id = await discoverPin(store, target.terminalId, target.profile, target.pid, home, tag);
       if (id) hub.publish('pin', { agent: target.agent, terminalId: target.terminalId, sessionId: id, how: 'discovered' });
     },

@@ -18,12 +18,12 @@ export async function hasSession(server: TmuxServer, session: string): Promise<b
   return (await runOneShot(server, ['has-session', '-t', `=${session}`])).ok;
 }
 
-/** Window 0's pane (the supervisor's): its id, whether it is dead, and the command it was started with; null without one. */
-export async function windowZero(server: TmuxServer, session: string): Promise<{ paneId: string; dead: boolean; start: string } | null> {
-  const r = await runOneShot(server, ['list-panes', '-t', `=${session}:0`, '-F', '#{pane_id}\t#{pane_dead}\t#{pane_start_command}']);
+/** Window 0's pane (the supervisor's): its id, whether it is dead, its process and the command it was started with; null without one. */
+export async function windowZero(server: TmuxServer, session: string): Promise<{ paneId: string; dead: boolean; pid: number | null; start: string } | null> {
+  const r = await runOneShot(server, ['list-panes', '-t', `=${session}:0`, '-F', '#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_start_command}']);
   if (!r.ok) return null;
-  const [paneId, dead, start] = r.stdout.split('\n')[0]!.split('\t');
-  return paneId ? { paneId, dead: dead === '1', start: start ?? '' } : null;
+  const [paneId, dead, pid, start] = r.stdout.split('\n')[0]!.split('\t');
+  return paneId ? { paneId, dead: dead === '1', pid: Number(pid) || null, start: start ?? '' } : null;
 }
 
 /** Start `command` in window 0 (a new window 0, or in place of what runs in its pane). */

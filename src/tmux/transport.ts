@@ -1,10 +1,6 @@
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { serverArgs, type TmuxServer } from './server.js';
 
-/**
- * A byte pipe to a tmux control-mode client. Local now (`tmux -C`); an ssh transport would run
- * `ssh host tmux -C ...` and fit the same shape.
- */
 export interface Transport {
   write(text: string): void;
   onData(cb: (chunk: Buffer) => void): void;
@@ -14,41 +10,50 @@ export interface Transport {
   readonly pid: number | undefined;
 }
 
+/**
+ * `tmux -C` as a child process (node's own spawn: the supervisor starts two of these before it can
+ * answer, and execa's set-up and loading were a good part of that). Should the supervisor end, tmux
+ * sees its stdin close and detaches.
+ */
 export function localTransport(server: TmuxServer, clientArgs: readonly string[]): Transport {
-  const child = execa(server.bin, [...serverArgs(server), '-C', ...clientArgs], {
-    env: server.env,
-    extendEnv: false,
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: false,
-    encoding: 'buffer',
-    reject: false,
-    cleanup: true,
-  });
+  const child = spawn(server.bin, [...serverArgs(server), '-C', ...clientArgs], { env: server.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 4096) stderr += d.toString('utf8');
   });
   const closeCbs: ((info: { code: number | null; stderr: string }) => void)[] = [];
-  const done = child.then((r) => {
-    for (const cb of closeCbs) cb({ code: r.exitCode ?? null, stderr: stderr.trim() });
+  const done = new Promise<void>((resolve) => {
+    let ended = false;
+    const end = (code: number | null) => {
+      if (ended) return;
+      ended = true;
+      for (const cb of closeCbs) cb({ code, stderr: stderr.trim() });
+      resolve();
+    };
+    child.on('close', (code) => end(code));
+    // Not started at all (no such tmux): said as its stderr would be.
+    child.on('error', (e) => {
+      if (child.pid === undefined) {
+        stderr ||= e.message;
+        end(null);
+      }
+    });
   });
   // A write after tmux exited raises EPIPE on the stream; the close callback reports the exit.
-  child.stdin?.on('error', () => {});
+  child.stdin.on('error', () => {});
   return {
     pid: child.pid,
     write(text) {
-      child.stdin?.write(text);
+      child.stdin.write(text);
     },
     onData(cb) {
-      child.stdout?.on('data', cb);
+      child.stdout.on('data', cb);
     },
     onClose(cb) {
       closeCbs.push(cb);
     },
     async close() {
-      child.stdin?.end();
+      child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
       await done;
       clearTimeout(timer);

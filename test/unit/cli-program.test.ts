@@ -77,7 +77,17 @@ describe('jaggers --help', () => {
   });
 });
 
-// The built CLI (dist/, as `npm test` builds it first), as a person runs it.
+// The built CLI (dist/bundle/, as `npm test` builds it first), as a person runs it. The bundle's
+// meta.json says which sources went into each of its files.
+interface Meta {
+  inputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+}
+const meta = async () => JSON.parse(await readFile(path.join(packageRoot, 'dist', 'bundle', 'meta.json'), 'utf8')) as Meta;
+const library = (file: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1];
+/** The program's own wiring: no command module, no tmux, supervisor or sessions code. */
+const WIRING = /^src\/(cli|program|context|errors|ids|states|output|package-root|cli\/[a-z-]+|tmux\/server)\.ts$/;
+
 describe('the fast path', () => {
   it.each([['--version'], ['--help']])('jaggers %s loads commander and no other library', async (flag) => {
     const out = path.join(await tempDir(), 'imports.txt');
@@ -88,10 +98,22 @@ describe('the fast path', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     if (flag === '--version') expect(r.stdout).toBe(await version());
     const loaded = (await readFile(out, 'utf8')).trim().split('\n');
-    const libraries = new Set(loaded.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter(Boolean));
-    expect([...libraries]).toEqual(['commander']);
-    // Only the program's own wiring: no command module, no tmux, supervisor or sessions code.
-    const own = loaded.filter((u) => u.includes('/dist/src/')).map((u) => u.replace(/.*\/dist\/src\//, ''));
-    expect(own.filter((f) => !/^(cli|program|context|errors|ids|states|output|package-root|cli\/[a-z-]+|tmux\/server)\.js$/.test(f))).toEqual([]);
+    const { outputs } = await meta();
+    const files = loaded.filter((u) => u.includes('/dist/bundle/')).map((u) => u.replace(/.*\/(dist\/bundle\/)/, '$1'));
+    expect(files).toContain('dist/bundle/cli.js');
+    const sources = files.flatMap((f) => Object.keys(outputs[f]?.inputs ?? {}));
+    expect(new Set([...loaded, ...sources].map(library).filter(Boolean))).toEqual(new Set(['commander']));
+    expect(sources.filter((f) => f.startsWith('src/') && !WIRING.test(f))).toEqual([]);
   });
+
+  it.each(['status', 'ls', 'pane', 'jobs', 'inbox', 'tasks', 'sessions'])(
+    'the module of the read commands in commands/%s.ts loads no heavy library and no supervisor, tmux or registry code',
+    async (name) => {
+      const { inputs } = await meta();
+      const seen = new Set([`src/commands/${name}.ts`]);
+      for (const f of seen) for (const i of inputs[f]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) seen.add(i.path);
+      const heavy = [...seen].filter((f) => library(f) || /^src\/(supervisor|panes|sessions|profiles|workflows|flows|tmux\/con)/.test(f));
+      expect(heavy).toEqual([]);
+    },
+  );
 });
