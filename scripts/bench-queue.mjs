@@ -93,7 +93,11 @@ const ended = async (ids, timeoutMs) => {
 /** One burst: `n` items (and `handoffs` handoffs) posted at once to `targets`; figures from the journal and the stream. */
 async function burst(targets, n, handoffs, states) {
   const { pid } = await api.call('GET', '/v1/health');
-  const plan = Array.from({ length: n }, (_, i) => ({ kind: Math.random() < 0.5 ? 'job' : 'message', to: targets[Math.floor(Math.random() * targets.length)], i }));
+  const plan = Array.from({ length: n }, (_, i) => ({
+    kind: Math.random() < 0.5 ? 'job' : 'message',
+    to: targets[Math.floor(Math.random() * targets.length)],
+    i,
+  }));
   // The handoffs, spread through the burst: each from one agent to another.
   for (let h = 0; h < handoffs; h++) {
     const to = targets[h % targets.length];
@@ -179,7 +183,10 @@ async function burst(targets, n, handoffs, states) {
 try {
   const demo = JSON.parse(await readFile(path.join(repo, 'profiles', 'demo.json'), 'utf8'));
   await mkdir(path.join(root, '.jaggers', 'profiles'), { recursive: true });
-  await writeFile(path.join(root, '.jaggers', 'profiles', 'small.json'), JSON.stringify({ ...demo, name: 'small', args: ['--think-ms', String(THINK_MS), '--replies', 'receipt'] }));
+  await writeFile(
+    path.join(root, '.jaggers', 'profiles', 'small.json'),
+    JSON.stringify({ ...demo, name: 'small', args: ['--think-ms', String(THINK_MS), '--replies', 'receipt'] }),
+  );
   const tees = Array.from({ length: AGENTS }, (_, i) => `t${i}`);
   const solo = ['solo'];
   const agents = [...tees, ...solo].map((name) => ({ name, profile: 'small', env: { FAKE_AGENT_PROMPTS: path.join(prompts, `${name}.jsonl`) } }));
@@ -203,8 +210,12 @@ try {
   const alone = await burst(solo, Math.round(ITEMS / AGENTS), Math.round(HANDOFFS / AGENTS), states);
   const all = await burst(tees, ITEMS, HANDOFFS, states);
   const row = (label, xs) => `  ${label.padEnd(58)} p50 ${ms(pct(xs, 50))}  p99 ${ms(pct(xs, 99))}  max ${ms(Math.max(...xs))}  (${xs.length})`;
-  console.log(`\n${ITEMS} items (jobs and messages) and ${HANDOFFS} handoffs to ${AGENTS} agents, posted at once (think ${THINK_MS} ms, paste settle ${demo.delivery.settleMs} ms)`);
-  console.log(`  ended: ${all.done} of ${all.n} (failed or cancelled: ${all.failed.length}); all posted in ${(all.stored / 1000).toFixed(2)} s; last ended ${(all.wall / 1000).toFixed(1)} s`);
+  console.log(
+    `\n${ITEMS} items (jobs and messages) and ${HANDOFFS} handoffs to ${AGENTS} agents, posted at once (think ${THINK_MS} ms, paste settle ${demo.delivery.settleMs} ms)`,
+  );
+  console.log(
+    `  ended: ${all.done} of ${all.n} (failed or cancelled: ${all.failed.length}); all posted in ${(all.stored / 1000).toFixed(2)} s; last ended ${(all.wall / 1000).toFixed(1)} s`,
+  );
   console.log(row('agent ready -> its next item going in (the runner)', all.gaps));
   console.log(row('reference: agent ready -> the prompt at the agent', all.arrivalGaps));
   console.log(

@@ -56,9 +56,12 @@ await writeFile(path.join(outdir, 'meta.json'), JSON.stringify(cli.metafile));
 
 // The code cache, made by a node of its own as the supervisor's would be: load the bundle, then save.
 const load = pathToFileURL(path.join(root, 'dist', 'src', 'supervisor', 'load.js')).href;
+const { SUPERVISOR_NODE_FLAGS } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'package-root.js')).href);
 execFileSync(
   process.execPath,
   [
+    // The flags the supervisor runs with: V8 refuses a cache made under other ones.
+    ...SUPERVISOR_NODE_FLAGS,
     '--input-type=module',
     '-e',
     `const l = await import(${JSON.stringify(load)}); l.requireWithCodeCache(l.supervisorBundle, l.supervisorCodeCache, { produce: true }); process.exit(0);`,

@@ -24,6 +24,25 @@ export function coalesced(fn: () => Promise<void>): () => Promise<void> {
   return run;
 }
 
+/**
+ * `fn` run at most once every `ms`: the first call runs it on the next turn of the event loop, calls
+ * meanwhile run it once more when `ms` have passed since (the last call is never lost).
+ */
+export function atMostEvery(ms: number, fn: () => void): () => void {
+  let last = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | null = null;
+  return () => {
+    if (timer) return;
+    const wait = Math.max(0, last + ms - performance.now());
+    timer = setTimeout(() => {
+      timer = null;
+      last = performance.now();
+      fn();
+    }, wait);
+    timer.unref();
+  };
+}
+
 /** `fn` run once on the next turn of the event loop, however many times it was asked for before then. */
 export function onceSoon(fn: () => void): () => void {
   let queued = false;

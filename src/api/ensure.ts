@@ -5,7 +5,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { binDir, cliEntry } from '../package-root.js';
+import { binDir, cliEntry, SUPERVISOR_NODE_FLAGS } from '../package-root.js';
 import { processRuns } from '../proc-state.js';
 import { withLock } from '../sessions/lock.js';
 import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux/one-shot.js';
@@ -23,7 +23,18 @@ function socketArg(ctx: Context): string {
 
 /** The argv of the supervisor process for this project. */
 export function supervisorCommand(ctx: Context): string[] {
-  return [process.execPath, cliEntry, '--project', ctx.projectRoot, '--socket', socketArg(ctx), '--session', ctx.session, 'supervise'];
+  return [
+    process.execPath,
+    ...SUPERVISOR_NODE_FLAGS,
+    cliEntry,
+    '--project',
+    ctx.projectRoot,
+    '--socket',
+    socketArg(ctx),
+    '--session',
+    ctx.session,
+    'supervise',
+  ];
 }
 
 /** The environment window 0 gets: jaggers' bin folder first on PATH, and the log level asked for. */

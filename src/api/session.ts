@@ -22,7 +22,16 @@ export function socketArg(ctx: Context): string {
 export async function ensureSession(ctx: Context, size: { width: number; height: number }): Promise<void> {
   if (await hasSession(ctx.server, ctx.session)) return;
   const env = Object.entries(supervisorEnv(ctx)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  // remain-on-exit first, in the same tmux call: a supervisor that dies as it starts leaves window 0 (and
+  // the session) with what it printed, for the command to report, instead of taking the session along.
   const r = await runOneShot(ctx.server, [
+    'start-server',
+    ';',
+    'set-option',
+    '-g',
+    'remain-on-exit',
+    'on',
+    ';',
     'new-session',
     '-d',
     '-s',

@@ -148,6 +148,7 @@ export function compose(d: SupervisorDeps) {
     loadProfile: profile,
   });
 
+  const homes = new Map<number, string>();
   const turnEnv: TurnEnv = {
     io,
     watch: watcher,
@@ -155,7 +156,17 @@ export function compose(d: SupervisorDeps) {
     ...dirs,
     log,
     emit: (e: TurnEventData) => void hub.publish('turn', { ...e }),
-    homeOf: async (pid) => (pid ? homeOfPid(pid, os.homedir()) : os.homedir()),
+    homeOf: async (pid) => {
+      if (!pid) return os.homedir();
+      // A process's HOME never changes: read once per pid (the agents' pids change only on a restart).
+      let home = homes.get(pid);
+      if (home === undefined) {
+        home = await homeOfPid(pid, os.homedir());
+        if (homes.size > 1000) homes.clear();
+        homes.set(pid, home);
+      }
+      return home;
+    },
     discoverPin: async (target, home, tag) => {
       if (!target.terminalId) return;
       // Loaded when first needed: it runs the CLI with execa, which the supervisor's start does without.

@@ -5,7 +5,7 @@
 import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { apiSocketPath, serveConfigPath, supervisorLockPath } from '../api/paths.js';
-import { onceSoon } from '../coalesced.js';
+import { atMostEvery } from '../coalesced.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import type { Output } from '../output.js';
@@ -64,7 +64,8 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile });
     await supervisor.start();
     const errors: string[] = [];
-    const redraw = onceSoon(() => {
+    // For a person's eyes: four times a second at most, however fast the states change.
+    const redraw = atMostEvery(250, () => {
       void supervisor.views.terminals(undefined, { fresh: false }).then(
         (rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)),
         () => {},

@@ -111,4 +111,27 @@ describe('one queue per agent', () => {
     ]);
     expect(Date.parse(jobs[1]!.history.find((x) => x.state === 'starting')!.at)).toBeGreaterThanOrEqual(Date.parse(jobs[0]!.history.at(-1)!.at));
   });
+
+  it('Ctrl-C on run leaves the workflow task running and says how to follow it', async () => {
+    const run = execa(process.execPath, [jaggersBin, 'run', 'handoff', '--task', 'a task that outlives its command', '--agents', 'alpha'], {
+      cwd: rig.root,
+      env: rig.env,
+      reject: false,
+    });
+    // Its turn went in: the task runs in the supervisor now.
+    await untilEvent(api(rig), 'job', async () => ((await received()).length === 1 ? true : null), "the task's turn going in");
+    run.kill('SIGINT');
+    const r = await run;
+    expect(r.exitCode).toBe(130);
+    const id = /task (\S+) goes on in the supervisor; follow it with `jaggers show \1`, or here again with `jaggers resume \1`/.exec(r.stderr)?.[1];
+    expect(id, r.stderr).toBeDefined();
+    const done = await untilEvent(
+      api(rig),
+      'task',
+      async () => ((t) => (t.status === 'done' ? t : null))(await api(rig).call<{ status: string }>('GET', `/v1/tasks/${id}`)),
+      'the task done',
+    );
+    expect(done.status).toBe('done');
+    expect((await received()).length).toBe(1);
+  });
 });

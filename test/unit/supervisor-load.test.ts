@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/package-root.js';
+import { packageRoot, SUPERVISOR_NODE_FLAGS } from '../../src/package-root.js';
 import { requireWithCodeCache } from '../../src/supervisor/load.js';
 import { tempDirs } from '../helpers/temp-dir.js';
 
@@ -36,11 +36,12 @@ describe('requireWithCodeCache', () => {
     expect((changed.module as { where(): string[] }).where()).toEqual(['changed, and longer than it was before']);
   });
 
-  it('the built supervisor bundle loads with the cache the build made, in a node of its own', async () => {
+  it("the built supervisor bundle loads with the cache the build made, in a node of its own run with the supervisor's flags", async () => {
     const load = pathToFileURL(path.join(packageRoot, 'dist', 'src', 'supervisor', 'load.js')).href;
     const r = await execa(
       process.execPath,
       [
+        ...SUPERVISOR_NODE_FLAGS,
         '--input-type=module',
         '-e',
         `const l = await import(${JSON.stringify(load)}); const r = l.requireWithCodeCache(l.supervisorBundle, l.supervisorCodeCache); console.log(r.cache, typeof r.module.runSupervisor); process.exit(0);`,
