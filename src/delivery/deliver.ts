@@ -145,7 +145,9 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
           await io.paste(target.paneId, text);
         }),
         inspect: fromPromise(async () => {
-          pastedVisible = sight(await io.capture(target.paneId)).inInput;
+          // Only `send` takes the text leaving the box as proof (acceptCleared): for a prompt with a
+          // nonce, what the box showed before the submit key changes nothing, so no capture for it.
+          if (opts.acceptCleared) pastedVisible = sight(await io.capture(target.paneId)).inInput;
         }),
         submit: fromPromise(async () => {
           await io.sendKeys(target.paneId, d.submitKeys);

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { displayMessage, humanClients, setWindowOption } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import type { Log } from '../logger.js';
+import { noteAttention } from './publish.js';
 
 export interface Notice {
   agent: string;
@@ -35,7 +36,10 @@ export class Notifier {
     this.emit(n);
     const text = `jaggers: ${n.agent} ${n.state === 'waiting_input' ? 'waits for you' : n.state}: ${n.reason}`.slice(0, 300);
     // A waiting agent's window is marked with its state (publishStatus); a failed turn marks it here.
-    if (n.state !== 'waiting_input') await setWindowOption(this.tmux, n.windowId, '@jaggers_attention', n.state).catch(() => {});
+    if (n.state !== 'waiting_input') {
+      noteAttention(n.windowId, n.state);
+      await setWindowOption(this.tmux, n.windowId, '@jaggers_attention', n.state).catch(() => {});
+    }
     for (const client of await humanClients(this.tmux).catch(() => [])) await displayMessage(this.tmux, client, text).catch(() => {});
     const setting = await this.setting().catch(() => undefined);
     if (setting) await this.run(notifyArgv(setting), n);

@@ -16,6 +16,14 @@ export interface PublishedStatus {
  * marked (`@jaggers_attention`) while the agent waits for a person. The attention mark goes with the
  * state, in one burst of commands, so the status line's next redraw shows both.
  */
+/** The attention mark each window has now, as this process set it: unchanged, it is not set again. */
+const attention = new Map<string, string | null>();
+
+/** Note a mark set elsewhere (a notice of a failed turn), so the next state change clears it. */
+export function noteAttention(windowId: string, value: string | null): void {
+  attention.set(windowId, value);
+}
+
 export async function publishStatus(c: ControlClient, change: StatusChange): Promise<void> {
   const why: PublishedStatus = {
     state: change.status,
@@ -26,8 +34,12 @@ export async function publishStatus(c: ControlClient, change: StatusChange): Pro
     turns: change.turns,
   };
   const target = change.pane.windowId;
+  const mark = change.status === 'waiting_input' ? 'waiting_input' : null;
+  const same = attention.has(target) && attention.get(target) === mark;
+  if (attention.size > 10_000) attention.clear();
+  attention.set(target, mark);
   await Promise.all([
-    setWindowOption(c, target, '@jaggers_attention', change.status === 'waiting_input' ? 'waiting_input' : null),
+    ...(same ? [] : [setWindowOption(c, target, '@jaggers_attention', mark)]),
     setWindowOption(c, target, '@jaggers_state', change.status),
     setWindowOption(c, target, '@jaggers_why', JSON.stringify(why)),
   ]);

@@ -67,7 +67,9 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
         const t = await w.readTranscript().catch(() => null);
         sawTranscript = t === null ? 'no reply to this prompt yet' : t.finished ? 'a finished reply' : 'a reply still being written';
         if (t?.finished) {
-          if (watch.snapshot(w.paneId)?.screen?.status === 'busy') {
+          // The pane's machine already says the turn ended (a CLI's state file decides that before its
+          // screen is read again): the last screen reading is older than that, and holds nothing back.
+          if (watch.snapshot(w.paneId)?.screen?.status === 'busy' && status === 'busy') {
             busyWait ??= performance.now();
             if (performance.now() - busyWait < SCREEN_BUSY_GRACE_MS) return later(100);
           }

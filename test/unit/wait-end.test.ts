@@ -9,11 +9,11 @@ import type { TurnWatch } from '../../src/turns/ports.js';
 import { waitForTurnEnd } from '../../src/turns/wait-end.js';
 
 /** One pane whose screen reading the test sets, and tells the wait about as a new screen would. */
-function fakeWatch(): { watch: TurnWatch; show(status: Classification['status']): void } {
+function fakeWatch(machine = 'busy'): { watch: TurnWatch; show(status: Classification['status']): void } {
   let screen: Classification = { status: 'busy', rule: 'spinner', lines: [] };
   const screens = new Set<(paneId: string, screen: string) => void>();
   const watch: TurnWatch = {
-    status: () => 'busy',
+    status: () => machine,
     onChange: () => () => {},
     onScreen: (l) => {
       screens.add(l);
@@ -78,6 +78,20 @@ describe('waitForTurnEnd with a transcript', () => {
     await vi.advanceTimersByTimeAsync(2900);
     expect(ended()).toBe(false);
     await vi.advanceTimersByTimeAsync(300);
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'the answer' });
+  });
+
+  it("a finished reply ends the turn at once when the pane's machine already says done (its state file did), whatever the last screen read", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const f = fakeWatch('done');
+    let over = false;
+    const end = waitForTurnEnd(
+      f.watch,
+      io,
+      spec(async () => ({ text: 'the answer', finished: true })),
+    ).then((e) => ((over = true), e));
+    await vi.advanceTimersByTimeAsync(50);
+    expect(over).toBe(true);
     await expect(end).resolves.toEqual({ by: 'transcript', reply: 'the answer' });
   });
 
