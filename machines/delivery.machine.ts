@@ -21,6 +21,19 @@ export interface DeliveryInput {
   acceptCleared?: boolean;
   /** False for a profile without detection rules: nothing can prove the prompt was taken, so none is sought. */
   verify?: boolean;
+  /** The tmux work, one function per step (tests may `provide` actors instead). */
+  work?: DeliveryWork;
+}
+
+/** The steps that touch the pane; the machine decides when each runs. */
+export interface DeliveryWork {
+  waitReady(): Promise<void>;
+  paste(): Promise<void>;
+  /** A look after the paste settled, before the submit key: is the text in the input box? */
+  inspect(): Promise<void>;
+  submit(): Promise<void>;
+  /** A fresh look at the pane (its visible screen), judged against the one before the paste. */
+  look(): Promise<Evidence>;
 }
 
 /** What a look at the pane says about the prompt (see `src/delivery/evidence.ts`). */
@@ -48,7 +61,8 @@ const outputOf = (event: unknown) => (event as { output: Evidence }).output;
  * more echo of the prompt than before the paste. A finished turn alone proves nothing (after a resume
  * an old turn summary is on screen). While the text still sits in the input box the submit key is
  * pressed again (bounded); when the screen says neither, it only looks again. Never a second paste.
- * The tmux work is done by actors handed in with `provide`, so the machine runs without tmux in tests.
+ * The tmux work comes in with the input (`work`), one machine for every delivery; tests hand in
+ * actors with `provide` instead, so the machine runs without tmux.
  */
 export const deliveryMachine = setup({
   types: {
@@ -58,13 +72,11 @@ export const deliveryMachine = setup({
     output: {} as DeliveryResult,
   },
   actors: {
-    waitReady: fromPromise<void>(async () => {}),
-    paste: fromPromise<void>(async () => {}),
-    /** A look after the paste settled, before the submit key: is the text in the input box? */
-    inspect: fromPromise<void>(async () => {}),
-    submit: fromPromise<void>(async () => {}),
-    /** A fresh look at the pane (its visible screen), judged against the one before the paste. */
-    look: fromPromise<Evidence>(async () => 'unknown'),
+    waitReady: fromPromise<void, DeliveryWork | undefined>(async ({ input }) => input?.waitReady()),
+    paste: fromPromise<void, DeliveryWork | undefined>(async ({ input }) => input?.paste()),
+    inspect: fromPromise<void, DeliveryWork | undefined>(async ({ input }) => input?.inspect()),
+    submit: fromPromise<void, DeliveryWork | undefined>(async ({ input }) => input?.submit()),
+    look: fromPromise<Evidence, DeliveryWork | undefined>(async ({ input }) => (input ? input.look() : 'unknown')),
   },
   guards: {
     working: ({ event }) => event.type === 'STATUS' && (event.status === 'busy' || event.status === 'waiting_input'),
@@ -102,6 +114,7 @@ export const deliveryMachine = setup({
       description: 'Wait until the agent is idle or done (what its profile calls ready).',
       invoke: {
         src: 'waitReady',
+        input: ({ context }) => context.work,
         onDone: 'pasting',
         onError: { target: 'notReady', actions: assign({ result: ({ event }) => ({ kind: 'not-ready' as const, status: errorText(event.error) }) }) },
       },
@@ -110,6 +123,7 @@ export const deliveryMachine = setup({
       description: 'Load the text into a uniquely named buffer and paste it once, bracketed.',
       invoke: {
         src: 'paste',
+        input: ({ context }) => context.work,
         onDone: 'settling',
         onError: { target: 'paneGone', actions: assign({ result: ({ event }) => ({ kind: 'pane-gone' as const, error: errorText(event.error) }) }) },
       },
@@ -120,7 +134,7 @@ export const deliveryMachine = setup({
     },
     inspecting: {
       description: 'Note whether the pasted text shows in the input box before it is submitted.',
-      invoke: { src: 'inspect', onDone: 'verifying', onError: 'verifying' },
+      invoke: { src: 'inspect', input: ({ context }) => context.work, onDone: 'verifying', onError: 'verifying' },
     },
     verifying: {
       description: 'Submit, then watch for proof the agent took the prompt.',
@@ -143,6 +157,7 @@ export const deliveryMachine = setup({
           entry: 'countSubmit',
           invoke: {
             src: 'submit',
+            input: ({ context }) => context.work,
             onDone: [{ guard: 'unverifiable', target: '#delivery.delivered', actions: { type: 'delivered', params: 'unverified' } }, { target: 'watching' }],
             onError: {
               target: '#delivery.paneGone',
@@ -157,6 +172,7 @@ export const deliveryMachine = setup({
         looking: {
           invoke: {
             src: 'look',
+            input: ({ context }) => context.work,
             onDone: [
               { guard: 'lookTaken', target: '#delivery.delivered', actions: { type: 'delivered', params: 'echo' } },
               { guard: 'lookCleared', target: '#delivery.delivered', actions: { type: 'delivered', params: 'cleared' } },

@@ -12,40 +12,22 @@
 // Everything runs in a private world: temp project and HOME, own TMUX_TMPDIR and socket, TMUX and
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchWorld, cpuTicks, pct, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
 const [RUNS = 15, AGENTS = 50, IDLE_S = 20] = process.argv.slice(2).map(Number);
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const ms = (x) => `${x.toFixed(1)} ms`;
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
-function cpuTicks(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-}
 const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 
-const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'jaggers-bench-api-')));
-const root = path.join(base, 'project');
-const home = path.join(base, 'home');
-const tmux = path.join(base, 'tmux');
-await Promise.all([root, home, tmux].map((d) => mkdir(d, { recursive: true })));
-const socket = `jgbench-${path.basename(base).slice(-6)}`;
-const env = { ...process.env, HOME: home, TMUX_TMPDIR: tmux, JAGGERS_SOCKET: socket };
-delete env.TMUX;
-delete env.TMUX_PANE;
+const { base, root, socket, env } = await benchWorld('api');
 const jaggers = (...args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, env, encoding: 'utf8' });
 
 try {

@@ -21,12 +21,13 @@
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/src/api/client.js';
+import { benchWorld, cpuPressure, cpuTicks, load, pct, startedAt, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -36,34 +37,9 @@ const AGENTS = 10;
 /** The fake agents' think time in the latency and throughput phases. */
 const THINK_MS = 100;
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const ms = (x) => `${x.toFixed(1)} ms`.padStart(10);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const cpuPressure = () => /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?';
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-/** User + system CPU time of a process so far, in clock ticks. */
-const cpuTicks = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
-/** When a process started, in ms since the epoch (to the clock tick, 10 ms): its age from /proc/uptime. */
-const startedAt = (pid) => {
-  const start = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[19]) / ticks;
-  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-  return Date.now() - (uptime - start) * 1000;
-};
 
-const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'jaggers-bench-jobs-')));
-const root = path.join(base, 'project');
-const home = path.join(base, 'home');
-const tmux = path.join(base, 'tmux');
-await Promise.all([root, home, tmux].map((d) => mkdir(d, { recursive: true })));
-const socket = `jgbench-jobs-${path.basename(base).slice(-6)}`;
-const env = { ...process.env, HOME: home, TMUX_TMPDIR: tmux, JAGGERS_SOCKET: socket };
-for (const k of ['TMUX', 'TMUX_PANE', 'JAGGERS_TERMINAL_ID', 'JAGGERS_TASK_ID']) delete env[k];
+const { base, root, socket, env } = await benchWorld('jobs');
 
 const jaggers = (...args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, env, encoding: 'utf8' });
 /** Wall time of one whole process; throws when it fails. */

@@ -18,41 +18,23 @@
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/src/api/client.js';
+import { benchWorld, cpuPressure, cpuTicks, load, pct, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
 const [ITEMS = 1000, HANDOFFS = 20, THINK_MS = 100] = process.argv.slice(2).map(Number);
 const AGENTS = 10;
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 const ms = (x) => `${x.toFixed(1)} ms`.padStart(10);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const cpuPressure = () => /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?';
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-const cpuTicks = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
 const hex = (n) => randomBytes(n).toString('hex');
 
-const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'jaggers-bench-queue-')));
-const root = path.join(base, 'project');
-const home = path.join(base, 'home');
-const tmux = path.join(base, 'tmux');
-const prompts = path.join(base, 'prompts');
-await Promise.all([root, home, tmux, prompts].map((d) => mkdir(d, { recursive: true })));
-const socket = `jgbench-queue-${path.basename(base).slice(-6)}`;
-const env = { ...process.env, HOME: home, TMUX_TMPDIR: tmux, JAGGERS_SOCKET: socket };
-for (const k of ['TMUX', 'TMUX_PANE', 'JAGGERS_TERMINAL_ID', 'JAGGERS_TASK_ID']) delete env[k];
+const { base, root, dirs, socket, env } = await benchWorld('queue', ['prompts']);
+const prompts = dirs.prompts;
 const jaggers = (...args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, env, encoding: 'utf8' });
 const api = new ApiClient({ socketPath: path.join(root, '.jaggers', 'jaggers.sock') });
 

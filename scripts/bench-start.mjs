@@ -16,47 +16,21 @@
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchWorld, cpuPressure, load, pct, startedAt } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
 const [RUNS = 20, KILLS = 10, AGENTS = 5] = process.argv.slice(2).map(Number);
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const ms = (x) => `${x.toFixed(1)} ms`.padStart(9);
 const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} ms`.padStart(9);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const cpuPressure = () => {
-  try {
-    return /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?';
-  } catch {
-    return '?';
-  }
-};
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-/** When a process started, in ms since the epoch (to the clock tick, 10 ms): its age from /proc/uptime. */
-const startedAt = (pid) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) / ticks;
-  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-  return Date.now() - (uptime - start) * 1000;
-};
 
-const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'jaggers-bench-start-')));
-const root = path.join(base, 'project');
-const home = path.join(base, 'home');
-const tmux = path.join(base, 'tmux');
-await Promise.all([root, home, tmux].map((d) => mkdir(d, { recursive: true })));
-const socket = `jgbench-start-${path.basename(base).slice(-6)}`;
-const env = { ...process.env, HOME: home, TMUX_TMPDIR: tmux, JAGGERS_SOCKET: socket };
-for (const k of ['TMUX', 'TMUX_PANE', 'JAGGERS_TERMINAL_ID', 'JAGGERS_TASK_ID', 'JAGGERS_LOG']) delete env[k];
+const { base, root, socket, env } = await benchWorld('start');
 const apiSocket = path.join(root, '.jaggers', 'jaggers.sock');
 const logFile = path.join(root, '.jaggers', 'logs', 'current.log');
 

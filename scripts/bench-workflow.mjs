@@ -26,7 +26,7 @@
 // windows are closed when its figures are taken, so every task starts in the same world.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,7 @@ import { ApiClient } from '../dist/src/api/client.js';
 import { apiSocketPath, currentLogPath } from '../dist/src/api/paths.js';
 import { nextTurn } from '../dist/src/handover/artifact.js';
 import { processRuns, untilGone } from '../dist/src/proc-state.js';
+import { benchWorld, cpuPressure, load, startedAt } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -63,27 +64,11 @@ const pct = (xs, p) => {
 };
 const f = (x) => (Number.isFinite(x) ? x.toFixed(0) : '—').padStart(6);
 const at = (iso) => Date.parse(iso);
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const cpuPressure = () => /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?';
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-/** When a process started, in ms since the epoch (to the clock tick): its age from /proc/uptime. */
-const startedAt = (pid) => {
-  const start = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[19]) / ticks;
-  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-  return Date.now() - (uptime - start) * 1000;
-};
 
 // ---------------------------------------------------------------------------------------------
 // The private world.
 
-const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'jaggers-bench-workflow-')));
-const root = path.join(base, 'project');
-const home = path.join(base, 'home');
-const tmuxDir = path.join(base, 'tmux');
-await Promise.all([root, home, tmuxDir].map((d) => mkdir(d, { recursive: true })));
-const socket = `jgbench-wf-${path.basename(base).slice(-6)}`;
-const env = { ...process.env, HOME: home, TMUX_TMPDIR: tmuxDir, JAGGERS_SOCKET: socket };
-for (const k of ['TMUX', 'TMUX_PANE', 'JAGGERS_TERMINAL_ID', 'JAGGERS_TASK_ID', 'JAGGERS_PROJECT', 'JAGGERS_LOG']) delete env[k];
+const { base, root, socket, env } = await benchWorld('workflow');
 const jaggersDir = path.join(root, '.jaggers');
 const api = new ApiClient({ socketPath: apiSocketPath(jaggersDir) });
 const slowTrace = path.join(base, 'trace-slow.jsonl');

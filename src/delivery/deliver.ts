@@ -1,5 +1,5 @@
-import { createActor, fromPromise, toPromise } from 'xstate';
-import { deliveryMachine, type DeliveryResult } from '../../machines/delivery.machine.js';
+import { createActor, toPromise } from 'xstate';
+import { deliveryMachine, type DeliveryResult, type DeliveryWork } from '../../machines/delivery.machine.js';
 import { regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { inputAreaLines, promptEvidence, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
@@ -122,51 +122,48 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   /** The pasted text showed in the input box before the submit key. */
   let pastedVisible = false;
   const judge = (screen: string) => promptEvidence(before!, sight(screen), pastedVisible);
-  const actor = createActor(
-    deliveryMachine.provide({
-      actors: {
-        waitReady: fromPromise(() => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs)),
-        paste: fromPromise(async () => {
-          await io.leaveMode(target.paneId);
-          let screen = await io.capture(target.paneId);
-          const left = stray(screen);
-          if (left) {
-            // An earlier prompt was typed but never submitted (its sender died between paste and Enter):
-            // pasting now would join the two. Empty the box first, and see it empty (the TUI redraws
-            // a moment after the keys).
-            if (d.clearKeys.length) await io.sendKeys(target.paneId, d.clearKeys);
-            screen = await cleared(screen);
-            if (stray(screen))
-              throw new StrayPrompt(
-                `the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`,
-              );
-          }
-          before = sight(screen);
-          await io.paste(target.paneId, text);
-        }),
-        inspect: fromPromise(async () => {
-          // Only `send` takes the text leaving the box as proof (acceptCleared): for a prompt with a
-          // nonce, what the box showed before the submit key changes nothing, so no capture for it.
-          if (opts.acceptCleared) pastedVisible = sight(await io.capture(target.paneId)).inInput;
-        }),
-        submit: fromPromise(async () => {
-          await io.sendKeys(target.paneId, d.submitKeys);
-          status.inputSent(target.paneId);
-        }),
-        look: fromPromise(async () => judge(await io.capture(target.paneId))),
-      },
-    }),
-    {
-      input: {
-        settleMs: d.settleMs,
-        retryAfterMs: opts.retryAfterMs ?? 1500,
-        verifyTimeoutMs: opts.verifyTimeoutMs ?? d.verifyTimeoutMs,
-        maxSubmitRetries: d.maxSubmitRetries,
-        acceptCleared: opts.acceptCleared ?? false,
-        verify: target.profile.detect.rules.length > 0,
-      },
+  const work: DeliveryWork = {
+    waitReady: () => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs),
+    paste: async () => {
+      await io.leaveMode(target.paneId);
+      let screen = await io.capture(target.paneId);
+      const left = stray(screen);
+      if (left) {
+        // An earlier prompt was typed but never submitted (its sender died between paste and Enter):
+        // pasting now would join the two. Empty the box first, and see it empty (the TUI redraws
+        // a moment after the keys).
+        if (d.clearKeys.length) await io.sendKeys(target.paneId, d.clearKeys);
+        screen = await cleared(screen);
+        if (stray(screen))
+          throw new StrayPrompt(
+            `the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`,
+          );
+      }
+      before = sight(screen);
+      await io.paste(target.paneId, text);
     },
-  );
+    inspect: async () => {
+      // Only `send` takes the text leaving the box as proof (acceptCleared): for a prompt with a
+      // nonce, what the box showed before the submit key changes nothing, so no capture for it.
+      if (opts.acceptCleared) pastedVisible = sight(await io.capture(target.paneId)).inInput;
+    },
+    submit: async () => {
+      await io.sendKeys(target.paneId, d.submitKeys);
+      status.inputSent(target.paneId);
+    },
+    look: async () => judge(await io.capture(target.paneId)),
+  };
+  const actor = createActor(deliveryMachine, {
+    input: {
+      work,
+      settleMs: d.settleMs,
+      retryAfterMs: opts.retryAfterMs ?? 1500,
+      verifyTimeoutMs: opts.verifyTimeoutMs ?? d.verifyTimeoutMs,
+      maxSubmitRetries: d.maxSubmitRetries,
+      acceptCleared: opts.acceptCleared ?? false,
+      verify: target.profile.detect.rules.length > 0,
+    },
+  });
   const offStatus = status.onChange((c) => {
     if (c.pane.paneId !== target.paneId || actor.getSnapshot().status !== 'active') return;
     if (c.status === 'exited') actor.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });

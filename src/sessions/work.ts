@@ -159,11 +159,19 @@ function message(data: WorkData, e: JournalEvent & { messageId: string }): Messa
  */
 export const KEEP_FINISHED = 500;
 
+/** The records without their oldest finished ones beyond KEEP_FINISHED (counted without a copy: this runs on every ending). */
 function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean): Record<string, R> {
-  const done = Object.entries(records).filter(([, r]) => finished(r));
-  if (done.length <= KEEP_FINISHED) return records;
+  const ids = Object.keys(records);
+  let drop = -KEEP_FINISHED;
+  for (const id of ids) if (finished(records[id]!)) drop++;
+  if (drop <= 0) return records;
   const out = { ...records };
-  for (const [id] of done.slice(0, done.length - KEEP_FINISHED)) delete out[id];
+  for (const id of ids) {
+    if (drop === 0) break;
+    if (!finished(records[id]!)) continue;
+    delete out[id];
+    drop--;
+  }
   return out;
 }
 

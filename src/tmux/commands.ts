@@ -119,11 +119,19 @@ export async function capturePane(c: ControlClient, paneId: string, opts: { ansi
   return r.lines.join('\n');
 }
 
+/** Text that goes into a buffer on the command line itself: one line, no control characters, 4 KiB at most. */
+const INLINE_TEXT = /^[^\p{Cc}]{0,4096}$/u;
+
 /**
  * Put arbitrary text (any bytes, newlines, quotes, 1 MB) into a uniquely named tmux buffer. Control
- * mode is one line per command, so the text travels through a private temporary file.
+ * mode is one line per command, so any other text travels through a private temporary file; one short
+ * line (a pointer prompt) is given to `set-buffer` quoted, with no file.
  */
 export async function loadBuffer(c: ControlClient, name: string, text: string): Promise<void> {
+  if (INLINE_TEXT.test(text) && Buffer.byteLength(text) <= 4096) {
+    await c.runOk(['set-buffer', '-b', name, '--', text]);
+    return;
+  }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'jaggers-buf-'));
   const file = path.join(dir, 'text');
   try {

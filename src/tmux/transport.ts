@@ -41,9 +41,20 @@ export function localTransport(server: TmuxServer, clientArgs: readonly string[]
   });
   // A write after tmux exited raises EPIPE on the stream; the close callback reports the exit.
   child.stdin.on('error', () => {});
+  // Commands sent in the same tick go to tmux in one write (a status change sends two or three).
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    child.stdin.uncork();
+  };
   return {
     pid: child.pid,
     write(text) {
+      if (!corked) {
+        corked = true;
+        child.stdin.cork();
+        process.nextTick(uncork);
+      }
       child.stdin.write(text);
     },
     onData(cb) {

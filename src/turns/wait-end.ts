@@ -4,6 +4,7 @@
 import { coalesced } from '../coalesced.js';
 import type { PaneIO } from '../delivery/ports.js';
 import { JaggersError } from '../errors.js';
+import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
 import { describeScreenEnd, screenTurnEnd, type ScreenEnd } from '../handover/reply.js';
 import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
@@ -27,6 +28,21 @@ export interface WaitSpec {
 }
 
 const HISTORY_LINES = 3000;
+/**
+ * History lines of the first look: the prompt's echo is nearly always in them, and a pane's whole
+ * history (which grows with every turn) is read only when it is not. Everything read from a screen
+ * for a turn's end comes after the echo's last sighting, so the two readings give the same answer.
+ */
+export const RECENT_LINES = 200;
+
+/** The screen from the prompt's echo on: the recent lines when the echo is in them, else the whole history. */
+export async function screenSinceEcho(io: PaneIO, paneId: string, nonce: string, profile: Profile): Promise<string | null> {
+  const recent = await io.capture(paneId, { history: RECENT_LINES }).catch(() => null);
+  if (recent === null) return null;
+  const tag = `[jg:${nonce}]`;
+  if (recent.includes(tag) && splitAtInputArea(recent, inputAreaLines(profile)).above.some((l) => l.includes(tag))) return recent;
+  return io.capture(paneId, { history: HISTORY_LINES }).catch(() => null);
+}
 /** How long a screen that shows the end waits for the transcript's finished reply, where the CLI keeps one. */
 const TRANSCRIPT_GRACE_MS = 1500;
 /**
@@ -81,7 +97,7 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       // A history capture only when the visible screen may show an ended turn (cheap gate first).
       const worthALook = settled || (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input');
       if (worthALook) {
-        const screen = await io.capture(w.paneId, { history: HISTORY_LINES }).catch(() => null);
+        const screen = await screenSinceEcho(io, w.paneId, w.nonce, w.profile);
         if (finished || screen === null) return;
         sawScreen = screenTurnEnd(screen, w.nonce, w.profile);
         if (sawScreen.ended) {

@@ -101,6 +101,9 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
       'backticks `rm -rf /` and \'single\' "double" quotes',
       'CJK 日本語 中文 한국어, emoji 🎉👩‍👩‍👧, combining é (e\u0301)',
       'tmux syntax #{pane_id} ~ \\ ; \\;',
+      '-b looks like an option',
+      '--',
+      "'",
     ];
     for (const [i, text] of hostile.entries()) {
       expect((await send('a2', text)).kind).toBe('delivered');

@@ -19,6 +19,7 @@ import { checkDeliveries, deliveryProblems, parsePromptLog, type Receipt, type S
 import { whenDirSays } from '../helpers/dir-watch.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
+import { seededRandom } from '../helpers/seeded.js';
 
 const MESSAGES = Number(process.env.JG_CRASH_MESSAGES ?? 1000);
 const KILLS = Number(process.env.JG_CRASH_KILLS ?? 5);
@@ -28,18 +29,6 @@ const AGENTS = Array.from({ length: 10 }, (_, i) => `a${i}`);
 const SENDERS = AGENTS.slice(0, 5);
 /** Bound on the whole delivery after the last kill. */
 const DELIVERY_TIMEOUT_MS = 200_000;
-
-/** A small seeded generator (mulberry32), so a failing run's choices can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Planned extends SentMessage {
   text: string;
@@ -119,7 +108,7 @@ describe('the inbox through supervisor crashes', () => {
 
   it(`${MESSAGES} messages from ${SENDERS.length} senders to ${AGENTS.length} agents, the supervisor killed ${KILLS} times: each delivered exactly once, in order per sender`, async () => {
     const t0 = performance.now();
-    const rand = random(SEED);
+    const rand = seededRandom(SEED);
     const plan = planMessages(rand);
     const kills = planKills(rand);
     const sent = plan.flat();

@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import { whenDirSays } from '../helpers/dir-watch.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
+import { seededRandom } from '../helpers/seeded.js';
 import { checkWork, workProblems, type WorkItemSeen } from '../helpers/work-check.js';
 
 const KILLS = Number(process.env.JG_WORK_CRASH_KILLS ?? 5);
@@ -29,17 +30,6 @@ const AGENTS = ['a0', 'a1', 'a2', 'a3'];
 /** Items of each kind per agent, made one after the other by that agent's client. */
 const PER_AGENT = Number(process.env.JG_WORK_CRASH_ITEMS ?? 8);
 const SETTLE_TIMEOUT_MS = 180_000;
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 const supervisorDown = (e: unknown) => e instanceof JaggersError && (e.code === 'E_SUPERVISOR_DOWN' || e.code === 'E_SUPERVISOR_START');
@@ -88,7 +78,7 @@ describe('work items through supervisor crashes', () => {
   };
 
   it(`handoffs, sends, jobs, messages, workflow turns and flow runs, the supervisor killed ${KILLS} times at random moments: each item once, in queue order, handoffs done with their replies`, async () => {
-    const rand = random(SEED);
+    const rand = seededRandom(SEED);
     expect((await rig.run(['up'])).code).toBe(0);
     const ctx: Context = await resolveContext({}, rig.env, rig.root);
     // A request the supervisor dropped (it was killed) is sent again with the same id, as the commands do.

@@ -1,8 +1,8 @@
-// The delivery machine with fake actors on a simulated clock: what counts as proof that a prompt was
+// The delivery machine with fake steps on a simulated clock: what counts as proof that a prompt was
 // taken, when the submit key is pressed again, and that the text is never pasted twice.
-import { createActor, fromPromise, SimulatedClock, toPromise } from 'xstate';
+import { createActor, SimulatedClock, toPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { deliveryMachine, type DeliveryResult, type Evidence } from '../../machines/delivery.machine.js';
+import { deliveryMachine, type DeliveryResult, type DeliveryWork, type Evidence } from '../../machines/delivery.machine.js';
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
@@ -10,30 +10,28 @@ const flush = () => new Promise<void>((r) => setImmediate(r));
 function start(looks: Evidence[], opts: { maxSubmitRetries?: number; acceptCleared?: boolean } = {}) {
   const clock = new SimulatedClock();
   const calls = { paste: 0, submit: 0, look: 0 };
-  const actor = createActor(
-    deliveryMachine.provide({
-      actors: {
-        waitReady: fromPromise(async () => {}),
-        paste: fromPromise<void>(async () => {
-          calls.paste++;
-        }),
-        submit: fromPromise<void>(async () => {
-          calls.submit++;
-        }),
-        look: fromPromise(async () => looks[Math.min(calls.look++, looks.length - 1)]!),
-      },
-    }),
-    {
-      input: {
-        settleMs: 200,
-        retryAfterMs: 1000,
-        verifyTimeoutMs: 10_000,
-        maxSubmitRetries: opts.maxSubmitRetries ?? 2,
-        acceptCleared: opts.acceptCleared ?? false,
-      },
-      clock,
+  const work: DeliveryWork = {
+    waitReady: async () => {},
+    paste: async () => {
+      calls.paste++;
     },
-  );
+    inspect: async () => {},
+    submit: async () => {
+      calls.submit++;
+    },
+    look: async () => looks[Math.min(calls.look++, looks.length - 1)]!,
+  };
+  const actor = createActor(deliveryMachine, {
+    input: {
+      settleMs: 200,
+      retryAfterMs: 1000,
+      verifyTimeoutMs: 10_000,
+      maxSubmitRetries: opts.maxSubmitRetries ?? 2,
+      acceptCleared: opts.acceptCleared ?? false,
+      work,
+    },
+    clock,
+  });
   const result = toPromise(actor);
   actor.start();
   /** Lets the promise actors finish, then moves the clock. */

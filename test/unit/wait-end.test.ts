@@ -6,7 +6,11 @@ import type { Classification } from '../../src/detect/classify.js';
 import type { PaneIO } from '../../src/delivery/ports.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
 import type { TurnWatch } from '../../src/turns/ports.js';
-import { waitForTurnEnd } from '../../src/turns/wait-end.js';
+import { RECENT_LINES, screenSinceEcho, waitForTurnEnd } from '../../src/turns/wait-end.js';
+import { replyFromScreen, screenTurnEnd } from '../../src/handover/reply.js';
+import { packageRoot } from '../../src/package-root.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 /** One pane whose screen reading the test sets, and tells the wait about as a new screen would. */
 function fakeWatch(machine = 'busy'): { watch: TurnWatch; show(status: Classification['status']): void } {
@@ -110,5 +114,55 @@ describe('waitForTurnEnd with a transcript', () => {
     f.show('idle');
     await vi.advanceTimersByTimeAsync(5000);
     expect(ended).toBe(false);
+  });
+});
+
+describe('screenSinceEcho: the screen a turn end is read from', () => {
+  const demo = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')));
+  /** A pane of 10 rows over `lines` of history; records the history each capture asked for. */
+  function pane(lines: string[]) {
+    const asked: number[] = [];
+    const paneIo: PaneIO = {
+      ...io,
+      capture: async (_id, o) => {
+        asked.push(o?.history ?? 0);
+        return lines.slice(-((o?.history ?? 0) + 10)).join('\n');
+      },
+    };
+    return { io: paneIo, asked };
+  }
+  const filler = (n: number, what: string) => Array.from({ length: n }, (_, i) => `${what} ${i}`);
+  const input = ['', '> ', '  ? for shortcuts'];
+
+  it('an echo among the recent lines: one capture of them, read as the whole history would be', async () => {
+    const lines = [...filler(2000, 'old turn'), '> do it [jg:n1]', ' ✦ done it', ...filler(20, 'reply'), ...input];
+    const p = pane(lines);
+    const screen = await screenSinceEcho(p.io, '%1', 'n1', demo);
+    expect(p.asked).toEqual([RECENT_LINES]);
+    expect(replyFromScreen(screen!, 'n1', demo)).toBe(replyFromScreen(lines.join('\n'), 'n1', demo));
+    expect(screenTurnEnd(screen!, 'n1', demo)).toEqual(screenTurnEnd(lines.join('\n'), 'n1', demo));
+  });
+
+  it('an echo further up than the recent lines (a long reply): the whole history is read', async () => {
+    const lines = [...filler(100, 'old turn'), '> do it [jg:n1]', ' ✦ done it', ...filler(RECENT_LINES + 50, 'reply'), ...input];
+    const p = pane(lines);
+    const screen = await screenSinceEcho(p.io, '%1', 'n1', demo);
+    expect(p.asked).toEqual([RECENT_LINES, 3000]);
+    expect(replyFromScreen(screen!, 'n1', demo)).toContain('reply 0\n');
+    expect(screenTurnEnd(screen!, 'n1', demo).echo).toBe(true);
+  });
+
+  it('the prompt still in the input box only: the whole history is looked at, not the box', async () => {
+    const lines = [...filler(500, 'old turn'), '', '> do it [jg:n1]', '  ? for shortcuts'];
+    const p = pane(lines);
+    await screenSinceEcho(p.io, '%1', 'n1', demo);
+    expect(p.asked).toEqual([RECENT_LINES, 3000]);
+  });
+
+  it('a pane gone: null, and no second capture', async () => {
+    const asked: number[] = [];
+    const gone: PaneIO = { ...io, capture: async (_id, o) => (asked.push(o?.history ?? 0), Promise.reject(new Error('no pane'))) };
+    expect(await screenSinceEcho(gone, '%1', 'n1', demo)).toBeNull();
+    expect(asked).toEqual([RECENT_LINES]);
   });
 });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readStateFile, stateFilePath } from '../../../src/clis/state-file.js';
+import { MAX_STATE_FILE_BYTES, readStateFile, stateFilePath } from '../../../src/clis/state-file.js';
 
 let home: string;
 beforeEach(async () => {
@@ -38,5 +38,16 @@ describe('state files', () => {
     expect(await readStateFile('fake-agent', home, 2)).toEqual(none);
     await write(stateFilePath('fake-agent', home, 3), '{"status":"thinking","sessionId":""}');
     expect(await readStateFile('fake-agent', home, 3)).toEqual(none);
+  });
+});
+
+describe('a state file larger than one can be', () => {
+  it('is not read: nulls, whatever it holds', async () => {
+    const file = stateFilePath('claude-sessions', home, 8);
+    const padded = `{"status":"busy","sessionId":"s-2","pad":"${'x'.repeat(MAX_STATE_FILE_BYTES)}"}`;
+    await write(file, padded);
+    expect(await readStateFile('claude-sessions', home, 8)).toEqual({ classification: null, sessionId: null });
+    await write(file, '{"status":"busy","sessionId":"s-2"}');
+    expect((await readStateFile('claude-sessions', home, 8)).sessionId).toBe('s-2');
   });
 });

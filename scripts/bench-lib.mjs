@@ -1,0 +1,55 @@
+// What the benchmark scripts share: a private world (project, HOME, TMUX_TMPDIR, socket) and readings
+// of /proc for a process's CPU time and start, the machine's load and a percentile.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The `p`th percentile of `xs` (nearest rank below), NaN for none. */
+export const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+export const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+export const cpuPressure = () => {
+  try {
+    return /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?';
+  } catch {
+    return '?';
+  }
+};
+
+/** Clock ticks per second, the unit of /proc/<pid>/stat's times. */
+export const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
+const statFields = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+};
+/** User + system CPU time of a process so far, in clock ticks. */
+export const cpuTicks = (pid) => {
+  const f = statFields(pid);
+  return Number(f[11]) + Number(f[12]);
+};
+/** When a process started, in ms since the epoch (to the clock tick, 10 ms): its age from /proc/uptime. */
+export const startedAt = (pid) => {
+  const start = Number(statFields(pid)[19]) / ticks;
+  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  return Date.now() - (uptime - start) * 1000;
+};
+
+/**
+ * A private world under a new temporary folder: `root` (the project), `home`, `tmux` (TMUX_TMPDIR) and
+ * any `extra` folders, a tmux socket of its own, and `env` with them and without the caller's tmux and
+ * jaggers variables.
+ */
+export async function benchWorld(name, extra = []) {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), `jaggers-bench-${name}-`)));
+  const dirs = Object.fromEntries(['project', 'home', 'tmux', ...extra].map((d) => [d, path.join(base, d)]));
+  await Promise.all(Object.values(dirs).map((d) => mkdir(d, { recursive: true })));
+  const socket = `jgbench-${name}-${path.basename(base).slice(-6)}`;
+  const env = { ...process.env, HOME: dirs.home, TMUX_TMPDIR: dirs.tmux, JAGGERS_SOCKET: socket };
+  for (const k of ['TMUX', 'TMUX_PANE', 'JAGGERS_TERMINAL_ID', 'JAGGERS_TASK_ID', 'JAGGERS_PROJECT', 'JAGGERS_LOG']) delete env[k];
+  return { base, root: dirs.project, home: dirs.home, tmux: dirs.tmux, dirs, socket, env };
+}
