@@ -84,6 +84,65 @@ export async function appendDurable(file: string, text: string): Promise<number>
 }
 
 /**
+ * One append-only file kept open (a journal): each append is written whole with O_APPEND and fsynced, the
+ * folder fsynced too when the file was new. Opening the file for every append cost more than the write.
+ * It is opened again after a failed append, and when the path no longer names the file open here.
+ */
+export class DurableAppender {
+  private fd: number | null = null;
+  constructor(readonly file: string) {}
+
+  /** Append `text`; returns the file's size afterwards. */
+  async append(text: string): Promise<number> {
+    const bytes = Buffer.from(text, 'utf8');
+    let fresh = false;
+    // The file at the path is still the one open here (not removed or replaced behind our back)?
+    if (this.fd !== null && !this.same()) this.close();
+    if (this.fd === null) {
+      try {
+        this.fd = fs.openSync(this.file, 'a', 0o644);
+      } catch (e) {
+        throw fileError('opening', this.file, e);
+      }
+      fresh = true;
+    }
+    const fd = this.fd;
+    try {
+      writeAll(fd, bytes);
+      await fsyncFd(fd);
+      const { size } = fs.fstatSync(fd);
+      // Only our bytes in it: it was just created (or empty), so its folder entry must be made durable too.
+      if (fresh && size === bytes.length) await fsyncDir(path.dirname(this.file));
+      return size;
+    } catch (e) {
+      this.close();
+      throw fileError('appending to', this.file, e);
+    }
+  }
+
+  private same(): boolean {
+    try {
+      const atPath = fs.statSync(this.file);
+      const open = fs.fstatSync(this.fd!);
+      return atPath.ino === open.ino && atPath.dev === open.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    const fd = this.fd;
+    this.fd = null;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Already closed: nothing to give back.
+    }
+  }
+}
+
+/**
  * Replace `file` atomically: temp file in the same folder, write, fsync, rename, fsync the folder.
  * `sync: false` skips both fsyncs: readers still see the old or the new file whole, but after a power
  * loss the file may be old or empty.

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { JaggersError, unreachable } from '../errors.js';
 import type { EventOf, JournalEvent } from './events.js';
-import { applyWorkEvent, jobRecordSchema, messageRecordSchema } from './work.js';
+import { applyWorkEvent, jobRecordSchema, messageRecordSchema, type ApplyMode } from './work.js';
 
 const id = z.string().min(1);
 
@@ -188,8 +188,11 @@ function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
   return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: { ...prev, turns: prev.turns + 1 } } });
 }
 
-/** Pure reducer: the snapshot after `event`. Throws E_REGISTRY when the event does not fit the data. */
-export function applyEvent(data: RegistryData, event: JournalEvent): RegistryData {
+/**
+ * The snapshot after `event`; throws E_REGISTRY when the event does not fit the data. Pure unless `mode`
+ * says otherwise: then jobs and messages change in place (see ApplyMode); everything else is copied.
+ */
+export function applyEvent(data: RegistryData, event: JournalEvent, mode?: ApplyMode): RegistryData {
   switch (event.type) {
     case 'terminal-created': {
       if (own(data.terminals, event.terminalId)) throw invalid(event, `terminal "${event.terminalId}" already exists`);
@@ -260,7 +263,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
     case 'message-created':
     case 'message-claimed':
     case 'message-delivered':
-      return applyWorkEvent(data, event);
+      return applyWorkEvent(data, event, mode);
     default:
       return unreachable(event);
   }
@@ -268,5 +271,5 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
 
 /** Fold many events; stops at the first that does not fit. */
 export function applyEvents(data: RegistryData, events: readonly JournalEvent[]): RegistryData {
-  return events.reduce(applyEvent, data);
+  return events.reduce((d, e) => applyEvent(d, e), data);
 }

@@ -3,7 +3,7 @@
 // then the text exactly). Both are written and fsynced before the journal records them.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../fs/durable.js';
+import { errCode, writeFileAtomic } from '../fs/durable.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 
 export { JOB_ID, MESSAGE_ID, newJobId, newMessageId } from '../ids.js';
@@ -17,8 +17,21 @@ export function messageFile(jaggersDir: string, id: string): string {
   return path.join(jaggersDir, 'inbox', `${id}.md`);
 }
 
+/** Folders this process made (or found): not made again for every file (a mkdir per message showed in profiles). */
+const made = new Set<string>();
+
 export async function writeDurable(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const dir = path.dirname(file);
+  if (made.has(dir)) {
+    try {
+      return await writeFileAtomic(file, text, { sync: true });
+    } catch (e) {
+      // Its folder removed since (by hand, or a test): made again below.
+      if (!(e instanceof Error && errCode(e.cause) === 'ENOENT')) throw e;
+    }
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  made.add(dir);
   await writeFileAtomic(file, text, { sync: true });
 }
 
