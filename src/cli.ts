@@ -11,4 +11,7 @@ function onInterrupt(fn: () => void): () => void {
   return () => process.removeListener('SIGINT', handler);
 }
 
-process.exitCode = await main(process.argv.slice(2), { io: processOutput, env: process.env, cwd: process.cwd(), onInterrupt });
+let leaving = false;
+process.exitCode = await main(process.argv.slice(2), { io: processOutput, env: process.env, cwd: process.cwd(), onInterrupt, leave: () => (leaving = true) });
+// A command whose client has gone (the MCP server after its stdin closed) ends even if a call it served is stuck.
+if (leaving) setTimeout(() => process.exit(), 500).unref();

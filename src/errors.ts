@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   E_NOT_PINNED: 409,
   E_FILE: 400,
   E_NOT_FOUND: 404,
+  // A file read for an agent or a client that is not one it may read (outside .jaggers/, private, not a regular file, too large).
+  E_FILE_REFUSED: 403,
   E_WORKFLOW_INVALID: 400,
   E_WORKFLOW_UNKNOWN: 404,
   E_FLOW_INVALID: 400,

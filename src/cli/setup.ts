@@ -99,6 +99,7 @@ export function registerSetup(program: Command, e: Deps): void {
       }
       const { serveMcp } = await import('../mcp/server.js');
       await serveMcp(c);
+      e.leave();
     });
 
   program

@@ -13,6 +13,8 @@ export interface Env {
   cwd: string;
   /** Call `fn` on the first Ctrl-C (SIGINT) until the returned function is called; src/cli.ts gives the process's. */
   onInterrupt?(fn: () => void): () => void;
+  /** The command's client has gone: end the process once main() returns, whatever is still pending. */
+  leave?(): void;
 }
 
 /** What a group's actions use: the output, the context of this run, and the exit code main() returns. */
@@ -22,6 +24,8 @@ export interface Deps {
   setExit(code: number): void;
   /** An AbortSignal that Ctrl-C aborts, for a command that follows work it does not own (the work goes on); and its release. */
   interruptible(): { signal: AbortSignal; release(): void };
+  /** Nobody is left to answer (the MCP client closed stdin): src/cli.ts ends the process once the command returns. */
+  leave(): void;
 }
 
 /** The context is resolved from the program's global options when an action asks for it; each warning is printed once. */
@@ -37,7 +41,7 @@ export function makeDeps(program: Command, e: Env, setExit: (code: number) => vo
     const off = e.onInterrupt?.(() => stop.abort()) ?? (() => {});
     return { signal: stop.signal, release: off };
   };
-  return { io: e.io, ctx: async () => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd, warn), setExit, interruptible };
+  return { io: e.io, ctx: async () => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd, warn), setExit, interruptible, leave: () => e.leave?.() };
 }
 
 export const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;

@@ -245,7 +245,7 @@ export async function show(ctx: Context, id: string): Promise<TaskView> {
           `no task ${JSON.stringify(id)} in this project${Object.keys(d.tasks).length ? ' (see `jaggers tasks`)' : ' (there is none yet)'}`,
         );
       const { taskView, withSessions } = await import('../workflows/task-view.js');
-      return withSessions(taskView(t, d, false), d, ctx.projectRoot);
+      return withSessions(taskView(t, d, false), d, ctx);
     },
   );
 }

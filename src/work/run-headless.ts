@@ -14,6 +14,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText, RUN_FOLDERS } from '../fs/confine.js';
 import type { Profile } from '../profiles/schema.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
 import { writeReply, type TurnParty } from '../turns/artifacts.js';
@@ -70,7 +71,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     const from = fromOf(j);
     let prepared: PreparedTurn;
     if (j.state === 'queued') {
-      const payload = await readFile(path.resolve(env.projectRoot, j.prompt), 'utf8');
+      const payload = await readConfinedText(env, j.prompt, `${label}: its prompt`);
       const id = j.id;
       const workflow = j.workflow === 'handoff' || !j.workflow ? 'headless' : j.workflow;
       prepared = await prepareTurn(env, target, { task: j.task ?? j.id, workflow, payload, from }, (pr, d) => {
@@ -94,7 +95,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       if (!now || now.state !== 'starting') return;
       j = now;
     } else {
-      prepared = await preparedOf(env.projectRoot, j, target, terminal.cwd || env.projectRoot);
+      prepared = await preparedOf(env, j, target, terminal.cwd || env.projectRoot);
     }
     const pointer = sanitizeText(pointerFor(target, prepared.prompt, prepared.nonce || makeNonce()));
     outcome.pointer = pointer;
@@ -132,8 +133,10 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     for (;;) {
       const status = await waitForStatus(dir, attempt.n, deadline, signal);
       if (status === 'stopped') return;
-      const out = await readFile(path.join(dir, `${attempt.n}.out`), 'utf8').catch(() => '');
-      const err = await readFile(path.join(dir, `${attempt.n}.err`), 'utf8').catch(() => '');
+      // What the CLI wrote (its output, errors and reply) is read as any file an agent made: confined.
+      const written = (name: string) => readConfinedText(env, path.join(dir, name), `${label}: ${profile.command}'s ${name}`, { folders: RUN_FOLDERS });
+      const out = await written(`${attempt.n}.out`).catch(() => '');
+      const err = await written(`${attempt.n}.err`).catch(() => '');
       if (status === 'timeout')
         throw new JaggersError('E_TIMEOUT', `${label}: ${profile.command} did not finish within ${Math.round((deadline - since) / 1000)} s`);
       if (status === 'vanished')
@@ -145,7 +148,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
         continue;
       }
       if (status !== 0) throw new JaggersError('E_FILE', `${label}: ${profile.command} exited ${status}: ${err.trim().slice(-500)}`);
-      const fileText = attempt.usesFile ? await readFile(attempt.replyFile, 'utf8').catch(() => null) : null;
+      const fileText = attempt.usesFile ? await written(path.basename(attempt.replyFile)).catch(() => null) : null;
       const ran = headlessResult(profile, { stdout: out, fileText, usesFile: attempt.usesFile, sessionId: attempt.sessionId });
       conversation = true;
       if (!pinned && ran.sessionId) {

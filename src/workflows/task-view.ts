@@ -1,10 +1,9 @@
 // A task as `tasks` and `show` present it, from the registry alone: the supervisor serves it, and a
 // command reads it from `.jaggers/` when no session runs.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { WorkflowContext } from '../../machines/workflow.machine.js';
 import type { TaskTurnView, TaskView } from '../api/types.js';
+import { readConfinedText, type ConfineDirs } from '../fs/confine.js';
 import { parseArtifact } from '../handover/artifact.js';
 import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 
@@ -72,10 +71,10 @@ export function taskView(t: TaskRecord, data: RegistryData, live: boolean, turns
 }
 
 /** Each turn's conversation, read from its handover file. */
-export async function withSessions(v: TaskView, data: RegistryData, root: string): Promise<TaskView> {
+export async function withSessions(v: TaskView, data: RegistryData, dirs: ConfineDirs): Promise<TaskView> {
   for (const turn of v.turns) {
     if (!turn.prompt) continue;
-    const text = await readFile(path.resolve(root, turn.prompt), 'utf8').catch(() => null);
+    const text = await readConfinedText(dirs, turn.prompt, `task ${v.id}: turn ${turn.seq}`).catch(() => null);
     const s = text ? parseArtifact(text).meta.target_session : null;
     turn.sessionId = typeof s === 'string' ? s : null;
     // A CLI that cannot take an id up front (codex) had none when its first turn was written: the

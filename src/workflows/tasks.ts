@@ -3,7 +3,6 @@
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
   workflowMachine,
@@ -16,6 +15,7 @@ import {
 import type { TaskView } from '../api/types.js';
 import { TASK_FINAL, taskView, turnJobId, withSessions } from './task-view.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText } from '../fs/confine.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 import { newTaskId, WORKER_AGENT } from '../ids.js';
@@ -116,7 +116,7 @@ export class Tasks {
 
   /** `show`: the view with each turn's session id read from its handover file. */
   async show(id: string): Promise<TaskView> {
-    return withSessions(await this.get(id), await Promise.resolve(this.p.store.data), this.root);
+    return withSessions(await this.get(id), await Promise.resolve(this.p.store.data), this.p.dirs);
   }
 
   /**
@@ -281,7 +281,7 @@ export class Tasks {
   private async resultMessage(d: RegistryData, t: TaskRecord, status: string, reason: string, final: string | null): Promise<NewJournalEvent[]> {
     const home = t.from ? d.terminals[t.from] : undefined;
     if (!home) return [];
-    const answer = final ? await readFile(path.join(this.root, final), 'utf8').catch(() => null) : null;
+    const answer = final ? await readConfinedText(this.p.dirs, final, `task ${t.id}: its final answer`).catch(() => null) : null;
     const what = `Task ${t.id} (workflow ${t.workflow}) that you started`;
     const text =
       status === 'done'

@@ -186,7 +186,7 @@ describe('jaggers mcp', () => {
     const noJob = await call(c, 'job_result', { job: 'j-00000000' });
     expect(noJob.json.error!.code).toBe('E_NOT_FOUND');
     const outside = await call(c, 'read_artifact', { path: '../../../etc/passwd' });
-    expect([outside.json.error!.code, outside.json.error!.message]).toEqual(['E_USAGE', expect.stringMatching(/is not under \.jaggers\//)]);
+    expect([outside.json.error!.code, outside.json.error!.message]).toEqual(['E_FILE_REFUSED', expect.stringMatching(/is outside \.jaggers\//)]);
     const missing = await call(c, 'read_artifact', { path: '.jaggers/handover/nope.md' });
     expect(missing.json.error!.code).toBe('E_NOT_FOUND');
     const wf = await call(c, 'run_workflow', { workflow: 'nope', task: 'x' });
