@@ -61,7 +61,7 @@ export interface UpRequest {
 export interface Opened {
   windows: AppliedWindow[];
   /** Agents not started: their command is not found on the PATH their pane would get. */
-  missing: { agent: string; command: string; path: string }[];
+  missing: { agent: string; command: string; path: string; install: string | null }[];
 }
 
 export class Launcher {
@@ -123,7 +123,7 @@ export class Launcher {
     const runnable = team.filter((m) => {
       const p = `${where.binDir}${path.delimiter}${m.spec.env.PATH ?? m.profile.env.PATH ?? where.basePath}`;
       if (findCommand(m.profile.command, p, path.resolve(where.projectRoot, m.spec.cwd ?? '.'))) return true;
-      missing.push({ agent: m.spec.name, command: m.profile.command, path: p });
+      missing.push({ agent: m.spec.name, command: m.profile.command, path: p, install: m.profile.install ?? null });
       return false;
     });
     await configureServer(tmux, size);

@@ -107,6 +107,9 @@ async function tail(file: string, n: number): Promise<string> {
  */
 export async function startSupervisor(ctx: Context, api: ApiClient): Promise<void> {
   const socketDir = path.dirname('socketPath' in api.endpoint ? api.endpoint.socketPath : ctx.jaggersDir);
+  // No session: nothing to start, and nothing is made on disk (a read command in a folder that is no
+  // project leaves no `.jaggers/` behind).
+  if (!(await hasSession(ctx.server, ctx.session))) throw await sessionMissing(ctx);
   await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
   await withLock(
     path.join(ctx.jaggersDir, 'supervisor-start'),
@@ -149,8 +152,17 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
   );
 }
 
-/** No session: say which command brings it back (`up` reopens the last team even without a jaggers.json). */
+/**
+ * No session: say which command brings it back (`up` reopens the last team even without a jaggers.json);
+ * outside any project, that there is none, from which folder it was looked for.
+ */
 async function sessionMissing(ctx: Context): Promise<JaggersError> {
+  if (!ctx.inProject)
+    return new JaggersError(
+      'E_PROJECT_MISSING',
+      `no jaggers project in ${ctx.cwd} or any folder above it (none has a jaggers.json or a .jaggers/): ` +
+        'run `jaggers demo` to try the demo agents here, or `jaggers init` and then `jaggers up`; or name one with --project DIR',
+    );
   const { hintForUp } = await import('./hint.js');
   return new JaggersError(
     'E_SESSION_MISSING',

@@ -272,5 +272,6 @@ export interface UpView {
     action: 'keep' | 'create' | 'respawn';
     launch: { sessionId: string | null } | null;
   }[];
-  missing: { agent: string; command: string; path: string }[];
+  /** Agents not started: their command is not found on the PATH their pane would get; `install`, how to get it (its profile's). */
+  missing: { agent: string; command: string; path: string; install: string | null }[];
 }

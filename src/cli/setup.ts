@@ -16,11 +16,7 @@ export function registerSetup(program: Command, e: Deps): void {
     .addHelpText('after', examples(['jaggers init', 'jaggers init --agents claude,codex,qwen']))
     .action(async (o: { agents: string; force?: boolean }) => {
       const { init } = await import('../commands/init.js');
-      const names = o.agents
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      e.io.writeOut(`wrote ${(await init(await ctx(), names, o.force ?? false)).file}\n`);
+      e.io.writeOut(`wrote ${(await init(await ctx(), o.agents, o.force ?? false)).file}\n`);
     });
 
   program

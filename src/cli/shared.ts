@@ -1,10 +1,11 @@
 // What the command groups share: their dependencies and the small helpers their actions use.
 // On the fast path (eslint): it loads no heavy library, and a command's own module only in its action.
 import type { Command } from 'commander';
-import { resolveContext, type Context, type GlobalOptions } from '../context.js';
+import { resolveContext, type Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { TASK_ID, TASK_ID_RULE } from '../ids.js';
 import type { Output } from '../output.js';
+import { givenGlobals } from './global-options.js';
 
 /** Where the CLI runs: handed in by src/cli.ts (the process) or a test (a folder and strings). */
 export interface Env {
@@ -41,7 +42,10 @@ export function makeDeps(program: Command, e: Env, setExit: (code: number) => vo
     const off = e.onInterrupt?.(() => stop.abort()) ?? (() => {});
     return { signal: stop.signal, release: off };
   };
-  return { io: e.io, ctx: async () => resolveContext(program.opts<GlobalOptions>(), e.env, e.cwd, warn), setExit, interruptible, leave: () => e.leave?.() };
+  // The command that runs: its global options (given after it) count too.
+  let action: Command | null = null;
+  program.hook('preAction', (_program, a) => void (action = a));
+  return { io: e.io, ctx: async () => resolveContext(givenGlobals(program, action), e.env, e.cwd, warn), setExit, interruptible, leave: () => e.leave?.() };
 }
 
 export const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;

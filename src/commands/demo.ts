@@ -13,7 +13,7 @@ Write the plan as three numbered steps.`;
  */
 export async function demo(ctx: Context, io: Output, opts: { size?: string; run: boolean }): Promise<UpResult> {
   const r = await up(ctx, { demo: true, size: opts.size });
-  io.writeOut(`session ${r.session} on tmux ${r.socket}: ${r.windows.map((w) => `${w.agent} (${w.state ?? 'started'})`).join(', ')}\n`);
+  io.writeOut(renderDemoUp(r));
   if (!opts.run) return r;
   const task = newTaskId();
   io.writeOut(`task ${task}: planner -> coder -> reviewer\n`);
@@ -27,4 +27,13 @@ export async function demo(ctx: Context, io: Output, opts: { size?: string; run:
   }
   io.writeOut(`\nwatch the agents: jaggers attach    stop them: jaggers down    bring them back later: jaggers up\n`);
   return r;
+}
+
+/** What `demo` opened: each agent as it started, or the session as it already ran (a second `demo` starts nothing). */
+export function renderDemoUp(r: UpResult): string {
+  const where = `session ${r.session} on tmux ${r.socket}`;
+  if (r.windows.every((w) => w.action === 'keep')) return `${where} is already running: ${r.windows.map((w) => w.agent).join(', ')}\n`;
+  const how = (w: UpResult['windows'][number]) =>
+    w.action === 'keep' ? 'already running' : w.action === 'respawn' ? `restarted, ${w.state ?? 'starting'}` : (w.state ?? 'started');
+  return `${where}: ${r.windows.map((w) => `${w.agent} (${how(w)})`).join(', ')}\n`;
 }

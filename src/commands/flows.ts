@@ -9,6 +9,7 @@ import { JaggersError } from '../errors.js';
 import { checkSchedule, checkTarget, flowFile, FLOW_NAME, listFlows, loadFlow, parseFlowFile, renderFlow, withEnabled, type FlowDef } from '../flows/flow.js';
 import { listProfileNames } from '../profiles/load.js';
 import { writeFileAtomic } from '../fs/durable.js';
+import { readGivenFile } from '../fs/given-file.js';
 import type { FlowView } from '../flows/scheduler.js';
 import { listWorkflows } from '../workflows/load.js';
 import { renderTable } from './render.js';
@@ -45,11 +46,7 @@ export async function addFlow(ctx: Context, name: string, o: AddOptions): Promis
     );
   if ((o.prompt === undefined) === (o.file === undefined))
     throw new JaggersError('E_USAGE', 'flow add: give the prompt with --prompt TEXT or --file FILE (one of them)');
-  const prompt =
-    o.prompt ??
-    (await readFile(path.resolve(ctx.cwd, o.file!), 'utf8').catch((e: NodeJS.ErrnoException) => {
-      throw new JaggersError('E_FILE', `flow add --file ${o.file}: ${e.code ?? e.message}`);
-    }));
+  const prompt = o.prompt ?? (await readGivenFile(ctx.cwd, o.file!, 'flow add --file'));
   const file = flowFile(ctx.jaggersDir, name);
   if (!o.force && (await stat(file).catch(() => null))) throw new JaggersError('E_USAGE', `flow add: ${file} exists; --force replaces it`);
   checkSchedule(o.schedule, undefined, `flow add --schedule`);

@@ -14,7 +14,12 @@ import { renderTable } from './render.js';
 import type { UpResult } from './up.js';
 
 export interface RunOptions {
-  task: string;
+  /** What the task is about, as text (`-m`). */
+  message?: string;
+  /** The same, from a file (`-f`). */
+  file?: string;
+  /** The older name of `message` (`run --task TEXT`), kept hidden: `--task` names a task id everywhere else. */
+  task?: string;
   agents?: string;
   detach?: boolean;
   dryRun?: boolean;
@@ -33,8 +38,20 @@ export interface DryRun {
   prompts: { seq: number; step: string; agent: string; prompt: string }[];
 }
 
-export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+/** The task's text: `-m TEXT`, `-f FILE`, or the older `--task TEXT` (with a warning on stderr). */
+async function taskText(ctx: Context, io: Output, o: RunOptions): Promise<string> {
+  if (o.task === undefined) {
+    const { payloadOf } = await import('./handoff.js');
+    return payloadOf(ctx, o, 'run', true);
+  }
+  if (o.message !== undefined || o.file !== undefined) throw new JaggersError('E_USAGE', 'run: give the task once, with --message TEXT or --file PATH');
+  io.writeErr('jaggers: warning: `run --task TEXT` is now `run -m TEXT` (`--task` names a task id in up, handoff and sessions)\n');
   if (o.task.trim() === '') throw new JaggersError('E_USAGE', 'run: --task is empty');
+  return o.task;
+}
+
+export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+  const text = await taskText(ctx, io, o);
   // Loaded here, not with the module: `tasks` and `show` (the fast path) need none of it.
   const [{ bindRoles, dryRunPrompts, loadWorkflow }, { registryTeam }, { readStored }, { listProfileNames }, { renderUp, up, upFailed }] = await Promise.all([
     import('../workflows/load.js'),
@@ -55,7 +72,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
     await listProfileNames(ctx.jaggersDir).catch(() => []),
   );
   const id = o.id ?? newTaskId();
-  if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, o.task, id) };
+  if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, text, id) };
   // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
   const names = [...new Set(Object.values(roles))];
   const opened = await up(ctx, { names, task: id });
@@ -65,7 +82,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
     workflow: def.name,
     source: source === 'built-in' ? source : path.relative(ctx.projectRoot, source),
     definition: def,
-    text: o.task,
+    text,
     roles,
     detached: o.detach ?? false,
     // Run detached by an agent in its pane: the final answer comes to that agent's inbox.

@@ -10,6 +10,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { Cron } from 'croner';
 import { JaggersError } from '../errors.js';
+import { derivedJobId } from '../ids.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { writeFileAtomic } from '../fs/durable.js';
@@ -74,7 +75,9 @@ export async function readFlowState(jaggersDir: string): Promise<Record<string, 
 /** The run's id: the same flow and tick always give the same one. */
 export function runId(flow: FlowDef, tick: string): { kind: 'job' | 'task'; id: string } {
   const h = createHash('sha256').update(`${flow.name}\0${tick}`).digest('hex');
-  return flow.target.kind === 'workflow' ? { kind: 'task', id: `flow-${flow.name.slice(0, 40)}-${h.slice(0, 8)}` } : { kind: 'job', id: `j-${h.slice(0, 12)}` };
+  return flow.target.kind === 'workflow'
+    ? { kind: 'task', id: `flow-${flow.name.slice(0, 40)}-${h.slice(0, 8)}` }
+    : { kind: 'job', id: derivedJobId(flow.name, tick) };
 }
 
 export class Flows {

@@ -1,10 +1,9 @@
 // The tools `jaggers mcp` offers: each one is a request to the supervisor's API (or, for read_artifact
 // and the texts of inbox messages, a read of a file under .jaggers/ through src/fs/confine.ts). The calling
 // agent is the terminal in JAGGERS_TERMINAL_ID: its jobs' results and its messages' replies come back to it.
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { JOB_ID, TASK_ID, TASK_ID_RULE } from '../ids.js';
+import { JOB_ID, newJobId, newMessageId, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
 import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
@@ -43,7 +42,7 @@ const text = (what: string) =>
     .refine((s) => s.trim() !== '', 'must not be empty')
     .describe(what);
 const seconds = (what: string, dflt: number, max: number) => z.number().positive().max(max).default(dflt).describe(`${what} (seconds, default ${dflt})`);
-const jobId = z.string().regex(JOB_ID, 'must look like j-0123abcd').describe('a job id, as assign returned it');
+const jobId = z.string().regex(JOB_ID, 'must look like j-0123456789ab').describe('a job id, as assign returned it');
 
 const FINAL_JOB = new Set<string>(FINAL_STATES);
 const q = encodeURIComponent;
@@ -216,7 +215,7 @@ export const TOOLS: Tool[] = [
         'POST',
         '/v1/jobs',
         {
-          id: `j-${randomBytes(4).toString('hex')}`,
+          id: newJobId(),
           target: a.agent,
           text: a.message,
           ...from(deps.caller),
@@ -265,7 +264,7 @@ export const TOOLS: Tool[] = [
       const m = await deps.call<{ id: string; state: string; toAgent: string; file: string }>(
         'POST',
         '/v1/messages',
-        { id: `m-${randomBytes(4).toString('hex')}`, to: a.to, text: a.text, ...from(deps.caller), ...(deps.caller.task ? { task: deps.caller.task } : {}) },
+        { id: newMessageId(), to: a.to, text: a.text, ...from(deps.caller), ...(deps.caller.task ? { task: deps.caller.task } : {}) },
         { retry: true, signal },
       );
       return { message: m.id, to: m.toAgent, state: m.state, file: m.file };

@@ -136,6 +136,8 @@ export const ProfileSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lower-case letters, digits, - or _'),
   description: z.string().default(''),
   command: z.string().min(1),
+  /** How a person installs the CLI (`npm install -g @openai/codex`): `up` and `doctor` say it when the command is not found. */
+  install: z.string().min(1).optional(),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   size: Size.optional(),

@@ -30,7 +30,7 @@ export const WaitQuery = z.strictObject({
 
 export const InputBody = z.strictObject({
   /** Chosen by the client, so a request sent again after a dropped connection types the text once. */
-  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123456789ab').optional(),
   text: z.string().min(1, 'must not be empty'),
   task: taskId.optional(),
 });
@@ -53,7 +53,7 @@ export const AnswerBody = z.strictObject({
 
 export const HandoffBody = z.strictObject({
   /** Chosen by the client, so it can follow the handoff again by id (after Ctrl-C, or a dropped connection). */
-  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123456789ab').optional(),
   agent: agentRef,
   message: z.string().refine((s) => s.trim() !== '', 'must not be empty'),
   from: agentRef.optional(),
@@ -85,7 +85,7 @@ const text = z.string().refine((s) => s.trim() !== '', 'must not be empty');
 
 export const JobBody = z.strictObject({
   /** Chosen by the client, so a request sent again after a dropped connection records the job once. */
-  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123456789ab').optional(),
   target: agentRef,
   text,
   name: z.string().min(1).max(200).optional(),

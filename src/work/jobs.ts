@@ -68,7 +68,7 @@ export class Jobs {
   async create(req: JobRequest): Promise<JobView> {
     const { store, dirs } = this.p;
     const what = req.work === 'send' ? 'send' : req.work === 'handoff' ? 'handoff' : 'assign';
-    if (req.id !== undefined && !JOB_ID.test(req.id)) throw new JaggersError('E_USAGE', `job id must look like j-0123abcd, got ${JSON.stringify(req.id)}`);
+    if (req.id !== undefined && !JOB_ID.test(req.id)) throw new JaggersError('E_USAGE', `job id must look like j-0123456789ab, got ${JSON.stringify(req.id)}`);
     if (req.text.trim() === '') throw new JaggersError('E_USAGE', `${what}: the ${what === 'send' ? 'text' : 'prompt'} is empty`);
     const data = store.data;
     const known = req.id && Object.hasOwn(data.jobs, req.id) ? data.jobs[req.id] : undefined;

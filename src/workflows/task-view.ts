@@ -1,17 +1,17 @@
 // A task as `tasks` and `show` present it, from the registry alone: the supervisor serves it, and a
 // command reads it from `.jaggers/` when no session runs.
-import { createHash } from 'node:crypto';
 import type { WorkflowContext } from '../../machines/workflow.machine.js';
 import type { TaskTurnView, TaskView } from '../api/types.js';
 import { readConfinedText, type ConfineDirs } from '../fs/confine.js';
 import { parseArtifact } from '../handover/artifact.js';
+import { derivedJobId } from '../ids.js';
 import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 
 export { FINAL_STATES as TASK_FINAL } from '../states.js';
 
 /** The job of a task's turn: the same task, turn and attempt always give the same id. */
 export function turnJobId(task: string, seq: number, attempt: number): string {
-  return `j-${createHash('sha256').update(`${task}\0${seq}\0${attempt}`).digest('hex').slice(0, 12)}`;
+  return derivedJobId(task, seq, attempt);
 }
 
 export function taskView(t: TaskRecord, data: RegistryData, live: boolean, turns = true): TaskView {

@@ -103,7 +103,7 @@ describe('creating work items', () => {
     const h = await setup();
     expect(await refused(h.jobs.create({ id: 'j-1', target: 'coder', text: 'x' }))).toEqual({
       code: 'E_USAGE',
-      message: 'job id must look like j-0123abcd, got "j-1"',
+      message: 'job id must look like j-0123456789ab, got "j-1"',
     });
     expect(await refused(h.jobs.create({ target: 'coder', text: '  \n' }))).toEqual({ code: 'E_USAGE', message: 'assign: the prompt is empty' });
     expect(await refused(h.jobs.create({ target: 'coder', text: '', work: 'send' }))).toEqual({ code: 'E_USAGE', message: 'send: the text is empty' });
