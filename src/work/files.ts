@@ -1,9 +1,9 @@
 // The files behind jobs and messages: a job's prompt (`.jaggers/jobs/<id>.md`, the text exactly as
 // given) and a message (`.jaggers/inbox/<id>.md`, front matter naming the sender and how to reply,
 // then the text exactly). Both are written and fsynced before the journal records them.
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 
 export { JOB_ID, MESSAGE_ID, newJobId, newMessageId } from '../ids.js';
@@ -18,7 +18,7 @@ export function messageFile(jaggersDir: string, id: string): string {
 }
 
 export async function writeDurable(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await ensurePrivateFolder(path.dirname(file));
   await writeFileAtomic(file, text, { sync: true });
 }
 
