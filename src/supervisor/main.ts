@@ -59,7 +59,8 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
   // A disk error nobody caught (a background write) is recorded, not the end of the supervisor; any other is.
   const onRejection = (e: unknown) => {
     if (!isDiskError(e)) throw e;
-    writeFailed(ctx.jaggersDir, e);
+    // An E_DISK_FULL was reported where it happened; a bare errno error names its path itself.
+    if (!(e instanceof JaggersError)) writeFailed((e as { path?: string }).path ?? ctx.jaggersDir, e);
   };
   process.on('unhandledRejection', onRejection);
   const { log, file: logFile, close: closeLog } = await openSupervisorLog(ctx.jaggersDir, logLevel(ctx.env));

@@ -109,7 +109,9 @@ describe.skipIf(!asRoot)('a full disk under a running supervisor (a real 2 MB tm
     expect(st.code).toBe(0);
     expect(st.stdout).toMatch(/alpha\s+(idle|done)\s/);
     expect(st.stderr).toMatch(/jaggers: warning: the disk is failing since .*: writing .* failed with ENOSPC.*new work is refused \(E_DISK_FULL\)/);
-    expect(await rig.tmux(['capture-pane', '-p', '-t', `${rig.session}:0`])).toMatch(/! the disk is failing since/);
+    // Window 0 redraws at most four times a second: its table gets the line a moment after it is printed.
+    const w0 = (await rig.tmux(['display-message', '-p', '-t', `${rig.session}:0`, '#{pane_id}'])).trim();
+    await rig.waitForScreen(w0, /! the disk is failing since/);
   }
 
   /** Space again (the filler removed): the next request works without anything else done. */
