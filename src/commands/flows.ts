@@ -1,7 +1,7 @@
 // `jaggers flow add|ls|show|run|enable|disable|rm`: scheduled flows, files in .jaggers/flows/. The
 // files are the truth: the supervisor watches the folder, so a change here (or by hand) takes effect
 // without a restart. `ls` and `show` read the files and the scheduler's state without a supervisor.
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { withApi } from '../api/connect.js';
 import type { Context } from '../context.js';
@@ -10,6 +10,7 @@ import { checkSchedule, checkTarget, flowFile, FLOW_NAME, listFlows, loadFlow, p
 import { listProfileNames } from '../profiles/load.js';
 import { writeFileAtomic } from '../fs/durable.js';
 import { readGivenFile } from '../fs/given-file.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { FlowView } from '../flows/scheduler.js';
 import { listWorkflows } from '../workflows/load.js';
 import { renderTable } from './render.js';
@@ -62,7 +63,7 @@ export async function addFlow(ctx: Context, name: string, o: AddOptions): Promis
   });
   const def = parseFlowFile(text, file);
   checkTarget(def, await known(ctx));
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await ensurePrivateFolder(path.dirname(file));
   await writeFileAtomic(file, text);
   return def;
 }

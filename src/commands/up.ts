@@ -2,7 +2,7 @@
 // agents' windows (POST /v1/up: it is the one launcher and the registry's one writer); `up` waits until
 // the agents it started are ready and reports one whose pane died at start with its last lines.
 import type { ApiClient } from '../api/client.js';
-import { withApi } from '../api/connect.js';
+import { checkSocketFolder, withApi } from '../api/connect.js';
 import { checkTmux, describeSocket, ensureSession } from '../api/session.js';
 import type { ScreenView, TerminalView, UpView } from '../api/types.js';
 import type { Context } from '../context.js';
@@ -74,6 +74,8 @@ async function sessionSize(ctx: Context, size: string | undefined): Promise<{ wi
 export async function up(ctx: Context, opts: UpOptions = {}): Promise<UpResult> {
   await checkTmux(ctx.server.bin, ctx.server.env);
   await checkTeam(ctx, opts);
+  // Before the session is made: a socket folder we must not use stops `up` with nothing started.
+  checkSocketFolder(ctx);
   await ensureSession(ctx, await sessionSize(ctx, opts.size));
   const body = {
     ...(opts.agents ? { agents: opts.agents } : {}),

@@ -5,7 +5,7 @@
 // while the flow's last run is still going is skipped; a supervisor that was down runs a flow once
 // for all the ticks it missed.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { Cron } from 'croner';
@@ -14,6 +14,7 @@ import { derivedJobId } from '../ids.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { isFinal } from '../sessions/registry.js';
 import type { Dirs, Publish, Store } from '../work/ports.js';
 import { TASK_FINAL } from '../workflows/task-view.js';
@@ -99,7 +100,7 @@ export class Flows {
 
   async start(): Promise<void> {
     this.state = await readFlowState(this.p.dirs.jaggersDir);
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await ensurePrivateFolder(this.dir);
     await this.serial(() => this.reload(true));
     try {
       this.watcher = watch(this.dir, () => {

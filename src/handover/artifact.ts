@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { readConfined } from '../fs/confine.js';
 import { writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 
 export interface HandoverMeta {
   task: string;
@@ -58,7 +59,7 @@ export function parseArtifact(text: string): { meta: Record<string, string | num
 
 /** Write `.jaggers/handover/turn_<n>_<id>.md` atomically; returns its path. */
 export async function writeArtifact(jaggersDir: string, meta: HandoverMeta, body: string): Promise<string> {
-  await mkdir(handoverDir(jaggersDir), { recursive: true });
+  await ensurePrivateFolder(handoverDir(jaggersDir));
   const file = path.join(handoverDir(jaggersDir), `turn_${meta.turn}_${randomBytes(3).toString('hex')}.md`);
   const before = await mtimeOf(handoverDir(jaggersDir));
   await writeFileAtomic(file, renderArtifact(meta, body), { sync: true });

@@ -3,11 +3,11 @@
 // the journal is the truth), and writes the snapshot only now and then (a second after the last change,
 // or after many events): a change costs one append, never a rewrite of the whole snapshot. A supervisor
 // killed in between leaves a snapshot behind the journal, which the next load catches up.
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './events.js';
 import { DurableAppender, writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { serializeEvents } from './journal.js';
 import { loadLocked, type RegistryPaths } from './load.js';
 import { acquireLock, type LockHandle } from './lock.js';
@@ -55,7 +55,7 @@ export class RegistryOwner implements RegistryStore {
 
   static async open(jaggersDir: string, o: OwnerOptions = {}): Promise<RegistryOwner> {
     const dir = path.resolve(jaggersDir);
-    await fs.mkdir(dir, { recursive: true });
+    await ensurePrivateFolder(dir);
     const paths = { snapshot: path.join(dir, SNAPSHOT_FILE), journal: path.join(dir, JOURNAL_FILE) };
     const lock = await acquireLock(paths.snapshot, { timeoutMs: o.lockTimeoutMs ?? 30_000 });
     try {

@@ -7,7 +7,7 @@ import type { StreamEvent } from '../api/types.js';
 import { describeValue, ERROR_STATUS, isErrorCode, JaggersError, type ErrorCode } from '../errors.js';
 import type { Log } from '../logger.js';
 import type { Supervisor } from './compose.js';
-import { parseListen, type ListenAddress } from './tcp.js';
+import { isLoopback, parseListen, type ListenAddress } from './tcp.js';
 import { sseFrame, type EventHub } from './event-hub.js';
 import {
   BODY_LIMIT,
@@ -36,7 +36,7 @@ export interface AppOptions {
   /** Required as `Authorization: Bearer <token>` (the TCP listener); none on the unix socket. */
   token?: string | null;
   /** The unix socket's app only: add or remove the TCP listener (`jaggers serve`). */
-  control?: { listen(a: ListenAddress): Promise<string>; unlisten(): Promise<void> };
+  control?: { listen(a: ListenAddress, allowRemote: boolean, source: string): Promise<string>; unlisten(): Promise<void> };
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
@@ -55,6 +55,18 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 const body = (code: ErrorCode, message: string) => ({ error: { code, message } });
+
+/** The routes that make work (write a file, journal an item): refused while the disk fails. */
+const NEW_WORK = new Set([
+  'POST /v1/terminals/:agent/input',
+  'POST /v1/handoffs',
+  'POST /v1/up',
+  'POST /v1/jobs',
+  'POST /v1/messages',
+  'POST /v1/tasks',
+  'POST /v1/tasks/:id/resume',
+  'POST /v1/flows/:name/run',
+]);
 
 export function buildApp(o: AppOptions): FastifyInstance {
   // A stopping supervisor closes every connection (event streams, long polls) rather than wait for them.
@@ -87,6 +99,14 @@ export function buildApp(o: AppOptions): FastifyInstance {
     if (typeof session === 'string' && session !== o.session) {
       return reply.code(409).send(body('E_SESSION_MISMATCH', `this supervisor serves session ${JSON.stringify(o.session)}, not ${JSON.stringify(session)}`));
     }
+  });
+
+  // While the disk fails, a request that would make work first tries a write (E_DISK_FULL while it fails);
+  // the health tries too, so `status` says how things are now. Nothing polls at idle.
+  app.addHook('preHandler', async (req) => {
+    const route = `${req.method} ${req.routeOptions.url}`;
+    if (route === 'GET /v1/health') await o.supervisor.disk.check().catch(() => {});
+    else if (NEW_WORK.has(route)) await o.supervisor.disk.check();
   });
 
   app.setNotFoundHandler((req, reply) => reply.code(404).send(body('E_NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
@@ -168,9 +188,11 @@ export function buildApp(o: AppOptions): FastifyInstance {
 
   const control = o.control;
   if (control) {
-    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => ({
-      listen: await control.listen(parseListen(req.body.listen, 'POST /v1/listen body field `listen`')),
-    }));
+    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => {
+      const source = 'POST /v1/listen body field `listen`';
+      const a = parseListen(req.body.listen, source);
+      return { listen: await control.listen(a, req.body.allowRemote === true, source), remote: !isLoopback(a.host) };
+    });
     r.delete('/v1/listen', async () => {
       await control.unlisten();
       return { listen: null };

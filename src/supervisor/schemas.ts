@@ -79,7 +79,7 @@ export const EventsQuery = z.strictObject({
   since: z.coerce.number().int().nonnegative().optional(),
 });
 
-export const ListenBody = z.strictObject({ listen: z.string().min(1) });
+export const ListenBody = z.strictObject({ listen: z.string().min(1), allowRemote: z.boolean().optional() });
 
 const text = z.string().refine((s) => s.trim() !== '', 'must not be empty');
 

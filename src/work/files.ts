@@ -1,9 +1,9 @@
 // The files behind jobs and messages: a job's prompt (`.jaggers/jobs/<id>.md`, the text exactly as
 // given) and a message (`.jaggers/inbox/<id>.md`, front matter naming the sender and how to reply,
 // then the text exactly). Both are written and fsynced before the journal records them.
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { errCode, writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 
 export { JOB_ID, MESSAGE_ID, newJobId, newMessageId } from '../ids.js';
@@ -30,7 +30,7 @@ export async function writeDurable(file: string, text: string): Promise<void> {
       if (!(e instanceof Error && errCode(e.cause) === 'ENOENT')) throw e;
     }
   }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await ensurePrivateFolder(dir);
   made.add(dir);
   await writeFileAtomic(file, text, { sync: true });
 }

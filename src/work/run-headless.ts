@@ -10,11 +10,12 @@
 // for that status file instead of running the turn again.
 import { spawn } from 'node:child_process';
 import { watch } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import { readConfinedText, RUN_FOLDERS } from '../fs/confine.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { Profile } from '../profiles/schema.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
 import { writeReply, type TurnParty } from '../turns/artifacts.js';
@@ -100,7 +101,8 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     const pointer = sanitizeText(pointerFor(target, prepared.prompt, prepared.nonce || makeNonce()));
     outcome.pointer = pointer;
     const first = !pinned || terminal.turns === 0;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensurePrivateFolder(path.dirname(dir));
+    await ensurePrivateFolder(dir);
     let attempt = await lastAttempt(dir);
     if (j.state === 'starting') {
       await pane?.stop();
