@@ -140,7 +140,7 @@ describe.skipIf(!asRoot)('a full disk under a running supervisor (a real 2 MB tm
   it('stays up, refuses new work with E_DISK_FULL naming the path, says why; goes on once space is back, with nothing lost', async () => {
     // Work journaled before the disk fills.
     const first = (await jg(['assign', 'alpha', '-m', 'the job before the disk filled'])).stdout.trim();
-    expect(first).toMatch(/^j-[0-9a-f]{8}$/);
+    expect(first).toMatch(/^j-[0-9a-f]{12}$/);
     expect((await untilState(first, ['done', 'failed'])).state).toBe('done');
     // The log ends on a page boundary: its next line needs a page the full disk does not have.
     const log = fs.realpathSync(path.join(jdir, 'logs', 'current.log'));
