@@ -10,11 +10,11 @@
 // for that status file instead of running the turn again.
 import { spawn } from 'node:child_process';
 import { watch } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import { readConfinedText, RUN_FOLDERS } from '../fs/confine.js';
+import { writeFileAtomic } from '../fs/durable.js';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { Profile } from '../profiles/schema.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
@@ -107,11 +107,11 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     if (j.state === 'starting') {
       await pane?.stop();
       stopped = true;
-      if (!attempt || !(await exists(path.join(dir, `${attempt.n}.pid`)))) {
+      if (!attempt || (await readRunFile(dir, `${attempt.n}.pid`)) === null) {
         const launch = await p.launch(terminalId, j.task ?? j.id);
         attempt = await start(dir, 1, profile, launch, { sessionId: pinned, first, prompt: pointer, label });
       }
-      const pid = Number(await readFile(path.join(dir, `${attempt.n}.pid`), 'utf8').catch(() => '0')) || undefined;
+      const pid = Number((await readRunFile(dir, `${attempt.n}.pid`)) ?? '0') || undefined;
       j = (await journal.change(j.id, 'running', `${profile.command} runs headless (pid ${pid ?? '?'})`, pid ? { pid } : {})) ?? j;
       outcome.delivery = { kind: 'headless', submits: 0, evidence: null, ms: performance.now() - outcome.t0 };
       env.emit({
@@ -216,17 +216,34 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  return readFile(file).then(
-    () => true,
-    () => false,
+/**
+ * A small file of the run's own (its pid, exit status, attempt) as text, or null when it is missing or is
+ * not such a file: read like every file in .jaggers/ an agent could reach (no link followed, a FIFO put
+ * there never waited on, the size bounded).
+ */
+async function readRunFile(dir: string, name: string): Promise<string | null> {
+  const jaggersDir = path.dirname(path.dirname(dir));
+  const dirs = { projectRoot: path.dirname(jaggersDir), jaggersDir };
+  return readConfinedText(dirs, path.join(dir, name), `headless run ${path.basename(dir)}: ${name}`, { max: RUN_FILE_MAX, folders: RUN_FOLDERS }).catch(
+    () => null,
   );
+}
+
+const RUN_FILE_MAX = 64 * 1024;
+
+async function exists(dir: string, name: string): Promise<boolean> {
+  return (await readRunFile(dir, name)) !== null;
 }
 
 async function lastAttempt(dir: string): Promise<Attempt | null> {
   for (const n of [2, 1]) {
-    const text = await readFile(path.join(dir, `${n}.json`), 'utf8').catch(() => null);
-    if (text) return JSON.parse(text) as Attempt;
+    const text = await readRunFile(dir, `${n}.json`);
+    if (!text) continue;
+    try {
+      return JSON.parse(text) as Attempt;
+    } catch {
+      // Cut short by a crash while it was written: the attempt before it, or none.
+    }
   }
   return null;
 }
@@ -251,8 +268,7 @@ async function start(
   const replyFile = path.join(dir, `${n}.reply`);
   const argv = headlessArgv(profile, launch, { ...o, replyFile });
   const attempt: Attempt = { ...argv, n, sessionId: o.sessionId, replyFile };
-  await writeFile(path.join(dir, `${n}.json.tmp`), JSON.stringify(attempt));
-  await rename(path.join(dir, `${n}.json.tmp`), path.join(dir, `${n}.json`));
+  await writeFileAtomic(path.join(dir, `${n}.json`), JSON.stringify(attempt), { sync: false });
   const child = spawn('sh', ['-c', WRAPPER, 'jaggers-headless', dir, String(n), argv.command, ...argv.args], {
     cwd: launch.cwd,
     env: launch.env,
@@ -280,10 +296,10 @@ function waitForFile(dir: string, name: string, ms: number): Promise<boolean> {
       resolve(v);
     };
     const w = watch(dir, (_e, f) => {
-      if (f?.toString() === name) void exists(path.join(dir, name)).then((x) => x && finish(true));
+      if (f?.toString() === name) void exists(dir, name).then((x) => x && finish(true));
     });
     const timer = setTimeout(() => finish(false), ms);
-    void exists(path.join(dir, name)).then((x) => x && finish(true));
+    void exists(dir, name).then((x) => x && finish(true));
   });
 }
 
@@ -294,9 +310,9 @@ function waitForFile(dir: string, name: string, ms: number): Promise<boolean> {
  */
 async function waitForStatus(dir: string, n: number, deadline: number, signal: AbortSignal): Promise<number | 'timeout' | 'vanished' | 'stopped'> {
   const statusFile = path.join(dir, `${n}.status`);
-  const pid = Number(await readFile(path.join(dir, `${n}.pid`), 'utf8').catch(() => '0'));
+  const pid = Number((await readRunFile(dir, `${n}.pid`)) ?? '0');
   const read = async () => {
-    const t = await readFile(statusFile, 'utf8').catch(() => null);
+    const t = await readRunFile(dir, path.basename(statusFile));
     return t === null ? null : Number(t.trim());
   };
   return new Promise((resolve) => {
