@@ -6,7 +6,7 @@ import { withApi } from '../api/connect.js';
 import type { StreamEvent, TaskView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import type { Output } from '../output.js';
+import { inertLine, type Terminal } from '../output.js';
 import { liveOrStored } from '../api/live-or-stored.js';
 import { newTaskId } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
@@ -33,7 +33,7 @@ export interface DryRun {
   prompts: { seq: number; step: string; agent: string; prompt: string }[];
 }
 
-export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+export async function run(ctx: Context, io: Terminal, name: string, o: RunOptions): Promise<TaskView | DryRun> {
   if (o.task.trim() === '') throw new JaggersError('E_USAGE', 'run: --task is empty');
   // Loaded here, not with the module: `tasks` and `show` (the fast path) need none of it.
   const [{ bindRoles, dryRunPrompts, loadWorkflow }, { registryTeam }, { readStored }, { listProfileNames }, { renderUp, up, upFailed }] = await Promise.all([
@@ -83,7 +83,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
 }
 
 /** Follow a task to its end: its turns on stderr; a supervisor that went away is started again and the task resumed. */
-export async function follow(ctx: Context, io: Output, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
+export async function follow(ctx: Context, io: Terminal, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
   const shown = quiet ? null : new TaskProgress(io, id);
   const stop = new AbortController();
   const interrupted = () => stop.abort();
@@ -148,7 +148,7 @@ class TaskProgress {
   private lastText = '';
 
   constructor(
-    private readonly io: Output,
+    private readonly io: Terminal,
     private readonly id: string,
   ) {
     if (io.errIsTTY) {
@@ -163,13 +163,15 @@ class TaskProgress {
 
   private draw(): void {
     this.frame = (this.frame + 1) % FRAMES.length;
-    this.io.writeErr(`\r\x1b[K${FRAMES[this.frame]} ${this.line} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
+    this.io.control('clear-line');
+    this.io.writeErr(`${FRAMES[this.frame]} ${inertLine(this.line)} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
   }
 
   private say(text: string): void {
     if (text === this.lastText) return;
     this.lastText = text;
-    if (this.io.errIsTTY) this.io.writeErr(`\r\x1b[K${text}\n`);
+    if (this.io.errIsTTY) this.io.control('clear-line');
+    if (this.io.errIsTTY) this.io.writeErr(`${text}\n`);
     else this.io.writeErr(`${text} (${this.secs(this.t0)})\n`);
   }
 
@@ -190,7 +192,7 @@ class TaskProgress {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.io.errIsTTY) this.io.writeErr('\r\x1b[K');
+    if (this.io.errIsTTY) this.io.control('clear-line');
   }
 }
 
@@ -296,7 +298,7 @@ export function renderShow(t: TaskView): string {
 /** Reopen a task's agents in their pinned conversations; a workflow task then goes on from its last finished turn. */
 export async function resumeTask(
   ctx: Context,
-  io: Output,
+  io: Terminal,
   id: string,
   o: { detach?: boolean; json?: boolean },
 ): Promise<{ opened: UpResult; task: TaskView | null }> {

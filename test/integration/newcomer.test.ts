@@ -1,11 +1,13 @@
 // What a newcomer hits, each on real tmux with fake agents: a CLI that is not installed, an agent that
 // dies at start, an invalid jaggers.json, `up` after `down` without one, the JSON of read commands,
-// a registry rebuilt after a crash, and the supervisor's log shown live.
-import { readFile, writeFile } from 'node:fs/promises';
+// a registry rebuilt after a crash, the supervisor's log shown live, and its reader going away.
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, ScreenView, TerminalDetail } from '../../src/api/types.js';
 import type { DoctorReport } from '../../src/commands/doctor.js';
+import { cliEntry, packageVersion } from '../../src/package-root.js';
 import { api, waitPidGone } from '../helpers/api.js';
 import { writeFakeProfile, writeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
@@ -167,5 +169,34 @@ describe('a newcomer on real tmux', () => {
       .map((l) => JSON.parse(l) as { msg: string; level: number; task?: string; time: string });
     expect(lines.find((l) => l.msg === 'turn finished')).toMatchObject({ level: 30, task: 'loud', time: expect.stringMatching(/^\d{4}-/) });
     expect(lines.some((l) => l.msg === 'supervisor serving')).toBe(true);
+  });
+
+  it('`jaggers logs | head -1`: the reader going away ends the command quietly, status 0; --version prints the version', async () => {
+    // A log far longer than a pipe holds (64 KiB), so the CLI still writes when its reader has gone.
+    const logs = path.join(rig.root, '.jaggers', 'logs');
+    await mkdir(logs, { recursive: true });
+    const line = (i: number) => JSON.stringify({ level: 30, time: '2026-01-01T00:00:00.000Z', msg: `line ${i}`, pad: 'x'.repeat(80) });
+    await writeFile(path.join(logs, 'current.log'), Array.from({ length: 20_000 }, (_, i) => line(i)).join('\n') + '\n');
+    // As the shell runs it: the built CLI, its stdout a pipe that `head -1` closes after one line.
+    const child = spawn(process.execPath, [cliEntry, 'logs'], { cwd: rig.root, env: rig.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const first = await new Promise<string>((resolve) => {
+      let got = '';
+      child.stdout.on('data', (b: Buffer) => {
+        got += b.toString();
+        if (got.includes('\n')) {
+          child.stdout.destroy();
+          resolve(got.split('\n')[0]!);
+        }
+      });
+    });
+    expect(first).toMatch(/^00:00:00\.000 info {2}line 0 pad=x+$/);
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+
+    const v = await rig.run(['--version']);
+    expect(v).toEqual({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
   });
 });
