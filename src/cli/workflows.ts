@@ -47,7 +47,7 @@ export function registerWorkflows(program: Command, e: Deps): void {
       const { tasks, renderTasks } = await import('../commands/tasks.js');
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => redraw(e.io, renderTasks(await tasks(c))), undefined, 'task,hello');
+        return watchStates(c, async () => redraw(e.io, renderTasks(await tasks(c))), undefined, 'task,job,hello');
       }
       const list = await tasks(c);
       e.io.writeOut(o.json ? json(list) : renderTasks(list));

@@ -213,8 +213,10 @@ export async function tasks(ctx: Context): Promise<TaskView[]> {
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true }),
     async (d) => {
-      const { taskView } = await import('../workflows/task-view.js');
-      return Object.values(d.tasks).map((t) => taskView(t, d, false, false));
+      const { isJobTask, taskView } = await import('../workflows/task-view.js');
+      return Object.values(d.tasks)
+        .filter((t) => !isJobTask(t))
+        .map((t) => taskView(t, d, false, false));
     },
   );
 }
@@ -278,13 +280,14 @@ export function renderShow(t: TaskView): string {
     lines.push(
       '',
       renderTable(
-        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'SESSION', 'PROMPT', 'REPLY'],
+        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'JOB', 'SESSION', 'PROMPT', 'REPLY'],
         t.turns.map((x) => [
           String(x.seq),
           x.round > 1 ? `${x.step} (round ${x.round})` : x.step,
           x.agent,
           x.attempts > 1 ? `${x.state} (try ${x.attempts})` : x.state,
           x.ms !== null ? `${(x.ms / 1000).toFixed(1)} s` : '-',
+          x.job ?? '-',
           x.sessionId ?? '-',
           x.prompt ?? '-',
           x.reply ?? '-',

@@ -1,6 +1,7 @@
 // The `sessions.json` snapshot: its schema and the pure reducer that derives it from journal events.
 import { z } from 'zod';
 import { JaggersError, unreachable } from '../errors.js';
+import { isFinalState } from '../states.js';
 import type { EventOf, JournalEvent } from './events.js';
 import { applyWorkEvent, jobRecordSchema, messageRecordSchema } from './work.js';
 
@@ -188,6 +189,29 @@ function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
   return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: { ...prev, turns: prev.turns + 1 } } });
 }
 
+/**
+ * A task that no workflow runs (a handoff's, the demo's, `up --task`'s, a job's own) ends with each of its
+ * work items: its status, reason and agent become the item's, and a done item's reply its final file. So
+ * `tasks` and `show` stay true after the items themselves are pruned from the snapshot. `before` is the
+ * data the item's change was applied to; `after`, the result.
+ */
+function itemEnded(before: RegistryData, after: RegistryData, event: EventOf<'job-state'>): RegistryData {
+  const j = own(before.jobs, event.jobId);
+  if (!j || !isFinalState(event.state)) return after;
+  const task = own(after.tasks, j.task ?? j.id);
+  if (!task || task.definition) return after;
+  const reply = event.reply ?? j.reply;
+  return withTask(after, {
+    ...task,
+    status: event.state,
+    reason: event.reason,
+    agent: event.agent ?? j.agent ?? j.target,
+    final: event.state === 'done' && reply ? reply : task.final,
+    updated: event.ts,
+    history: [...task.history, { status: event.state, at: event.ts, reason: event.reason }],
+  });
+}
+
 /** Pure reducer: the snapshot after `event`. Throws E_REGISTRY when the event does not fit the data. */
 export function applyEvent(data: RegistryData, event: JournalEvent): RegistryData {
   switch (event.type) {
@@ -255,8 +279,9 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
     }
     case 'turn':
       return countTurn(data, event);
-    case 'job-created':
     case 'job-state':
+      return itemEnded(data, applyWorkEvent(data, event), event);
+    case 'job-created':
     case 'message-created':
     case 'message-claimed':
     case 'message-delivered':
