@@ -20,6 +20,7 @@ import { EventHub } from './event-hub.js';
 import { logLevel, openSupervisorLog } from './log.js';
 import { ensureToken, parseListen, type ListenAddress } from './tcp.js';
 import { renderWindow0 } from './window0.js';
+import { sweepTemps } from './sweep-temps.js';
 
 async function version(): Promise<string> {
   try {
@@ -59,6 +60,7 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
   try {
     // The registry's one writer: its lock is held for the supervisor's whole life.
     registry = await RegistryOwner.open(ctx.jaggersDir, { onWarning: (w) => log.warn({}, w) });
+    sweepTemps(ctx.jaggersDir, log);
     events = await openControl(ctx.server, ctx.session);
     commands = await openCommandControl(ctx.server, ctx.session);
     const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile });
