@@ -8,7 +8,7 @@ import { apiSocketPath, serveConfigPath, supervisorLockPath } from '../api/paths
 import { atMostEvery } from '../coalesced.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import type { Output } from '../output.js';
+import type { Terminal } from '../output.js';
 import { packageRoot } from '../package-root.js';
 import { acquireLock } from '../sessions/lock.js';
 import { subscribe } from '../tmux/commands.js';
@@ -44,7 +44,7 @@ async function listenUnix(app: ReturnType<typeof buildApp>, socket: string): Pro
   await chmod(socket, 0o600);
 }
 
-export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
+export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
   await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
   await chmod(ctx.jaggersDir, 0o700).catch(() => {});
   const lock = await acquireLock(supervisorLockPath(ctx.jaggersDir), { timeoutMs: 5000 }).catch((e: Error) => {
@@ -69,7 +69,10 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     // For a person's eyes: four times a second at most, however fast the states change.
     const redraw = atMostEvery(250, () => {
       void supervisor.views.terminals(undefined, { fresh: false }).then(
-        (rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)),
+        (rows) => {
+          io.control('clear-screen');
+          io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile));
+        },
         () => {},
       );
     });

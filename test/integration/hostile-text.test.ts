@@ -63,6 +63,10 @@ describe('hostile text is inert in every listing', () => {
     expect((await rig.run(['show', task])).stdout).toContain(`text: text${SHOWN}`);
     expect((await rig.run(['result', job])).stdout).toContain(`first line ${SHOWN}`);
     expect((await rig.run(['why', `no${HOSTILE}such`])).stderr).toContain('no\\u001b]0;pwned');
+    // jaggers' own controls still act: window 0 (the supervisor) clears its screen before each redraw.
+    const w0 = await rig.tmux(['capture-pane', '-p', '-t', `=${rig.session}:0`]);
+    expect(w0).toMatch(/^jaggers supervisor: session /);
+    expect(w0).toMatch(/^ {2}alpha +jg-/m);
     // --json: the same value, exactly.
     const jobs = JSON.parse((await rig.run(['jobs', '--json'])).stdout) as JobView[];
     expect(jobs.find((j) => j.id === job)?.name).toBe(`name${HOSTILE}`);
