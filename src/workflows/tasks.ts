@@ -254,8 +254,14 @@ export class Tasks {
     }
     const t = (await this.get(id)) as TaskView;
     if (!finalTask(t.status)) {
+      // Its work items that have not ended (a handoff's, or the turn of a task no machine runs now) end with it.
+      for (const x of t.turns) if (x.job && !finalTask(x.state)) await this.p.jobs.cancel(x.job, by);
       await this.closeWindows(id);
-      await this.record(id, [{ type: 'task-status', taskId: id, status: 'cancelled', reason: `cancelled by ${by}` }]);
+      const reason = `cancelled by ${by}`;
+      await this.p.store.update((d) => ({
+        events: d.tasks[id] && !finalTask(d.tasks[id].status) ? [{ type: 'task-status', taskId: id, status: 'cancelled', reason }] : [],
+        result: null,
+      }));
       this.published(await this.get(id));
     }
     return this.get(id);

@@ -38,6 +38,18 @@ describe('tasks, show, status and task windows on real tmux', () => {
     expect(v.turns).toMatchObject([{ seq: 1, step: 'handoff', agent: 'alpha', state: 'done', job: h.job, reply }]);
   });
 
+  it('cancel <task> of a handoff cancels its work item, and the task says so', async () => {
+    await writeFakeProfile(rig.root, 'slow', ['--think-ms', '30000']);
+    await writeProject(rig.root, { agents: [{ name: 'slowpoke', profile: 'slow' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    const h = JSON.parse((await rig.run(['handoff', 'slowpoke', '-m', 'take your time', '--no-wait', '--json'])).stdout) as HandoffResult;
+    expect((JSON.parse((await rig.run(['show', h.task, '--json'])).stdout) as TaskView).status).toBe('running');
+    const c = await rig.run(['cancel', h.task, '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout) as TaskView).toMatchObject({ status: 'cancelled', turns: [{ job: h.job, state: 'cancelled' }] });
+    expect((await rig.run(['tasks'])).stdout).toMatch(new RegExp(`^${h.task}\\s+handoff\\s+cancelled\\s+1\\s+slowpoke\\s+`, 'm'));
+  });
+
   it('the demo is a task that is done, with its three turns and their replies', async () => {
     expect((await rig.run(['demo'])).code).toBe(0);
     const [demo] = JSON.parse((await rig.run(['tasks', '--json'])).stdout) as TaskView[];
