@@ -11,11 +11,14 @@ import { makeDeps, type Env } from './cli/shared.js';
 import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
 import { isJaggersError } from './errors.js';
+import { terminal } from './output.js';
 import { packageVersion } from './package-root.js';
 
 export type { Env } from './cli/shared.js';
 
-export function buildProgram(e: Env, setExit: (code: number) => void): Command {
+export function buildProgram(env: Env, setExit: (code: number) => void): Command {
+  // Every word the program prints goes through the one sanitizer (src/output.ts).
+  const e = { ...env, io: terminal(env.io) };
   const program = new Command('jaggers')
     .description('Run coding-agent CLIs side by side in tmux and make them work together')
     .version(packageVersion(), '-V, --version')
@@ -59,17 +62,18 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 export async function main(argv: string[], e: Env): Promise<number> {
   let code = 0;
   const program = buildProgram(e, (c) => (code = c));
+  const io = terminal(e.io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     if (isJaggersError(err)) {
-      e.io.writeErr(`jaggers: ${err.message}\n`);
+      io.writeErr(`jaggers: ${err.message}\n`);
       // Interrupted (Ctrl-C) while following work that goes on: the shell's code for SIGINT.
       return err.code === 'E_INTERRUPTED' ? 130 : 1;
     }
-    e.io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     return 70;
   }
 }

@@ -272,6 +272,19 @@ export class Launcher {
     await killWindow(this.p.tmux, windowId).catch(() => {});
   }
 
+  /**
+   * A task's windows, closed when the task ends, as a worker's window is when its job ends: their
+   * conversations stay pinned, and `jaggers resume <task>` opens them again. Returns the agents closed.
+   */
+  async closeTask(task: string): Promise<string[]> {
+    await this.p.table.refresh();
+    const panes = (await listPanes(this.p.tmux, this.p.where.session)).filter((p) => p.task === task && p.agent !== null);
+    for (const p of panes) await this.close(p.windowId);
+    await this.p.table.refresh();
+    if (panes.length) this.p.log.info({ task, agents: panes.map((p) => p.agent) }, 'the task ended: its windows closed (`jaggers resume` opens them again)');
+    return panes.map((p) => p.agent!);
+  }
+
   /** The CLI's environment for a headless run: the supervisor's own (outside tmux) plus what the agent's launch sets. */
   async headlessLaunch(terminalId: string, task: string): Promise<AgentLaunch> {
     const t = this.p.store.data.terminals[terminalId];

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolveContext, type Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { TASK_ID, TASK_ID_RULE } from '../ids.js';
-import type { Output } from '../output.js';
+import type { Output, Terminal } from '../output.js';
 import { givenGlobals } from './global-options.js';
 
 /** Where the CLI runs: handed in by src/cli.ts (the process) or a test (a folder and strings). */
@@ -20,7 +20,8 @@ export interface Env {
 
 /** What a group's actions use: the output, the context of this run, and the exit code main() returns. */
 export interface Deps {
-  io: Output;
+  /** Text is made inert here (src/output.ts); jaggers' own controls go by `control`. */
+  io: Terminal;
   ctx(): Promise<Context>;
   setExit(code: number): void;
   /** An AbortSignal that Ctrl-C aborts, for a command that follows work it does not own (the work goes on); and its release. */
@@ -30,7 +31,7 @@ export interface Deps {
 }
 
 /** The context is resolved from the program's global options when an action asks for it; each warning is printed once. */
-export function makeDeps(program: Command, e: Env, setExit: (code: number) => void): Deps {
+export function makeDeps(program: Command, e: Env & { io: Terminal }, setExit: (code: number) => void): Deps {
   // The registry says so when it repaired itself after a crash: once per command, on stderr.
   const warned = new Set<string>();
   const warn = (m: string) => {
@@ -50,6 +51,12 @@ export function makeDeps(program: Command, e: Env, setExit: (code: number) => vo
 
 export const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 export const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
+
+/** A `--watch` frame: the screen cleared (jaggers' own control), then the text. */
+export function redraw(io: Terminal, text: string): void {
+  io.control('clear-screen');
+  io.writeOut(text);
+}
 
 export function checkTask(task: string | undefined, flag: string): void {
   if (task !== undefined && !TASK_ID.test(task)) throw new JaggersError('E_USAGE', `${flag} must be ${TASK_ID_RULE}, got ${JSON.stringify(task)}`);

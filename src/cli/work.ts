@@ -1,7 +1,7 @@
 // Work for agents: background jobs, inbox messages and handoffs.
 import type { Command } from 'commander';
 import { JOB_ID } from '../ids.js';
-import { checkTask, examples, json, seconds, type Deps } from './shared.js';
+import { checkTask, examples, json, redraw, seconds, type Deps } from './shared.js';
 
 /** Adds assign, jobs, wait, result, cancel, message, inbox, handoff. */
 export function registerWork(program: Command, e: Deps): void {
@@ -46,7 +46,7 @@ export function registerWork(program: Command, e: Deps): void {
       const { jobs, renderJobs } = await import('../commands/jobs.js');
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderJobs(await jobs(c))}`), undefined, 'job,hello');
+        return watchStates(c, async () => redraw(e.io, renderJobs(await jobs(c))), undefined, 'job,hello');
       }
       const list = await jobs(c);
       e.io.writeOut(o.json ? json(list) : renderJobs(list));

@@ -1,6 +1,6 @@
 // Workflows and the tasks that run them.
 import { Option, type Command } from 'commander';
-import { checkTask, examples, json, type Deps } from './shared.js';
+import { checkTask, examples, json, redraw, type Deps } from './shared.js';
 
 /** Adds run, tasks, show, resume, workflows, workflow show. */
 export function registerWorkflows(program: Command, e: Deps): void {
@@ -51,7 +51,7 @@ export function registerWorkflows(program: Command, e: Deps): void {
       const { tasks, renderTasks } = await import('../commands/tasks.js');
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderTasks(await tasks(c))}`), undefined, 'task,hello');
+        return watchStates(c, async () => redraw(e.io, renderTasks(await tasks(c))), undefined, 'task,job,hello');
       }
       const list = await tasks(c);
       e.io.writeOut(o.json ? json(list) : renderTasks(list));

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import type { Output } from '../output.js';
+import type { Terminal } from '../output.js';
 import { handoff, newTaskId } from './handoff.js';
 import { up, type UpResult } from './up.js';
 
@@ -11,7 +11,7 @@ Write the plan as three numbered steps.`;
  * The main job on the built-in demo agents: open the session, then hand a task from the planner to
  * the coder to the reviewer, each reply handed on as the next agent's handover file.
  */
-export async function demo(ctx: Context, io: Output, opts: { size?: string; run: boolean }): Promise<UpResult> {
+export async function demo(ctx: Context, io: Terminal, opts: { size?: string; run: boolean }): Promise<UpResult> {
   const r = await up(ctx, { demo: true, size: opts.size });
   io.writeOut(renderDemoUp(r));
   if (!opts.run) return r;

@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { readGivenFile } from '../fs/given-file.js';
 import { DEFAULT_WINDOW_SIZE, newJobId, newTaskId } from '../ids.js';
-import type { Output } from '../output.js';
+import type { Terminal } from '../output.js';
 import { Progress } from './progress.js';
 
 export interface HandoffOptions {
@@ -47,7 +47,7 @@ export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' 
  * again by that id (nothing is recorded twice), and `signal` (Ctrl-C) stops only the following: the
  * handoff goes on, and the error says how to follow it.
  */
-export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Output, signal?: AbortSignal): Promise<HandoffResult> {
+export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Terminal, signal?: AbortSignal): Promise<HandoffResult> {
   const message = await payloadOf(ctx, o);
   const id = newJobId();
   const body = {

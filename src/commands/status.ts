@@ -5,6 +5,7 @@ import type { HealthView, TerminalDetail, TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { describeQuestion } from '../describe-question.js';
 import { describeFailure } from '../fs/disk-health.js';
+import { windowName } from '../window-name.js';
 import { clock, renderTable } from './render.js';
 
 /** A row of `status --json`: the supervisor's view of the agent. */
@@ -40,12 +41,14 @@ export function renderStatus(rows: AgentStatusRow[]): string {
   if (rows.length === 0) return 'no agents\n';
   const table = renderTable(
     ['AGENT', 'STATE', 'SINCE', 'RULE'],
-    rows.map((r) => [r.agent, r.state, clock(r.since), r.rule ?? '-']),
+    // A task's window as `ls` shows it (`coder+t-1a2b3c4d`): one row per window, each named as `attach` and `why` take it.
+    rows.map((r) => [windowName(r.agent, r.task), r.state, clock(r.since), r.rule ?? '-']),
   );
   // What each waiting agent asks, below the table: the question and its choices, and how to answer.
-  const asks = rows.flatMap((r) =>
-    r.question ? [`${r.agent} asks ${describeQuestion(r.question)}${r.question.choices.length ? `: jaggers answer ${r.agent} <number or label>` : ''}`] : [],
-  );
+  const asks = rows.flatMap((r) => {
+    const name = windowName(r.agent, r.task);
+    return r.question ? [`${name} asks ${describeQuestion(r.question)}${r.question.choices.length ? `: jaggers answer ${name} <number or label>` : ''}`] : [];
+  });
   return asks.length ? `${table}\n${asks.join('\n')}\n` : table;
 }
 

@@ -6,7 +6,7 @@ import { withApi } from '../api/connect.js';
 import type { StreamEvent, TaskView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import type { Output } from '../output.js';
+import { inertLine, type Terminal } from '../output.js';
 import { liveOrStored } from '../api/live-or-stored.js';
 import { newTaskId } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
@@ -39,7 +39,7 @@ export interface DryRun {
 }
 
 /** The task's text: `-m TEXT`, `-f FILE`, or the older `--task TEXT` (with a warning on stderr). */
-async function taskText(ctx: Context, io: Output, o: RunOptions): Promise<string> {
+async function taskText(ctx: Context, io: Terminal, o: RunOptions): Promise<string> {
   if (o.task === undefined) {
     const { payloadOf } = await import('./handoff.js');
     return payloadOf(ctx, o, 'run', true);
@@ -50,7 +50,7 @@ async function taskText(ctx: Context, io: Output, o: RunOptions): Promise<string
   return o.task;
 }
 
-export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+export async function run(ctx: Context, io: Terminal, name: string, o: RunOptions): Promise<TaskView | DryRun> {
   const text = await taskText(ctx, io, o);
   // Loaded here, not with the module: `tasks` and `show` (the fast path) need none of it.
   const [{ bindRoles, dryRunPrompts, loadWorkflow }, { registryTeam }, { readStored }, { listProfileNames }, { renderUp, up, upFailed }] = await Promise.all([
@@ -100,7 +100,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
 }
 
 /** Follow a task to its end: its turns on stderr; a supervisor that went away is started again and the task resumed. */
-export async function follow(ctx: Context, io: Output, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
+export async function follow(ctx: Context, io: Terminal, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
   const shown = quiet ? null : new TaskProgress(io, id);
   const stop = new AbortController();
   const interrupted = () => stop.abort();
@@ -165,7 +165,7 @@ class TaskProgress {
   private lastText = '';
 
   constructor(
-    private readonly io: Output,
+    private readonly io: Terminal,
     private readonly id: string,
   ) {
     if (io.errIsTTY) {
@@ -180,13 +180,15 @@ class TaskProgress {
 
   private draw(): void {
     this.frame = (this.frame + 1) % FRAMES.length;
-    this.io.writeErr(`\r\x1b[K${FRAMES[this.frame]} ${this.line} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
+    this.io.control('clear-line');
+    this.io.writeErr(`${FRAMES[this.frame]} ${inertLine(this.line)} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
   }
 
   private say(text: string): void {
     if (text === this.lastText) return;
     this.lastText = text;
-    if (this.io.errIsTTY) this.io.writeErr(`\r\x1b[K${text}\n`);
+    if (this.io.errIsTTY) this.io.control('clear-line');
+    if (this.io.errIsTTY) this.io.writeErr(`${text}\n`);
     else this.io.writeErr(`${text} (${this.secs(this.t0)})\n`);
   }
 
@@ -207,7 +209,7 @@ class TaskProgress {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.io.errIsTTY) this.io.writeErr('\r\x1b[K');
+    if (this.io.errIsTTY) this.io.control('clear-line');
   }
 }
 
@@ -228,8 +230,10 @@ export async function tasks(ctx: Context): Promise<TaskView[]> {
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true }),
     async (d) => {
-      const { taskView } = await import('../workflows/task-view.js');
-      return Object.values(d.tasks).map((t) => taskView(t, d, false, false));
+      const { isJobTask, taskView } = await import('../workflows/task-view.js');
+      return Object.values(d.tasks)
+        .filter((t) => !isJobTask(t))
+        .map((t) => taskView(t, d, false, false));
     },
   );
 }
@@ -293,13 +297,14 @@ export function renderShow(t: TaskView): string {
     lines.push(
       '',
       renderTable(
-        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'SESSION', 'PROMPT', 'REPLY'],
+        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'JOB', 'SESSION', 'PROMPT', 'REPLY'],
         t.turns.map((x) => [
           String(x.seq),
           x.round > 1 ? `${x.step} (round ${x.round})` : x.step,
           x.agent,
           x.attempts > 1 ? `${x.state} (try ${x.attempts})` : x.state,
           x.ms !== null ? `${(x.ms / 1000).toFixed(1)} s` : '-',
+          x.job ?? '-',
           x.sessionId ?? '-',
           x.prompt ?? '-',
           x.reply ?? '-',
@@ -313,7 +318,7 @@ export function renderShow(t: TaskView): string {
 /** Reopen a task's agents in their pinned conversations; a workflow task then goes on from its last finished turn. */
 export async function resumeTask(
   ctx: Context,
-  io: Output,
+  io: Terminal,
   id: string,
   o: { detach?: boolean; json?: boolean },
 ): Promise<{ opened: UpResult; task: TaskView | null }> {

@@ -171,6 +171,32 @@ export class DurableAppender {
   }
 }
 
+/** The temp file `writeFileAtomic` writes before its rename: `<file>.tmp-<pid>-<8 hex>`. */
+const TEMP_FILE = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Temp files of `writeFileAtomic` in `dir` left by a writer killed between its write and its rename
+ * (`kill -9`, a crash): those whose pid no longer runs are removed; a live writer's are left alone.
+ * Returns the names removed. A folder that does not exist has none.
+ */
+export function sweepStaleTemps(dir: string, alive: (pid: number) => boolean): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw fileError('reading', dir, e);
+  }
+  const removed: string[] = [];
+  for (const n of names) {
+    const pid = Number(TEMP_FILE.exec(n)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    fs.rmSync(path.join(dir, n), { force: true });
+    removed.push(n);
+  }
+  return removed;
+}
+
 /**
  * Replace `file` atomically: temp file in the same folder, write, fsync, rename, fsync the folder.
  * `sync: false` skips both fsyncs: readers still see the old or the new file whole, but after a power

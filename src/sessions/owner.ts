@@ -59,7 +59,8 @@ export class RegistryOwner implements RegistryStore {
     const paths = { snapshot: path.join(dir, SNAPSHOT_FILE), journal: path.join(dir, JOURNAL_FILE) };
     const lock = await acquireLock(paths.snapshot, { timeoutMs: o.lockTimeoutMs ?? 30_000 });
     try {
-      const loaded = await loadLocked(paths, (o.now ?? (() => new Date()))(), null, { quietCatchUp: true });
+      // Once per supervisor: the journal's lines the snapshot holds are checked for damage too.
+      const loaded = await loadLocked(paths, (o.now ?? (() => new Date()))(), null, { quietCatchUp: true, checkJournal: true });
       const owner = new RegistryOwner(paths, loaded.data, loaded.warnings, lock, o);
       for (const w of loaded.warnings) o.onWarning?.(w);
       if (loaded.dirty) await owner.flush();

@@ -1,8 +1,9 @@
 // The `sessions.json` snapshot: its schema and the pure reducer that derives it from journal events.
 import { z } from 'zod';
 import { JaggersError, unreachable } from '../errors.js';
+import { isFinalState } from '../states.js';
 import type { EventOf, JournalEvent } from './events.js';
-import { applyWorkEvent, jobRecordSchema, messageRecordSchema, type ApplyMode } from './work.js';
+import { applyWorkEvent, jobRecordSchema, messageRecordSchema, type ApplyMode, type JobRecord } from './work.js';
 
 const id = z.string().min(1);
 
@@ -189,6 +190,28 @@ function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
 }
 
 /**
+ * A task that no workflow runs (a handoff's, the demo's, `up --task`'s, a job's own) ends with each of its
+ * work items: its status, reason and agent become the item's, and a done item's reply its final file. So
+ * `tasks` and `show` stay true after the items themselves are pruned from the snapshot. `j` is the item as
+ * it was before the change (read before it is applied: in place, the change may prune it); `after`, the result.
+ */
+function itemEnded(j: JobRecord | undefined, after: RegistryData, event: EventOf<'job-state'>): RegistryData {
+  if (!j || !isFinalState(event.state)) return after;
+  const task = own(after.tasks, j.task ?? j.id);
+  if (!task || task.definition) return after;
+  const reply = event.reply ?? j.reply;
+  return withTask(after, {
+    ...task,
+    status: event.state,
+    reason: event.reason,
+    agent: event.agent ?? j.agent ?? j.target,
+    final: event.state === 'done' && reply ? reply : task.final,
+    updated: event.ts,
+    history: [...task.history, { status: event.state, at: event.ts, reason: event.reason }],
+  });
+}
+
+/**
  * The snapshot after `event`; throws E_REGISTRY when the event does not fit the data. Pure unless `mode`
  * says otherwise: then jobs and messages change in place (see ApplyMode); everything else is copied.
  */
@@ -258,8 +281,9 @@ export function applyEvent(data: RegistryData, event: JournalEvent, mode?: Apply
     }
     case 'turn':
       return countTurn(data, event);
-    case 'job-created':
     case 'job-state':
+      return itemEnded(own(data.jobs, event.jobId), applyWorkEvent(data, event, mode), event);
+    case 'job-created':
     case 'message-created':
     case 'message-claimed':
     case 'message-delivered':

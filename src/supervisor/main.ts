@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { describeFailure, DiskHealth, isDiskError, onWriteFailure, probeWrite, writeFailed } from '../fs/disk-health.js';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
-import type { Output } from '../output.js';
+import type { Terminal } from '../output.js';
 import { packageRoot } from '../package-root.js';
 import { acquireLock } from '../sessions/lock.js';
 import { subscribe } from '../tmux/commands.js';
@@ -22,6 +22,7 @@ import { EventHub } from './event-hub.js';
 import { logLevel, openSupervisorLog } from './log.js';
 import { checkExposure, ensureToken, formatAddress, isLoopback, listenFailed, parseListen, type ListenAddress } from './tcp.js';
 import { renderWindow0 } from './window0.js';
+import { sweepTemps } from './sweep-temps.js';
 
 async function version(): Promise<string> {
   try {
@@ -48,7 +49,7 @@ async function listenUnix(app: ReturnType<typeof buildApp>, socket: string): Pro
   await chmod(socket, 0o600);
 }
 
-export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
+export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
   await ensurePrivateFolder(ctx.jaggersDir);
   const lock = await acquireLock(supervisorLockPath(ctx.jaggersDir), { timeoutMs: 5000 }).catch((e: Error) => {
     throw new JaggersError('E_SUPERVISOR_START', `another supervisor serves ${ctx.projectRoot}: ${e.message}`);
@@ -73,6 +74,7 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
   try {
     // The registry's one writer: its lock is held for the supervisor's whole life.
     registry = await RegistryOwner.open(ctx.jaggersDir, { onWarning: (w) => log.warn({}, w) });
+    sweepTemps(ctx.jaggersDir, log);
     events = await openControl(ctx.server, ctx.session);
     commands = await openCommandControl(ctx.server, ctx.session);
     const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile, disk });
@@ -81,7 +83,10 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     // For a person's eyes: four times a second at most, however fast the states change.
     const redraw = atMostEvery(250, () => {
       void supervisor.views.terminals(undefined, { fresh: false }).then(
-        (rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)),
+        (rows) => {
+          io.control('clear-screen');
+          io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile));
+        },
         () => {},
       );
     });

@@ -13,7 +13,7 @@ import {
   type WorkflowMachine,
 } from '../../machines/workflow.machine.js';
 import type { TaskView } from '../api/types.js';
-import { TASK_FINAL, taskView, turnJobId, withSessions } from './task-view.js';
+import { TASK_FINAL, isJobTask, taskView, turnJobId, withSessions } from './task-view.js';
 import { JaggersError } from '../errors.js';
 import { readConfinedText } from '../fs/confine.js';
 import type { NewJournalEvent } from '../sessions/events.js';
@@ -37,7 +37,12 @@ export interface TasksPorts {
   agents: Pick<Agents, 'find' | 'list' | 'refresh' | 'status'>;
   jobs: Pick<Jobs, 'create' | 'result' | 'cancel'>;
   /** Start a dead pane again in its pinned conversation; open a task's window gone with its tmux server. */
-  launcher: { restart(e: TerminalEntry): Promise<void>; openTaskWindow(terminalId: string, task: string): Promise<void> };
+  launcher: {
+    restart(e: TerminalEntry): Promise<void>;
+    openTaskWindow(terminalId: string, task: string): Promise<void>;
+    /** Close the task's windows (it ended); `resume` opens them again. */
+    closeTask(task: string): Promise<unknown>;
+  };
   /** Resolves once the agent's state is one of `states` (rejects after `ms`). */
   waitFor(terminalId: string, states: readonly string[], ms: number): Promise<unknown>;
   /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
@@ -97,9 +102,12 @@ export class Tasks {
     return this.view(t, data);
   }
 
+  /** Every task but a job's own (`jobs` lists those). */
   async list(): Promise<TaskView[]> {
     const data = await Promise.resolve(this.p.store.data);
-    return Object.values(data.tasks).map((t) => this.view(t, data, false));
+    return Object.values(data.tasks)
+      .filter((t) => !isJobTask(t))
+      .map((t) => this.view(t, data, false));
   }
 
   private view(t: TaskRecord, data: RegistryData, turns = true): TaskView {
@@ -246,10 +254,22 @@ export class Tasks {
     }
     const t = (await this.get(id)) as TaskView;
     if (!finalTask(t.status)) {
-      await this.record(id, [{ type: 'task-status', taskId: id, status: 'cancelled', reason: `cancelled by ${by}` }]);
+      // Its work items that have not ended (a handoff's, or the turn of a task no machine runs now) end with it.
+      for (const x of t.turns) if (x.job && !finalTask(x.state)) await this.p.jobs.cancel(x.job, by);
+      await this.closeWindows(id);
+      const reason = `cancelled by ${by}`;
+      await this.p.store.update((d) => ({
+        events: d.tasks[id] && !finalTask(d.tasks[id].status) ? [{ type: 'task-status', taskId: id, status: 'cancelled', reason }] : [],
+        result: null,
+      }));
       this.published(await this.get(id));
     }
     return this.get(id);
+  }
+
+  /** Its windows closed (a tmux that refuses is logged: the task's end is recorded all the same). */
+  private async closeWindows(id: string): Promise<void> {
+    await this.p.launcher.closeTask(id).catch((e: Error) => this.p.log.warn({ task: id, err: e.message }, "could not close the task's windows"));
   }
 
   /** Waits until the task's writes after the actor stopped are done. */
@@ -367,6 +387,8 @@ export class Tasks {
             ...(final ? { final } : {}),
             outcome: ctx.outcome,
           });
+        // An ended task's windows close before its end is told: whoever waits for the end finds them gone.
+        if (changed && finalTask(st.status)) await this.closeWindows(id);
         await this.p.store.update(async (d) => {
           const t = d.tasks[id];
           if (!t) return { events: [], result: null };
