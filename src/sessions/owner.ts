@@ -71,7 +71,10 @@ export class RegistryOwner implements RegistryStore {
     }
   }
 
-  /** The registry now (every change is applied here first). */
+  /**
+   * The registry now: a new object after every change, but its `jobs` and `messages` tables are changed
+   * in place (records themselves are never changed, only replaced): to keep what was, keep the records.
+   */
   get data(): RegistryData {
     return this.current;
   }

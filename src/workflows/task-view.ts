@@ -15,11 +15,15 @@ export function turnJobId(task: string, seq: number, attempt: number): string {
   return derivedJobId(task, seq, attempt);
 }
 
-/** The work items of each task (a job's own task is the job), in their order: indexed once per registry state. */
-const itemIndex = new WeakMap<RegistryData['jobs'], Map<string, JobRecord[]>>();
+/**
+ * The work items of each task (a job's own task is the job), in their order: indexed once per registry
+ * state. Keyed by the registry data itself, a new object for every change (the owner changes the jobs'
+ * table in place, so the table is no key).
+ */
+const itemIndex = new WeakMap<RegistryData, Map<string, JobRecord[]>>();
 
 function itemsOf(data: RegistryData, task: string): JobRecord[] {
-  let index = itemIndex.get(data.jobs);
+  let index = itemIndex.get(data);
   if (!index) {
     index = new Map();
     for (const j of Object.values(data.jobs)) {
@@ -29,7 +33,7 @@ function itemsOf(data: RegistryData, task: string): JobRecord[] {
       else index.set(key, [j]);
     }
     for (const list of index.values()) list.sort((a, b) => a.seq - b.seq);
-    itemIndex.set(data.jobs, index);
+    itemIndex.set(data, index);
   }
   return index.get(task) ?? [];
 }
