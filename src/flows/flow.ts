@@ -72,6 +72,14 @@ export function splitFrontMatter(text: string, file: string): { yaml: string; bo
 
 /** A cron expression croner takes (5 fields, or 6 with seconds first); else an error naming it. */
 export function checkSchedule(schedule: string, timezone: string | undefined, where: string): Cron {
+  if (timezone !== undefined) {
+    // croner takes any text here and fails only when it computes a tick (in the scheduler, at a run).
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: timezone });
+    } catch {
+      throw bad(where, `field \`timezone\`: ${JSON.stringify(timezone)} is not a time zone (an IANA name, like Europe/Paris or UTC)`);
+    }
+  }
   try {
     return new Cron(schedule, { paused: true, ...(timezone ? { timezone } : {}) });
   } catch (e) {
@@ -91,7 +99,13 @@ export function parseFlowFile(text: string, file: string): FlowDef {
     throw bad(`${file}:${line}`, `the front matter is not valid YAML: ${e.message.split('\n')[0]}`);
   }
   if (!isMap(doc.contents)) throw bad(file, 'the front matter must be fields (`name: value` lines)');
-  const data: unknown = doc.toJS();
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // The yaml library refuses an alias bomb (a few lines that expand to millions of values) here.
+    throw bad(file, `the front matter cannot be read: ${(e as Error).message}`);
+  }
   const r = frontSchema.safeParse(data);
   if (!r.success) {
     const issue = r.error.issues[0]!;

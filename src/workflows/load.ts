@@ -88,7 +88,13 @@ export function parseWorkflowFile(text: string, file: string): WorkflowDef {
     });
     throw new JaggersError('E_WORKFLOW_INVALID', boundedLines(lines).join('\n'));
   }
-  const data = doc.toJS() as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // The yaml library refuses an alias bomb (a few lines that expand to millions of values) here.
+    throw new JaggersError('E_WORKFLOW_INVALID', `${file}: not valid YAML: ${(e as Error).message}`);
+  }
   if (!isMap(doc.contents) || data === null || typeof data !== 'object')
     throw new JaggersError('E_WORKFLOW_INVALID', `${file}: a workflow file must be a mapping (name, agents, steps), got ${describeValue(data)}`);
   const expected = path.basename(file).replace(/\.ya?ml$/, '');
