@@ -163,6 +163,10 @@ describe('the API edge: bounded sizes, one error shape', () => {
   });
 
   it("fastify's own answers in the one shape: a path part over the limit (414), a bad URL, 404, 405, 415, bad JSON", async () => {
+    // Up to 256 characters a name reaches the name rule (at most 128); past that the router's 414.
+    const long = await raw({ socketPath }, 'GET', `/v1/terminals/${'a'.repeat(200)}`);
+    expect(long.status).toBe(400);
+    expect(long.json().error!.message).toMatch(/params: field `agent`: .*must be an agent name/);
     const param = await raw({ socketPath }, 'GET', `/v1/terminals/${'a'.repeat(300)}`);
     expect(param.status).toBe(414);
     expect(param.json().error!.message).toMatch(/^GET \/v1\/terminals\/a+\.\.\.: a part of the path is too long$/);
