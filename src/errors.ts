@@ -81,7 +81,12 @@ export function describeValue(v: unknown): string {
   try {
     shown = JSON.stringify(v) ?? String(v);
   } catch {
-    shown = String(v);
+    // Too deep for JSON.stringify (and then for String too), or a cycle.
+    try {
+      shown = String(v);
+    } catch {
+      shown = `[${type}]`;
+    }
   }
   if (shown.length > 80) shown = `${shown.slice(0, 77)}...`;
   return `${shown} (${type})`;

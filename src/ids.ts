@@ -14,12 +14,55 @@ export const MESSAGE_ID = /^m-[0-9a-f]{8,16}$/;
 /** An agent's terminal (its window's `@jaggers_terminal_id`, `JAGGERS_TERMINAL_ID`): `jg-` + hex. */
 export const TERMINAL_ID = /^jg-[0-9a-f]+$/;
 /**
- * A task (`--task`, `run`): letters, digits, `.`, `-`, `_`; 1 to 64 of them; never a name every object
- * already has (`__proto__`, `constructor`, `toString`...), which a lookup by key would find anyway.
+ * Keys every plain object has without being given them: a lookup by one of these in a record finds
+ * something (`data.tasks['constructor']` is a function) even when nothing was stored under it.
  */
-export const TASK_ID =
-  /^(?!(?:__proto__|__defineGetter__|__defineSetter__|__lookupGetter__|__lookupSetter__|constructor|hasOwnProperty|isPrototypeOf|propertyIsEnumerable|toLocaleString|toString|valueOf)$)[A-Za-z0-9_.-]{1,64}$/;
-export const TASK_ID_RULE = "1-64 letters, digits, '.', '-' or '_' (not a name like __proto__ or constructor)";
+const OBJECT_KEYS = [
+  '__proto__',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'constructor',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'toString',
+  'valueOf',
+] as const;
+const NOT_OBJECT_KEY = `(?!(?:${OBJECT_KEYS.join('|')})$)`;
+
+/**
+ * The one name rule: every name or id a client, an agent or a file gives (agent, profile, workflow,
+ * flow, role, job, task, terminal) meets it before it is looked up or made part of a file's name:
+ * letters, digits, `.`, `-`, `_`, 1 to 128 of them, not starting with `.` or `-` (so never a path
+ * like `..`), and never a name every object already has (`__proto__`, `constructor`, `toString`...).
+ * Each kind may have a narrower format of its own (agent names are lower-case); none is wider.
+ */
+export const NAME = new RegExp(`^${NOT_OBJECT_KEY}[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`);
+export const NAME_RULE =
+  "1-128 letters, digits, '.', '-' or '_', not starting with '.' or '-', and not a name every object has (__proto__, constructor, toString...)";
+
+export function isName(s: string): boolean {
+  return NAME.test(s);
+}
+
+/** Why `s` breaks the name rule (for `what`, e.g. "agent"), or null when it keeps it. */
+export function nameProblem(what: string, s: string): string | null {
+  if (isName(s)) return null;
+  const shown = JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+  return `${shown} is not a valid ${what} name: must be ${NAME_RULE}`;
+}
+
+/** `record[key]` when `key` is the record's own key (never something every object has); else undefined. */
+export function own<T>(record: Readonly<Record<string, T>> | null | undefined, key: string): T | undefined {
+  return record != null && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** A task (`--task`, `run`): a name (the one rule above) of at most 64 characters. */
+export const TASK_ID = new RegExp(`^${NOT_OBJECT_KEY}[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`);
+export const TASK_ID_RULE = "1-64 letters, digits, '.', '-' or '_', not starting with '.' or '-' (and not a name like __proto__ or constructor)";
 /** The name of a worker window a profile job opened (`claude-j-1a2b3c4d5e6f`): not an agent of the team. */
 export const WORKER_AGENT = /-j-[0-9a-f]{8,16}$/;
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
-import { DEFAULT_WINDOW_SIZE, newTerminalId } from '../ids.js';
+import { DEFAULT_WINDOW_SIZE, newTerminalId, own } from '../ids.js';
 import type { Log } from '../logger.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 import { parseSize, type AgentSpec, type ProjectFile } from '../project/project-file.js';
@@ -145,9 +145,9 @@ export class Launcher {
     await store.update((d) => {
       const events = journalFor(windows, plan, task);
       if (task) {
-        if (!d.tasks[task]) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
+        if (!own(d.tasks, task)) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
         for (const w of windows)
-          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId)
+          if (own(own(d.tasks, task)?.agents, w.agent)?.terminalId !== w.terminalId)
             events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
       }
       return { events, result: null };
@@ -161,7 +161,7 @@ export class Launcher {
   private taskTeam(task: string | null, project: ProjectFile | null): AgentSpec[] {
     const data = this.p.store.data;
     const terminals = Object.values(data.terminals).filter((t) => task !== null && t.task === task);
-    if (task === null || (!data.tasks[task] && terminals.length === 0)) {
+    if (task === null || (!own(data.tasks, task) && terminals.length === 0)) {
       const known = Object.keys(data.tasks).join(', ') || 'none';
       throw new JaggersError('E_USAGE', `resume: no task ${JSON.stringify(task)} in ${this.p.where.jaggersDir}/sessions.json: tasks are ${known}`);
     }

@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { inertLine, type Terminal } from '../output.js';
 import { liveOrStored } from '../api/live-or-stored.js';
-import { newTaskId } from '../ids.js';
+import { newTaskId, own } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
 import { renderTable } from './render.js';
 import type { UpResult } from './up.js';
@@ -259,7 +259,7 @@ export async function show(ctx: Context, id: string): Promise<TaskView> {
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }),
     async (d) => {
-      const t = d.tasks[id];
+      const t = own(d.tasks, id);
       if (!t)
         throw new JaggersError(
           'E_NOT_FOUND',

@@ -10,7 +10,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { Cron } from 'croner';
 import { JaggersError } from '../errors.js';
-import { derivedJobId } from '../ids.js';
+import { derivedJobId, own } from '../ids.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { writeFileAtomic } from '../fs/durable.js';
@@ -63,14 +63,18 @@ export interface FlowView {
 
 const stateFile = (jaggersDir: string) => path.join(jaggersDir, 'flow-state.json');
 
+/** The flows' state by flow name, in a null-prototype object: only a flow's own entry is ever found. */
 export async function readFlowState(jaggersDir: string): Promise<Record<string, FlowState>> {
+  const state = Object.create(null) as Record<string, FlowState>;
   const text = await readFile(stateFile(jaggersDir), 'utf8').catch(() => null);
-  if (text === null) return {};
+  if (text === null) return state;
   try {
-    return JSON.parse(text) as Record<string, FlowState>;
+    const data = JSON.parse(text) as unknown;
+    if (data !== null && typeof data === 'object' && !Array.isArray(data)) Object.assign(state, data);
   } catch {
-    return {};
+    // A damaged state file: the flows start over (a run is then owed from now on).
   }
+  return state;
 }
 
 /** The run's id: the same flow and tick always give the same one. */
@@ -206,13 +210,13 @@ export class Flows {
 
   private async exists(run: FlowRun): Promise<boolean> {
     const data = await Promise.resolve(this.p.store.data);
-    return run.kind === 'job' ? Boolean(data.jobs[run.id]) : Boolean(data.tasks[run.id]?.definition);
+    return run.kind === 'job' ? Boolean(own(data.jobs, run.id)) : Boolean(own(data.tasks, run.id)?.definition);
   }
 
   /** The state of a run: the job's or the task's; null when it is not (yet) recorded. */
   private async runState(run: FlowRun): Promise<string | null> {
     const data = await Promise.resolve(this.p.store.data);
-    return run.kind === 'job' ? (data.jobs[run.id]?.state ?? null) : (data.tasks[run.id]?.status ?? null);
+    return run.kind === 'job' ? (own(data.jobs, run.id)?.state ?? null) : (own(data.tasks, run.id)?.status ?? null);
   }
 
   private async busy(name: string): Promise<FlowRun | null> {

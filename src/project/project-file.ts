@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { JaggersError } from '../errors.js';
+import { isName, NAME_RULE } from '../ids.js';
 import { parseJsonText, validate } from '../validate.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 const AgentSchema = z.strictObject({
-  name: z.string().regex(AGENT_NAME, 'must be 1-32 lower-case letters, digits, - or _'),
-  profile: z.string().min(1),
+  name: z.string().regex(AGENT_NAME, 'must be 1-32 lower-case letters, digits, - or _').refine(isName, `must be ${NAME_RULE}`),
+  profile: z.string().min(1).refine(isName, `must be a profile name: ${NAME_RULE}`),
   args: z.array(z.string()).default([]),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).default({}),
@@ -70,8 +71,8 @@ export function adHocAgents(list: string, flag = '--agents'): AgentSpec[] {
   if (names.length === 0) throw new JaggersError('E_USAGE', `${flag}: no agent names in ${JSON.stringify(list)}`);
   const seen = new Set<string>();
   return names.map((name) => {
-    if (!AGENT_NAME.test(name)) {
-      throw new JaggersError('E_USAGE', `${flag}: agent name ${JSON.stringify(name)} must be 1-32 lower-case letters, digits, - or _`);
+    if (!AGENT_NAME.test(name) || !isName(name)) {
+      throw new JaggersError('E_USAGE', `${flag}: agent name ${JSON.stringify(name)} must be 1-32 lower-case letters, digits, - or _ (not constructor)`);
     }
     if (seen.has(name))
       throw new JaggersError(

@@ -18,7 +18,7 @@ import { JaggersError } from '../errors.js';
 import { readConfinedText } from '../fs/confine.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
-import { newTaskId, WORKER_AGENT } from '../ids.js';
+import { newTaskId, own, WORKER_AGENT } from '../ids.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
 import type { TerminalEntry } from '../agents/table.js';
@@ -91,7 +91,7 @@ export class Tasks {
 
   async get(id: string): Promise<TaskView> {
     const data = await Promise.resolve(this.p.store.data);
-    const t = data.tasks[id];
+    const t = own(data.tasks, id);
     if (!t) {
       const known = Object.keys(data.tasks);
       throw new JaggersError(
@@ -141,20 +141,20 @@ export class Tasks {
       source = loaded.source === 'built-in' ? 'built-in' : path.relative(this.root, loaded.source);
     }
     const def = parseDefinition(definition, req.workflow);
-    const known = (await Promise.resolve(this.p.store.data)).tasks[id];
+    const known = own((await Promise.resolve(this.p.store.data)).tasks, id);
     if (known?.definition) return this.get(id);
     const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames(), await this.p.profileNames().catch(() => []));
     for (const role of def.agents)
-      if (!roles[role])
+      if (!own(roles, role))
         throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
     const from = req.fromTerminal
       ? resolveSender(this.p.agents, await Promise.resolve(this.p.store.data), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId
       : null;
     for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
     await this.p.store.update((d) => {
-      if (d.tasks[id]?.definition) return { events: [], result: null };
+      if (own(d.tasks, id)?.definition) return { events: [], result: null };
       const events: NewJournalEvent[] = [];
-      if (!d.tasks[id]) events.push({ type: 'task-created', taskId: id, workflow: def.name });
+      if (!own(d.tasks, id)) events.push({ type: 'task-created', taskId: id, workflow: def.name });
       events.push({
         type: 'task-workflow',
         taskId: id,
@@ -190,7 +190,7 @@ export class Tasks {
   /** The agent's terminal of this task, with a live window: made and opened here when `up --task` did not. */
   private async taskAgent(task: string, agent: string): Promise<void> {
     const data = await Promise.resolve(this.p.store.data);
-    const a = data.tasks[task]?.agents[agent];
+    const a = own(own(data.tasks, task)?.agents, agent);
     if (a && this.p.agents.find(a.terminalId) && !this.p.agents.find(a.terminalId)!.pane.dead) return;
     let terminalId = a?.terminalId ?? findTerminal(data, { agent, task })?.terminalId ?? null;
     if (!terminalId) {
@@ -215,14 +215,14 @@ export class Tasks {
       const tid = terminalId;
       await this.p.store.update((d) => {
         const events: NewJournalEvent[] = [];
-        if (!d.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: 'run' });
+        if (!own(d.tasks, task)) events.push({ type: 'task-created', taskId: task, workflow: 'run' });
         events.push({ type: 'terminal-created', terminalId: tid, agent, profile, cwd, task });
         return { events, result: null };
       });
     }
     const tid = terminalId;
     await this.p.store.update((d) => ({
-      events: d.tasks[task]?.agents[agent]?.terminalId === tid ? [] : [{ type: 'task-agent', taskId: task, agent, terminalId: tid }],
+      events: own(own(d.tasks, task)?.agents, agent)?.terminalId === tid ? [] : [{ type: 'task-agent', taskId: task, agent, terminalId: tid }],
       result: null,
     }));
     await this.ensureAgent({ taskId: task, agent });
@@ -231,7 +231,7 @@ export class Tasks {
   /** Continue a task from its stored snapshot (a failed or cancelled one from the last turn it was in). */
   async resume(id: string): Promise<TaskView> {
     const data = await Promise.resolve(this.p.store.data);
-    const t = data.tasks[id];
+    const t = own(data.tasks, id);
     if (!t) return this.get(id);
     if (!t.definition) return this.get(id);
     if (this.running.has(id) || t.status === 'done') return this.get(id);
@@ -312,7 +312,7 @@ export class Tasks {
   }
 
   private async record(id: string, events: NewJournalEvent[]): Promise<void> {
-    await this.p.store.update((d) => ({ events: d.tasks[id] ? events : [], result: null }));
+    await this.p.store.update((d) => ({ events: own(d.tasks, id) ? events : [], result: null }));
   }
 
   private published(v: TaskView): void {
@@ -533,7 +533,7 @@ export class Tasks {
   }
 
   private terminalOf(input: Pick<TurnInput, 'taskId' | 'agent'>): string {
-    const a = this.p.store.data.tasks[input.taskId]?.agents[input.agent];
+    const a = own(own(this.p.store.data.tasks, input.taskId)?.agents, input.agent);
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
     return a.terminalId;
   }
@@ -541,7 +541,7 @@ export class Tasks {
   /** The task's window of the agent, started again in its pinned conversation when its process exited. */
   private async ensureAgent(input: Pick<TurnInput, 'taskId' | 'agent'>): Promise<string> {
     const data = await Promise.resolve(this.p.store.data);
-    const a = data.tasks[input.taskId]?.agents[input.agent];
+    const a = own(own(data.tasks, input.taskId)?.agents, input.agent);
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
     const alive = (x: TerminalEntry | undefined) => !!x && !x.pane.dead && this.p.agents.status(x.pane.paneId) !== 'exited';
     // The watcher hears of deaths and closed windows: tmux is read again only when it says the pane is not live.
