@@ -1,5 +1,6 @@
 // Every id format of jaggers, in one place, and the makers of new ids. Light (node:crypto only): the
 // client commands check ids with it before they ask the supervisor.
+import { JaggersError } from './errors.js';
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
@@ -53,6 +54,13 @@ export function nameProblem(what: string, s: string): string | null {
   if (isName(s)) return null;
   const shown = JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
   return `${shown} is not a valid ${what} name: must be ${NAME_RULE}`;
+}
+
+/** For a command: `name` as given when it keeps the name rule; else E_USAGE naming the command and the value. */
+export function givenName(command: string, what: string, name: string): string {
+  const problem = nameProblem(what, name);
+  if (problem) throw new JaggersError('E_USAGE', `${command}: ${problem}`);
+  return name;
 }
 
 /** `record[key]` when `key` is the record's own key (never something every object has); else undefined. */

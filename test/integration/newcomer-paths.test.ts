@@ -2,7 +2,7 @@
 // CLI on a private tmux server with the fake agent (the demo profile's), from the project folder or one
 // below it, or from a folder that is no project at all.
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,24 @@ describe('newcomer paths on real tmux', () => {
       const r = await rig.run(['send', 'alpha', '']);
       expect(r.code).toBe(1);
       expect(oneLine(r)).toBe('jaggers: send: the text to type is empty (""); e.g. `jaggers send <agent> "explain src/cli.ts"`');
+    });
+
+    it('a name every object has (toString, constructor, __proto__) is one usage line naming the command, and makes nothing', async () => {
+      await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+      expect((await rig.run(['up'])).code).toBe(0);
+      for (const [args, shown] of [
+        [['assign', 'toString', '-m', 'hi'], 'assign: "toString" is not a valid agent or profile name'],
+        [['message', 'constructor', '-m', 'hi'], 'message: "constructor" is not a valid agent name'],
+        [['send', '__proto__', 'hi'], 'send: "__proto__" is not a valid agent name'],
+        [['handoff', 'hasOwnProperty', '-m', 'hi'], 'handoff: "hasOwnProperty" is not a valid agent name'],
+      ] as const) {
+        const r = await rig.run([...args]);
+        expect(r.code, r.stderr).toBe(1);
+        expect(oneLine(r)).toMatch(new RegExp(`^jaggers: ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: must be `));
+      }
+      const jobs = JSON.parse((await rig.run(['jobs', '--json'])).stdout) as unknown[];
+      expect(jobs).toEqual([]);
+      expect(readdirSync(path.join(rig.root, '.jaggers')).filter((f) => f === 'inbox' || f === 'jobs')).toEqual([]);
     });
 
     it('a missing required option or argument, or an unknown option, is one line naming the help to read', async () => {
