@@ -56,11 +56,17 @@ export function nameProblem(what: string, s: string): string | null {
   return `${shown} is not a valid ${what} name: must be ${NAME_RULE}`;
 }
 
-/** For a command: `name` as given when it keeps the name rule; else E_USAGE naming the command and the value. */
-export function givenName(command: string, what: string, name: string): string {
-  const problem = nameProblem(what, name);
-  if (problem) throw new JaggersError('E_USAGE', `${command}: ${problem}`);
-  return name;
+/** An agent as commands and routes take it: its name, its terminal id, or a task's window of it (`coder+t-1a2b3c4d`). */
+export function isAgentRef(s: string): boolean {
+  if (isName(s)) return true;
+  const plus = s.indexOf('+');
+  return plus > 0 && isName(s.slice(0, plus)) && TASK_ID.test(s.slice(plus + 1));
+}
+
+/** For a command: the agent as given when it is one (see isAgentRef); else E_USAGE naming the command and the value. */
+export function givenAgent(command: string, what: string, name: string): string {
+  if (isAgentRef(name)) return name;
+  throw new JaggersError('E_USAGE', `${command}: ${nameProblem(what, name) ?? JSON.stringify(name)}`);
 }
 
 /** `record[key]` when `key` is the record's own key (never something every object has); else undefined. */

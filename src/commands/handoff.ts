@@ -7,7 +7,7 @@ import type { HandoffResult } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { readGivenFile } from '../fs/given-file.js';
-import { DEFAULT_WINDOW_SIZE, givenName, newJobId, newTaskId } from '../ids.js';
+import { DEFAULT_WINDOW_SIZE, givenAgent, newJobId, newTaskId } from '../ids.js';
 import type { Terminal } from '../output.js';
 import { Progress } from './progress.js';
 
@@ -48,7 +48,7 @@ export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' 
  * handoff goes on, and the error says how to follow it.
  */
 export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Terminal, signal?: AbortSignal): Promise<HandoffResult> {
-  givenName('handoff', 'agent', agent);
+  givenAgent('handoff', 'agent', agent);
   const message = await payloadOf(ctx, o);
   const id = newJobId();
   const body = {

@@ -5,7 +5,7 @@ import { withApi } from '../api/connect.js';
 import type { JobResultView, JobView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { givenName, newJobId } from '../ids.js';
+import { givenAgent, newJobId } from '../ids.js';
 import { payloadOf } from './handoff.js';
 import { renderTable } from './render.js';
 
@@ -29,7 +29,7 @@ export function caller(ctx: Context): { fromTerminal?: string; task?: string } {
 }
 
 export async function assign(ctx: Context, target: string, o: AssignOptions): Promise<JobView> {
-  givenName('assign', 'agent or profile', target);
+  givenAgent('assign', 'agent or profile', target);
   const text = await payloadOf(ctx, o, 'assign');
   const body = {
     // Chosen here: sent again after a dropped connection, the job is still recorded once.

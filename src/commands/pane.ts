@@ -3,7 +3,7 @@ import { withApi } from '../api/connect.js';
 import type { AnswerResult, InputResult, ScreenView, TerminalDetail } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { givenName, newJobId } from '../ids.js';
+import { givenAgent, newJobId } from '../ids.js';
 
 export async function capture(ctx: Context, agent: string, opts: { ansi?: boolean; history?: number }): Promise<ScreenView> {
   const q = new URLSearchParams();
@@ -30,7 +30,7 @@ export async function answer(ctx: Context, agent: string, choice: string): Promi
  * chosen here: sent again after a dropped connection, it is typed once.
  */
 export async function send(ctx: Context, agent: string, text: string): Promise<InputResult> {
-  givenName('send', 'agent', agent);
+  givenAgent('send', 'agent', agent);
   if (text.trim() === '')
     throw new JaggersError('E_USAGE', `send: the text to type is empty (${JSON.stringify(text)}); e.g. \`jaggers send <agent> "explain src/cli.ts"\``);
   const body = { id: newJobId(), text };

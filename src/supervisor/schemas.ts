@@ -1,6 +1,6 @@
 // Request bodies and query strings of the local API, validated with zod (errors name the field and value).
 import { z } from 'zod';
-import { isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
+import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 
 /**
  * Over this, a body that carries a text (a prompt, a message, a handoff) is refused with
@@ -19,7 +19,11 @@ export const JSON_LIMITS = { depth: 32, members: 10_000 } as const;
 const taskId = z.string().regex(TASK_ID, `must be ${TASK_ID_RULE}`);
 /** A name or id by the one name rule (src/ids.ts). */
 const name = z.string().refine(isName, `must be ${NAME_RULE}`);
-const agentRef = z.string().min(1, 'must name an agent').max(128).refine(isName, `must be an agent name or terminal id: ${NAME_RULE}`);
+const agentRef = z
+  .string()
+  .min(1, 'must name an agent')
+  .max(200)
+  .refine(isAgentRef, `must be an agent name, a terminal id or a task's window (agent+task): ${NAME_RULE}`);
 
 /** The names and ids in a route's path. */
 export const AgentParams = z.strictObject({ agent: agentRef });
