@@ -9,7 +9,10 @@ export default defineConfig({
     reporters: ['default'],
     // The real CLIs are heavy: their suite runs after the others, not beside them.
     projects: [
-      { extends: true, test: { name: 'core', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'core', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'], sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], sequence: { groupOrder: 1 } } },
     ],
   },

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProjectFile } from './project/project-file.js';
 import { socketNameFor, tmuxEnv, type TmuxServer } from './tmux/server.js';
@@ -15,6 +15,11 @@ export interface GlobalOptions {
 /** Where a command works: the project folder, its `.jaggers/`, its tmux server and session. */
 export interface Context {
   projectRoot: string;
+  /**
+   * The project was named (--project, JAGGERS_PROJECT) or found at or above the folder the command ran
+   * from; false: none was, and projectRoot is that folder (a command that needs a session says so).
+   */
+  inProject: boolean;
   jaggersDir: string;
   server: TmuxServer;
   session: string;
@@ -30,13 +35,30 @@ export interface Context {
   project(): Promise<ProjectFile | null>;
 }
 
-/** The nearest folder at or above `cwd` with a jaggers.json, else `cwd` itself. */
-export function findProjectRoot(cwd: string): string {
+/**
+ * A project's folder holds a jaggers.json, or a `.jaggers/` with something in it (`jaggers demo` and
+ * `up --agents` make no jaggers.json). An empty `.jaggers/`, which read commands of older versions left
+ * in any folder they ran in, does not count.
+ */
+export function isProjectDir(dir: string): boolean {
+  if (existsSync(path.join(dir, PROJECT_FILE))) return true;
+  try {
+    return readdirSync(path.join(dir, '.jaggers')).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The nearest project folder at or above `cwd`, as git finds `.git`; none found: `cwd` itself, and
+ * `found` false (a read command says there is no project there, and creates nothing).
+ */
+export function findProjectRoot(cwd: string): { root: string; found: boolean } {
   let dir = path.resolve(cwd);
   for (;;) {
-    if (existsSync(path.join(dir, PROJECT_FILE))) return dir;
+    if (isProjectDir(dir)) return { root: dir, found: true };
     const up = path.dirname(dir);
-    if (up === dir) return path.resolve(cwd);
+    if (up === dir) return { root: path.resolve(cwd), found: false };
     dir = up;
   }
 }
@@ -69,14 +91,16 @@ function sessionField(text: string | null): string | undefined {
 }
 
 export async function resolveContext(opts: GlobalOptions, env: NodeJS.ProcessEnv, cwd: string, warn: (message: string) => void = () => {}): Promise<Context> {
-  const projectRoot = opts.project ?? env.JAGGERS_PROJECT ?? findProjectRoot(cwd);
-  const root = path.resolve(cwd, projectRoot);
+  const given = opts.project ?? env.JAGGERS_PROJECT;
+  const found = given === undefined ? findProjectRoot(cwd) : null;
+  const root = path.resolve(cwd, given ?? found!.root);
   const file = path.join(root, PROJECT_FILE);
   const text = readText(file);
   const socket = opts.socket ?? env.JAGGERS_SOCKET ?? socketNameFor(root);
   let loaded: Promise<ProjectFile | null> | undefined;
   return {
     projectRoot: root,
+    inProject: found?.found ?? true,
     jaggersDir: path.join(root, '.jaggers'),
     server: {
       socket: socket.includes('/') ? { path: path.resolve(cwd, socket) } : { name: socket },

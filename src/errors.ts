@@ -28,7 +28,15 @@ export const ERROR_STATUS = {
   E_REGISTRY: 500,
   E_NOT_PINNED: 409,
   E_FILE: 400,
+  // A write the disk refused (full, over quota, read-only, failing): new work waits until a write succeeds again.
+  E_DISK_FULL: 507,
+  // A private folder (.jaggers/, the socket's folder) that another user owns or may write into, or a symlink.
+  E_UNSAFE_FOLDER: 500,
+  // The TCP address could not be listened on (in use, not an address of this machine); the old listener stays.
+  E_LISTEN: 409,
   E_NOT_FOUND: 404,
+  // A file read for an agent or a client that is not one it may read (outside .jaggers/, private, not a regular file, too large).
+  E_FILE_REFUSED: 403,
   E_WORKFLOW_INVALID: 400,
   E_WORKFLOW_UNKNOWN: 404,
   E_FLOW_INVALID: 400,
@@ -73,7 +81,12 @@ export function describeValue(v: unknown): string {
   try {
     shown = JSON.stringify(v) ?? String(v);
   } catch {
-    shown = String(v);
+    // Too deep for JSON.stringify (and then for String too), or a cycle.
+    try {
+      shown = String(v);
+    } catch {
+      shown = `[${type}]`;
+    }
   }
   if (shown.length > 80) shown = `${shown.slice(0, 77)}...`;
   return `${shown} (${type})`;

@@ -1,39 +1,38 @@
 // The commander program: the global options, then each group of commands (src/cli/). Every action
 // imports its command's module when it runs, so a command loads only what it uses: `status` and `ls`
 // talk to the supervisor and never load tmux, zod or xstate code.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerAgents } from './cli/agents.js';
 import { registerFlows } from './cli/flows.js';
+import { finishCommands, givenGlobals, globalOptions } from './cli/global-options.js';
 import { registerSessions } from './cli/sessions.js';
 import { registerSetup } from './cli/setup.js';
 import { makeDeps, type Env } from './cli/shared.js';
 import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
-import type { GlobalOptions } from './context.js';
 import { isJaggersError } from './errors.js';
+import { terminal } from './output.js';
 import { packageVersion } from './package-root.js';
 
 export type { Env } from './cli/shared.js';
 
-export function buildProgram(e: Env, setExit: (code: number) => void): Command {
+export function buildProgram(env: Env, setExit: (code: number) => void): Command {
+  // Every word the program prints goes through the one sanitizer (src/output.ts).
+  const e = { ...env, io: terminal(env.io) };
   const program = new Command('jaggers')
     .description('Run coding-agent CLIs side by side in tmux and make them work together')
-    .option('--project <dir>', 'project folder (default: nearest folder with jaggers.json, else the current one)')
-    .option('--socket <name|path>', 'tmux socket name (-L) or path (-S); default jaggers-<8 hex of the project path> (env JAGGERS_SOCKET)')
-    .option('--session <name>', 'tmux session name (default: jaggers.json session, else the project folder name)')
-    .option('-v, --verbose', "show the supervisor's log lines on stderr while the command runs (also JAGGERS_LOG=debug)")
     .version(packageVersion(), '-V, --version')
     .configureOutput({ writeOut: e.io.writeOut, writeErr: e.io.writeErr })
     .exitOverride()
-    .enablePositionalOptions()
-    .showHelpAfterError();
+    .enablePositionalOptions();
+  for (const o of globalOptions()) program.addOption(o);
   const deps = makeDeps(program, e, setExit);
 
   // --verbose: follow the supervisor's log while the command runs.
   let stopLog: (() => Promise<void>) | null = null;
   program.hook('preAction', async (_program, action) => {
     if (action.name() === 'supervise' || action.name() === 'logs') return;
-    if (!program.opts<GlobalOptions>().verbose && e.env.JAGGERS_LOG?.toLowerCase() !== 'debug') return;
+    if (!givenGlobals(program, action).verbose && e.env.JAGGERS_LOG?.toLowerCase() !== 'debug') return;
     const c = await deps.ctx();
     const { followLog, prettyLogLine } = await import('./commands/logs.js');
     const abort = new AbortController();
@@ -54,7 +53,8 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
   registerSessions(program, deps);
   registerSetup(program, deps);
 
-  program.addOption(new Option('--debug', 'print stack traces').hideHelp());
+  finishCommands(program);
+  program.addHelpText('after', '\nThe options above go before the command or after it: `jaggers -v status` or `jaggers status -v`.\n');
   return program;
 }
 
@@ -62,17 +62,18 @@ export function buildProgram(e: Env, setExit: (code: number) => void): Command {
 export async function main(argv: string[], e: Env): Promise<number> {
   let code = 0;
   const program = buildProgram(e, (c) => (code = c));
+  const io = terminal(e.io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     if (isJaggersError(err)) {
-      e.io.writeErr(`jaggers: ${err.message}\n`);
+      io.writeErr(`jaggers: ${err.message}\n`);
       // Interrupted (Ctrl-C) while following work that goes on: the shell's code for SIGINT.
       return err.code === 'E_INTERRUPTED' ? 130 : 1;
     }
-    e.io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     return 70;
   }
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
-import { DEFAULT_WINDOW_SIZE, newTerminalId } from '../ids.js';
+import { DEFAULT_WINDOW_SIZE, newTerminalId, own } from '../ids.js';
 import type { Log } from '../logger.js';
 import { writeLaunchFiles } from '../mcp/register.js';
 import { parseSize, type AgentSpec, type ProjectFile } from '../project/project-file.js';
@@ -61,7 +61,7 @@ export interface UpRequest {
 export interface Opened {
   windows: AppliedWindow[];
   /** Agents not started: their command is not found on the PATH their pane would get. */
-  missing: { agent: string; command: string; path: string }[];
+  missing: { agent: string; command: string; path: string; install: string | null }[];
 }
 
 export class Launcher {
@@ -123,7 +123,7 @@ export class Launcher {
     const runnable = team.filter((m) => {
       const p = `${where.binDir}${path.delimiter}${m.spec.env.PATH ?? m.profile.env.PATH ?? where.basePath}`;
       if (findCommand(m.profile.command, p, path.resolve(where.projectRoot, m.spec.cwd ?? '.'))) return true;
-      missing.push({ agent: m.spec.name, command: m.profile.command, path: p });
+      missing.push({ agent: m.spec.name, command: m.profile.command, path: p, install: m.profile.install ?? null });
       return false;
     });
     await configureServer(tmux, size);
@@ -145,9 +145,9 @@ export class Launcher {
     await store.update((d) => {
       const events = journalFor(windows, plan, task);
       if (task) {
-        if (!d.tasks[task]) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
+        if (!own(d.tasks, task)) events.unshift({ type: 'task-created', taskId: task, workflow: 'up' });
         for (const w of windows)
-          if (d.tasks[task]?.agents[w.agent]?.terminalId !== w.terminalId)
+          if (own(own(d.tasks, task)?.agents, w.agent)?.terminalId !== w.terminalId)
             events.push({ type: 'task-agent', taskId: task, agent: w.agent, terminalId: w.terminalId });
       }
       return { events, result: null };
@@ -161,7 +161,7 @@ export class Launcher {
   private taskTeam(task: string | null, project: ProjectFile | null): AgentSpec[] {
     const data = this.p.store.data;
     const terminals = Object.values(data.terminals).filter((t) => task !== null && t.task === task);
-    if (task === null || (!data.tasks[task] && terminals.length === 0)) {
+    if (task === null || (!own(data.tasks, task) && terminals.length === 0)) {
       const known = Object.keys(data.tasks).join(', ') || 'none';
       throw new JaggersError('E_USAGE', `resume: no task ${JSON.stringify(task)} in ${this.p.where.jaggersDir}/sessions.json: tasks are ${known}`);
     }
@@ -270,6 +270,19 @@ export class Launcher {
 
   async close(windowId: string): Promise<void> {
     await killWindow(this.p.tmux, windowId).catch(() => {});
+  }
+
+  /**
+   * A task's windows, closed when the task ends, as a worker's window is when its job ends: their
+   * conversations stay pinned, and `jaggers resume <task>` opens them again. Returns the agents closed.
+   */
+  async closeTask(task: string): Promise<string[]> {
+    await this.p.table.refresh();
+    const panes = (await listPanes(this.p.tmux, this.p.where.session)).filter((p) => p.task === task && p.agent !== null);
+    for (const p of panes) await this.close(p.windowId);
+    await this.p.table.refresh();
+    if (panes.length) this.p.log.info({ task, agents: panes.map((p) => p.agent) }, 'the task ended: its windows closed (`jaggers resume` opens them again)');
+    return panes.map((p) => p.agent!);
   }
 
   /** The CLI's environment for a headless run: the supervisor's own (outside tmux) plus what the agent's launch sets. */

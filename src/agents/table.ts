@@ -8,6 +8,7 @@ import type { Profile } from '../profiles/schema.js';
 import { listPanes, type PaneInfo } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import type { PaneWatcher } from '../panes/watcher.js';
+import { offeredNames, windowName } from '../window-name.js';
 
 export interface TerminalEntry {
   pane: PaneInfo;
@@ -77,13 +78,15 @@ export class TerminalTable {
   }
 
   /**
-   * An agent by name (its window for `task` when it has one, else the default team's) or by terminal
-   * id (`jg-...`); undefined when tmux has no such pane.
+   * An agent by name (its window for `task` when it has one, else the default team's), by the name of a
+   * task's window (`coder+t-1a2b3c4d`, as `ls` shows it) or by terminal id (`jg-...`); undefined when
+   * tmux has no such pane.
    */
   find(nameOrId: string, task?: string | null): TerminalEntry | undefined {
     const all = this.list();
     if (TERMINAL_ID.test(nameOrId)) return all.find((e) => e.pane.terminalId === nameOrId);
     const named = all.filter((e) => e.pane.agent === nameOrId);
+    if (named.length === 0) return all.find((e) => e.pane.agent !== null && windowName(e.pane.agent, e.pane.task) === nameOrId);
     return (task ? named.find((e) => e.pane.task === task) : undefined) ?? named.find((e) => e.pane.task === null) ?? named[0];
   }
 
@@ -95,7 +98,7 @@ export class TerminalTable {
       e = this.find(nameOrId, task);
     }
     if (!e) {
-      const known = [...new Set(this.list().map((x) => x.pane.agent))].join(', ') || 'none';
+      const known = offeredNames(this.list().map((x) => x.pane));
       throw new JaggersError(
         'E_AGENT_UNKNOWN',
         `${op ? `${op}: ` : ''}unknown ${what} ${JSON.stringify(nameOrId)} in session ${this.session}: agents are ${known}`,

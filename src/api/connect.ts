@@ -1,12 +1,24 @@
 // How a command reaches the supervisor: one request on the unix socket; when nobody answers, the
 // supervisor is started again in window 0 (the slow path, loaded only then) and the request sent once more.
 import type { Context } from '../context.js';
+import path from 'node:path';
 import { JaggersError } from '../errors.js';
+import { checkPrivateFolder } from '../fs/private-dir.js';
 import { ApiClient, isConnectFailure } from './client.js';
 import { apiSocketPath } from './paths.js';
 
+/**
+ * The socket's folder, when it exists, must be ours and closed to others (E_UNSAFE_FOLDER otherwise):
+ * under the temp folder another user could have made it first and put their own socket in it.
+ */
+export function checkSocketFolder(ctx: Context): string {
+  const socket = apiSocketPath(ctx.jaggersDir);
+  checkPrivateFolder(path.dirname(socket));
+  return socket;
+}
+
 export function clientFor(ctx: Context): ApiClient {
-  return new ApiClient({ socketPath: apiSocketPath(ctx.jaggersDir) }, ctx.session);
+  return new ApiClient({ socketPath: checkSocketFolder(ctx) }, ctx.session);
 }
 
 /**

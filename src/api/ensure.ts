@@ -1,10 +1,11 @@
 // Starting the supervisor when nobody answers on the socket: in window 0 of the session, as `up` does,
 // under a lock so two commands do not start two; then waiting (bounded) until it answers.
 import { watch } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { binDir, cliEntry, SUPERVISOR_NODE_FLAGS } from '../package-root.js';
 import { processRuns } from '../proc-state.js';
 import { withLock } from '../sessions/lock.js';
@@ -37,10 +38,12 @@ export function supervisorCommand(ctx: Context): string[] {
   ];
 }
 
-/** The environment window 0 gets: jaggers' bin folder first on PATH, and the log level asked for. */
+/** The environment window 0 gets: jaggers' bin folder first on PATH, the log level asked for, and TMPDIR. */
 export function supervisorEnv(ctx: Context): Record<string, string> {
   const env: Record<string, string> = { PATH: `${binDir}${path.delimiter}${ctx.env.PATH ?? ''}` };
   if (ctx.env.JAGGERS_LOG) env.JAGGERS_LOG = ctx.env.JAGGERS_LOG;
+  // A project too deep for a socket path has its socket under the temp folder: the same one as its clients'.
+  if (ctx.env.TMPDIR) env.TMPDIR = ctx.env.TMPDIR;
   return env;
 }
 
@@ -107,7 +110,10 @@ async function tail(file: string, n: number): Promise<string> {
  */
 export async function startSupervisor(ctx: Context, api: ApiClient): Promise<void> {
   const socketDir = path.dirname('socketPath' in api.endpoint ? api.endpoint.socketPath : ctx.jaggersDir);
-  await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
+  // No session: nothing to start, and nothing is made on disk (a read command in a folder that is no
+  // project leaves no `.jaggers/` behind).
+  if (!(await hasSession(ctx.server, ctx.session))) throw await sessionMissing(ctx);
+  await ensurePrivateFolder(ctx.jaggersDir);
   await withLock(
     path.join(ctx.jaggersDir, 'supervisor-start'),
     async () => {
@@ -149,8 +155,17 @@ export async function startSupervisor(ctx: Context, api: ApiClient): Promise<voi
   );
 }
 
-/** No session: say which command brings it back (`up` reopens the last team even without a jaggers.json). */
+/**
+ * No session: say which command brings it back (`up` reopens the last team even without a jaggers.json);
+ * outside any project, that there is none, from which folder it was looked for.
+ */
 async function sessionMissing(ctx: Context): Promise<JaggersError> {
+  if (!ctx.inProject)
+    return new JaggersError(
+      'E_PROJECT_MISSING',
+      `no jaggers project in ${ctx.cwd} or any folder above it (none has a jaggers.json or a .jaggers/): ` +
+        'run `jaggers demo` to try the demo agents here, or `jaggers init` and then `jaggers up`; or name one with --project DIR',
+    );
   const { hintForUp } = await import('./hint.js');
   return new JaggersError(
     'E_SESSION_MISSING',

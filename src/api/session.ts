@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { hasSession, killServer, runOneShot, serverRunning, taggedWindows } from '../tmux/one-shot.js';
+import { hasSession, killServer, removeStaleSocket, runOneShot, serverRunning, socketPathOf, taggedWindows } from '../tmux/one-shot.js';
 import { describeSocket, serverArgs } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';
 import { supervisorCommand, supervisorEnv } from './ensure.js';
@@ -52,8 +52,10 @@ export async function ensureSession(ctx: Context, size: { width: number; height:
   throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} could not start session ${ctx.session}: ${r.stderr.trim()}`);
 }
 
-/** Stop the project's tmux server (every agent, and the supervisor with it). */
-export async function stopServer(ctx: Context): Promise<void> {
+/** Stop the project's tmux server (every agent, and the supervisor with it), and remove its socket file. */
+export async function stopServer(ctx: Pick<Context, 'server'>): Promise<void> {
+  const socket = await socketPathOf(ctx.server);
   const r = await killServer(ctx.server);
   if (!r.ok) throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} kill-server failed: ${r.stderr}`);
+  if (socket) await removeStaleSocket(socket);
 }

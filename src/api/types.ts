@@ -20,6 +20,8 @@ export interface HealthView {
   log: string;
   /** What the registry said when it repaired itself (a snapshot rebuilt after a crash), since this start. */
   warnings: string[];
+  /** While the disk refuses writes (full, failing): the path whose write failed, its error and since when; new work gets E_DISK_FULL. */
+  disk: { path: string; code: string; error: string; since: string } | null;
 }
 
 /** A screen reading: the status the profile's rules give it, the rule and the lines it matched. */
@@ -272,5 +274,6 @@ export interface UpView {
     action: 'keep' | 'create' | 'respawn';
     launch: { sessionId: string | null } | null;
   }[];
-  missing: { agent: string; command: string; path: string }[];
+  /** Agents not started: their command is not found on the PATH their pane would get; `install`, how to get it (its profile's). */
+  missing: { agent: string; command: string; path: string; install: string | null }[];
 }

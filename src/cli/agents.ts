@@ -1,6 +1,6 @@
 // The agents of the team: open and stop them, watch them, read their screens, type into them.
 import type { Command } from 'commander';
-import { checkTask, examples, json, type Deps } from './shared.js';
+import { checkTask, examples, json, redraw, type Deps } from './shared.js';
 
 /** Adds up, down, demo, attach, ls, status, why, capture, send, answer. */
 export function registerAgents(program: Command, e: Deps): void {
@@ -65,7 +65,7 @@ export function registerAgents(program: Command, e: Deps): void {
       const { ls, renderAgents } = await import('../commands/ls.js');
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderAgents(await ls(c))}`));
+        return watchStates(c, async () => redraw(e.io, renderAgents(await ls(c))));
       }
       const rows = await ls(c);
       e.io.writeOut(o.json ? json(rows) : renderAgents(rows));
@@ -86,7 +86,7 @@ export function registerAgents(program: Command, e: Deps): void {
       };
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${await show()}`));
+        return watchStates(c, async () => redraw(e.io, await show()));
       }
       e.io.writeOut(await show());
     });
@@ -112,7 +112,9 @@ export function registerAgents(program: Command, e: Deps): void {
     .action(async (agent: string, o: { ansi?: boolean; history?: number; json?: boolean }) => {
       const { capture } = await import('../commands/pane.js');
       const r = await capture(await ctx(), agent, o);
-      e.io.writeOut(o.json ? json(r) : r.screen);
+      if (o.json) e.io.writeOut(json(r));
+      else if (o.ansi) e.io.writeColoured(r.screen);
+      else e.io.writeOut(r.screen);
     });
 
   program

@@ -16,11 +16,7 @@ export function registerSetup(program: Command, e: Deps): void {
     .addHelpText('after', examples(['jaggers init', 'jaggers init --agents claude,codex,qwen']))
     .action(async (o: { agents: string; force?: boolean }) => {
       const { init } = await import('../commands/init.js');
-      const names = o.agents
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      e.io.writeOut(`wrote ${(await init(await ctx(), names, o.force ?? false)).file}\n`);
+      e.io.writeOut(`wrote ${(await init(await ctx(), o.agents, o.force ?? false)).file}\n`);
     });
 
   program
@@ -99,25 +95,30 @@ export function registerSetup(program: Command, e: Deps): void {
       }
       const { serveMcp } = await import('../mcp/server.js');
       await serveMcp(c);
+      e.leave();
     });
 
   program
     .command('serve')
     .description('serve the API on TCP as well (bearer token in .jaggers/token), kept across supervisor restarts')
-    .option('--listen <host:port>', 'address to listen on', '127.0.0.1:7420')
+    .option('--listen <host:port>', 'address to listen on (a busy one is an error; the listener that works stays)', '127.0.0.1:7420')
+    .option('--allow-remote', 'allow an address beyond this machine (0.0.0.0, a LAN address): the token travels unencrypted')
     .option('--stop', 'stop serving on TCP')
     .addHelpText(
       'after',
       examples([
         'jaggers serve --listen 127.0.0.1:7420',
         'curl -H "Authorization: Bearer $(cat .jaggers/token)" http://127.0.0.1:7420/v1/health',
+        'jaggers serve --listen 0.0.0.0:7420 --allow-remote',
         'jaggers serve --stop',
       ]),
     )
-    .action(async (o: { listen: string; stop?: boolean }) => {
-      const { serve } = await import('../commands/serve.js');
-      const r = await serve(await ctx(), o);
-      e.io.writeOut(r.listen ? `serving the API on http://${r.listen} (bearer token in ${r.token})\n` : 'stopped serving on TCP\n');
+    .action(async (o: { listen: string; stop?: boolean; allowRemote?: boolean }) => {
+      const { serve, renderServe } = await import('../commands/serve.js');
+      const c = await ctx();
+      const shown = renderServe(await serve(c, o));
+      if (shown.warning) c.warn(shown.warning);
+      e.io.writeOut(shown.out);
     });
 
   program

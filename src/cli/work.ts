@@ -1,7 +1,7 @@
 // Work for agents: background jobs, inbox messages and handoffs.
 import type { Command } from 'commander';
 import { JOB_ID } from '../ids.js';
-import { checkTask, examples, json, seconds, type Deps } from './shared.js';
+import { checkTask, examples, json, redraw, seconds, type Deps } from './shared.js';
 
 /** Adds assign, jobs, wait, result, cancel, message, inbox, handoff. */
 export function registerWork(program: Command, e: Deps): void {
@@ -46,7 +46,7 @@ export function registerWork(program: Command, e: Deps): void {
       const { jobs, renderJobs } = await import('../commands/jobs.js');
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderJobs(await jobs(c))}`), undefined, 'job,hello');
+        return watchStates(c, async () => redraw(e.io, renderJobs(await jobs(c))), undefined, 'job,hello');
       }
       const list = await jobs(c);
       e.io.writeOut(o.json ? json(list) : renderJobs(list));
@@ -57,7 +57,7 @@ export function registerWork(program: Command, e: Deps): void {
     .description('wait until the jobs end; exit status 0 all done, 1 one failed or was cancelled, 3 timed out')
     .option('--timeout <seconds>', 'give up after this long', seconds)
     .option('--json', 'print JSON')
-    .addHelpText('after', examples(['jaggers wait j-1a2b3c4d', 'jaggers wait j-1a2b3c4d j-5e6f7a8b --timeout 600']))
+    .addHelpText('after', examples(['jaggers wait j-1a2b3c4d5e6f', 'jaggers wait j-1a2b3c4d5e6f j-5e6f7a8b9c0d --timeout 600']))
     .action(async (ids: string[], o: { timeout?: number; json?: boolean }) => {
       const { waitJobs, waitExitCode, renderWait } = await import('../commands/jobs.js');
       const r = await waitJobs(await ctx(), ids, o.timeout);
@@ -69,7 +69,7 @@ export function registerWork(program: Command, e: Deps): void {
     .command('result <job>')
     .description("a job's reply (and its artifact with --json)")
     .option('--json', 'print JSON: the job, the reply, its artifact')
-    .addHelpText('after', examples(['jaggers result j-1a2b3c4d', 'jaggers result j-1a2b3c4d --json']))
+    .addHelpText('after', examples(['jaggers result j-1a2b3c4d5e6f', 'jaggers result j-1a2b3c4d5e6f --json']))
     .action(async (id: string, o: { json?: boolean }) => {
       const { result, renderResult } = await import('../commands/jobs.js');
       const r = await result(await ctx(), id);
@@ -83,7 +83,7 @@ export function registerWork(program: Command, e: Deps): void {
       "cancel a job (a queued one never starts, a running one's agent is interrupted with its profile's interrupt keys) or a workflow task (its turn's job is cancelled)",
     )
     .option('--json', 'print JSON')
-    .addHelpText('after', examples(['jaggers cancel j-1a2b3c4d', 'jaggers cancel t-5e6f7a8b']))
+    .addHelpText('after', examples(['jaggers cancel j-1a2b3c4d5e6f', 'jaggers cancel t-5e6f7a8b']))
     .action(async (id: string, o: { json?: boolean }) => {
       if (JOB_ID.test(id)) {
         const { cancel } = await import('../commands/jobs.js');

@@ -1,6 +1,6 @@
 // Workflows and the tasks that run them.
-import type { Command } from 'commander';
-import { checkTask, examples, json, type Deps } from './shared.js';
+import { Option, type Command } from 'commander';
+import { checkTask, examples, json, redraw, type Deps } from './shared.js';
 
 /** Adds run, tasks, show, resume, workflows, workflow show. */
 export function registerWorkflows(program: Command, e: Deps): void {
@@ -9,7 +9,9 @@ export function registerWorkflows(program: Command, e: Deps): void {
   program
     .command('run <workflow>')
     .description('run a workflow (collaborative, adversarial, troubleshoot, handshake, handoff, or your own) as a task of its own')
-    .requiredOption('--task <text>', 'what the task is about (the prompts quote it)')
+    .option('-m, --message <text>', 'what the task is about (the prompts quote it)')
+    .option('-f, --file <path>', 'what the task is about, from a file')
+    .addOption(new Option('--task <text>', 'the older name of --message').hideHelp())
     .option('--agents <a,b>', "the agents for the workflow's roles, in order (default: the first agents of the team)")
     .option('--detach', 'return at once with the task id; the supervisor runs it (and resumes it after its own restart)')
     .option('--dry-run', 'print the prompts the first pass would send, and start nothing')
@@ -17,24 +19,26 @@ export function registerWorkflows(program: Command, e: Deps): void {
     .addHelpText(
       'after',
       examples([
-        'jaggers run collaborative --task "design the cache layer" --agents claude,gemini',
-        'jaggers run adversarial --task "harden src/parse.ts" --detach',
-        'jaggers run review --task "review the last commit" --dry-run',
+        'jaggers run collaborative -m "design the cache layer" --agents claude,gemini',
+        'jaggers run adversarial -f brief.md --detach',
+        'jaggers run troubleshoot -m "the login test fails on CI" --dry-run',
       ]),
     )
-    .action(async (workflow: string, o: { task: string; agents?: string; detach?: boolean; dryRun?: boolean; json?: boolean }) => {
-      const { run, renderRunEnd, renderDryRun } = await import('../commands/tasks.js');
-      const ctrlC = e.interruptible();
-      const r = await run(await ctx(), e.io, workflow, { ...o, signal: ctrlC.signal }).finally(ctrlC.release);
-      if ('prompts' in r) return e.io.writeOut(o.json ? json(r) : renderDryRun(r));
-      if (o.detach) {
-        e.io.writeOut(o.json ? json(r) : `${r.id}\n`);
-        if (!o.json) e.io.writeErr(`jaggers: task ${r.id} runs ${r.workflow}; follow it with \`jaggers show ${r.id}\` or \`jaggers resume ${r.id}\`\n`);
-        return;
-      }
-      e.io.writeOut(o.json ? json(r) : renderRunEnd(r));
-      if (r.status !== 'done') setExit(1);
-    });
+    .action(
+      async (workflow: string, o: { message?: string; file?: string; task?: string; agents?: string; detach?: boolean; dryRun?: boolean; json?: boolean }) => {
+        const { run, renderRunEnd, renderDryRun } = await import('../commands/tasks.js');
+        const ctrlC = e.interruptible();
+        const r = await run(await ctx(), e.io, workflow, { ...o, signal: ctrlC.signal }).finally(ctrlC.release);
+        if ('prompts' in r) return e.io.writeOut(o.json ? json(r) : renderDryRun(r));
+        if (o.detach) {
+          e.io.writeOut(o.json ? json(r) : `${r.id}\n`);
+          if (!o.json) e.io.writeErr(`jaggers: task ${r.id} runs ${r.workflow}; follow it with \`jaggers show ${r.id}\` or \`jaggers resume ${r.id}\`\n`);
+          return;
+        }
+        e.io.writeOut(o.json ? json(r) : renderRunEnd(r));
+        if (r.status !== 'done') setExit(1);
+      },
+    );
 
   program
     .command('tasks')
@@ -47,7 +51,7 @@ export function registerWorkflows(program: Command, e: Deps): void {
       const { tasks, renderTasks } = await import('../commands/tasks.js');
       if (o.watch) {
         const { watchStates } = await import('../commands/watch.js');
-        return watchStates(c, async () => e.io.writeOut(`\x1b[H\x1b[2J${renderTasks(await tasks(c))}`), undefined, 'task,hello');
+        return watchStates(c, async () => redraw(e.io, renderTasks(await tasks(c))), undefined, 'task,job,hello');
       }
       const list = await tasks(c);
       e.io.writeOut(o.json ? json(list) : renderTasks(list));

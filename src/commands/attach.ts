@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { checkTmux, serverArgs, taggedWindows } from '../api/session.js';
 import { hintForUp } from '../api/hint.js';
+import { offeredNames, windowName } from '../window-name.js';
 
 /** The tmux argv that attaches a person's terminal to the session (at an agent's window when named). */
 export async function attachArgs(ctx: Context, agent: string | undefined, readOnly: boolean): Promise<string[]> {
@@ -12,13 +13,11 @@ export async function attachArgs(ctx: Context, agent: string | undefined, readOn
   let target = '';
   if (agent) {
     const w =
-      windows.find((x) => x.agent === agent && !x.task) ?? windows.find((x) => x.agent === agent) ?? windows.find((x) => `${x.agent}+${x.task}` === agent);
+      windows.find((x) => x.agent === agent && !x.task) ??
+      windows.find((x) => x.agent === agent) ??
+      windows.find((x) => x.agent && windowName(x.agent, x.task || null) === agent);
     if (!w) {
-      const known =
-        windows
-          .map((x) => x.agent)
-          .filter(Boolean)
-          .join(', ') || 'none';
+      const known = offeredNames(windows.map((x) => ({ agent: x.agent || null, task: x.task || null })));
       throw new JaggersError('E_AGENT_UNKNOWN', `unknown agent ${JSON.stringify(agent)} in session ${ctx.session}: agents are ${known}`);
     }
     target = w.windowId;

@@ -22,9 +22,10 @@ export interface DoctorReport {
   projectFile: string | null;
   /** jaggers.json could not be read or is invalid: the error, with the line and column or the field. */
   projectError: string | null;
-  profiles: { name: string; file?: string; error?: string; command?: string; found?: string | null; version?: VersionReport }[];
+  /** Every profile; `found` null: its command is not installed (`install` says how, when the profile knows). */
+  profiles: { name: string; file?: string; error?: string; command?: string; found?: string | null; install?: string; version?: VersionReport }[];
   /** The team's agents (jaggers.json, else the team an earlier `up` made) and whether each command is found. */
-  agents: { agent: string; profile: string; command: string | null; found: string | null; error?: string; version?: VersionReport }[];
+  agents: { agent: string; profile: string; command: string | null; found: string | null; install?: string; error?: string; version?: VersionReport }[];
   supervisor: { pid: number; uptimeMs: number; socket: string; log: string } | null;
   /** The project's workflow files (.jaggers/workflows/*.yaml) and what is wrong with each. */
   workflows: { name: string; file: string; error: string | null }[];
@@ -63,7 +64,11 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
       if (p.error) return;
       const { profile } = await loadProfile(p.name, ctx.jaggersDir);
       const found = findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot);
-      Object.assign(p, { command: profile.command, found, ...(found ? { version: await versionOf(found, profile, {}) } : {}) });
+      Object.assign(p, {
+        command: profile.command,
+        found,
+        ...(found ? { version: await versionOf(found, profile, {}) } : profile.install ? { install: profile.install } : {}),
+      });
     }),
   );
   const agents = await Promise.all(
@@ -77,7 +82,7 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
           profile: a.profile,
           command: profile.command,
           found,
-          ...(found ? { version: await versionOf(found, profile, a.env) } : {}),
+          ...(found ? { version: await versionOf(found, profile, a.env) } : profile.install ? { install: profile.install } : {}),
         };
       } catch (e) {
         return { agent: a.name, profile: a.profile, command: null, found: null, error: (e as Error).message };
@@ -123,6 +128,13 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
 /** A version the rules were not checked against is worth a look, not a failure. */
 const versionMark = (v: VersionReport) => (v.fit === 'newer' || v.fit === 'older' || v.fit === 'unknown' ? 'warn' : 'ok  ');
 
+/** A profile's line: `FAIL` when it does not load, `miss` when its CLI is not installed (no failure: a CLI you do not use), else its version's mark. */
+function profileLine(p: DoctorReport['profiles'][number]): string {
+  if (p.error) return `FAIL profile ${p.name}: ${p.error}`;
+  if (!p.found) return `miss profile ${p.name}: ${p.file} (command ${p.command}: not found on PATH${p.install ? `; install it: ${p.install}` : ''})`;
+  return `${p.version ? versionMark(p.version) : 'ok  '} profile ${p.name}: ${p.file} (command ${p.command}: ${p.found})${p.version ? `, ${p.version.note}` : ''}`;
+}
+
 export function renderDoctor(r: DoctorReport): string {
   const mark = (ok: boolean) => (ok ? 'ok  ' : 'FAIL');
   return (
@@ -130,13 +142,10 @@ export function renderDoctor(r: DoctorReport): string {
       `${mark(r.tmux.ok)} tmux: ${r.tmux.version ?? r.tmux.error}`,
       `ok   socket: ${r.socket} (session ${r.session}, server ${r.serverRunning ? 'running' : 'not running'})`,
       r.projectError ? `FAIL project file: ${r.projectError}` : `ok   project file: ${r.projectFile ?? 'none (jaggers init writes one)'}`,
-      ...r.profiles.map(
-        (p) =>
-          `${p.version && !p.error ? versionMark(p.version) : mark(!p.error)} profile ${p.name}: ${p.error ?? `${p.file} (command ${p.command}: ${p.found ?? 'not found on PATH'})${p.version ? `, ${p.version.note}` : ''}`}`,
-      ),
+      ...r.profiles.map(profileLine),
       ...r.agents.map(
         (a) =>
-          `${a.found && !a.error && a.version ? versionMark(a.version) : mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}${a.version ? `, ${a.version.note}` : ''}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it, or fix the profile's command`)}`,
+          `${a.found && !a.error && a.version ? versionMark(a.version) : mark(!!a.found && !a.error)} agent ${a.agent}: ${a.error ?? (a.found ? `${a.command} is ${a.found}${a.version ? `, ${a.version.note}` : ''}` : `command ${JSON.stringify(a.command)} not found on its PATH: install it${a.install ? ` (${a.install})` : ''}, or fix the profile's command`)}`,
       ),
       ...r.workflows.map((w) => `${mark(!w.error)} workflow ${w.name}: ${w.error ?? w.file}`),
       ...r.flows.map((f) => `${mark(!f.error)} flow ${f.name}: ${f.error ?? `${f.file} (${f.schedule})`}`),

@@ -1,7 +1,7 @@
 // `jaggers flow add|ls|show|run|enable|disable|rm`: scheduled flows, files in .jaggers/flows/. The
 // files are the truth: the supervisor watches the folder, so a change here (or by hand) takes effect
 // without a restart. `ls` and `show` read the files and the scheduler's state without a supervisor.
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { withApi } from '../api/connect.js';
 import type { Context } from '../context.js';
@@ -9,6 +9,8 @@ import { JaggersError } from '../errors.js';
 import { checkSchedule, checkTarget, flowFile, FLOW_NAME, listFlows, loadFlow, parseFlowFile, renderFlow, withEnabled, type FlowDef } from '../flows/flow.js';
 import { listProfileNames } from '../profiles/load.js';
 import { writeFileAtomic } from '../fs/durable.js';
+import { readGivenFile } from '../fs/given-file.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { FlowView } from '../flows/scheduler.js';
 import { listWorkflows } from '../workflows/load.js';
 import { renderTable } from './render.js';
@@ -45,11 +47,7 @@ export async function addFlow(ctx: Context, name: string, o: AddOptions): Promis
     );
   if ((o.prompt === undefined) === (o.file === undefined))
     throw new JaggersError('E_USAGE', 'flow add: give the prompt with --prompt TEXT or --file FILE (one of them)');
-  const prompt =
-    o.prompt ??
-    (await readFile(path.resolve(ctx.cwd, o.file!), 'utf8').catch((e: NodeJS.ErrnoException) => {
-      throw new JaggersError('E_FILE', `flow add --file ${o.file}: ${e.code ?? e.message}`);
-    }));
+  const prompt = o.prompt ?? (await readGivenFile(ctx.cwd, o.file!, 'flow add --file'));
   const file = flowFile(ctx.jaggersDir, name);
   if (!o.force && (await stat(file).catch(() => null))) throw new JaggersError('E_USAGE', `flow add: ${file} exists; --force replaces it`);
   checkSchedule(o.schedule, undefined, `flow add --schedule`);
@@ -65,7 +63,7 @@ export async function addFlow(ctx: Context, name: string, o: AddOptions): Promis
   });
   const def = parseFlowFile(text, file);
   checkTarget(def, await known(ctx));
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await ensurePrivateFolder(path.dirname(file));
   await writeFileAtomic(file, text);
   return def;
 }

@@ -1,14 +1,14 @@
 // `handoff`: hand work to an agent through the supervisor (a work item in the agent's queue: it writes
 // the handover file, types the pointer, waits for the turn and captures the reply), showing progress on
 // stderr meanwhile.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withApi } from '../api/connect.js';
 import type { HandoffResult } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { DEFAULT_WINDOW_SIZE, newJobId, newTaskId } from '../ids.js';
-import type { Output } from '../output.js';
+import { readGivenFile } from '../fs/given-file.js';
+import { DEFAULT_WINDOW_SIZE, givenAgent, newJobId, newTaskId } from '../ids.js';
+import type { Terminal } from '../output.js';
 import { Progress } from './progress.js';
 
 export interface HandoffOptions {
@@ -36,14 +36,8 @@ export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' 
     if (o.message.trim() === '') throw new JaggersError('E_USAGE', `${what} --message: the message is empty`);
     return o.message;
   }
-  const file = path.resolve(ctx.cwd, o.file!);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new JaggersError('E_FILE', `${what} --file ${o.file}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  if (text.trim() === '') throw new JaggersError('E_USAGE', `${what} --file ${o.file}: ${file} is empty`);
+  const text = await readGivenFile(ctx.cwd, o.file!, `${what} --file`);
+  if (text.trim() === '') throw new JaggersError('E_USAGE', `${what} --file ${o.file}: ${path.resolve(ctx.cwd, o.file!)} is empty`);
   return raw ? text : artifactBody(text);
 }
 
@@ -53,7 +47,8 @@ export async function payloadOf(ctx: Context, o: Pick<HandoffOptions, 'message' 
  * again by that id (nothing is recorded twice), and `signal` (Ctrl-C) stops only the following: the
  * handoff goes on, and the error says how to follow it.
  */
-export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Output, signal?: AbortSignal): Promise<HandoffResult> {
+export async function handoff(ctx: Context, agent: string, o: HandoffOptions, progress?: Terminal, signal?: AbortSignal): Promise<HandoffResult> {
+  givenAgent('handoff', 'agent', agent);
   const message = await payloadOf(ctx, o);
   const id = newJobId();
   const body = {

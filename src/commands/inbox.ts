@@ -1,16 +1,17 @@
 // `message` and `inbox`: agents (and people) write to an agent's inbox; the supervisor delivers each
 // message once, in order, when the receiver is ready.
-import { randomBytes } from 'node:crypto';
 import { withApi } from '../api/connect.js';
 import type { InboxView, MessageView } from '../api/types.js';
 import type { Context } from '../context.js';
+import { givenAgent, newMessageId } from '../ids.js';
 import { payloadOf } from './handoff.js';
 import { caller } from './jobs.js';
 import { clock, renderTable } from './render.js';
 
 export async function message(ctx: Context, to: string, o: { message?: string; file?: string; from?: string }): Promise<MessageView> {
+  givenAgent('message', 'agent', to);
   const text = await payloadOf(ctx, o, 'message', true);
-  const body = { id: `m-${randomBytes(6).toString('hex')}`, to, text, ...caller(ctx), ...(o.from ? { from: o.from } : {}) };
+  const body = { id: newMessageId(), to, text, ...caller(ctx), ...(o.from ? { from: o.from } : {}) };
   return withApi(ctx, (api) => api.call<MessageView>('POST', '/v1/messages', body), { readOnly: true });
 }
 

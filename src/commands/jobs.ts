@@ -1,11 +1,11 @@
 // `assign`, `jobs`, `wait`, `result`, `cancel`: background jobs through the supervisor. `assign` returns
 // once the job is recorded; the supervisor sees it through and sends the result home.
 import { FINAL_STATES } from '../states.js';
-import { randomBytes } from 'node:crypto';
 import { withApi } from '../api/connect.js';
 import type { JobResultView, JobView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
+import { givenAgent, newJobId } from '../ids.js';
 import { payloadOf } from './handoff.js';
 import { renderTable } from './render.js';
 
@@ -29,10 +29,11 @@ export function caller(ctx: Context): { fromTerminal?: string; task?: string } {
 }
 
 export async function assign(ctx: Context, target: string, o: AssignOptions): Promise<JobView> {
+  givenAgent('assign', 'agent or profile', target);
   const text = await payloadOf(ctx, o, 'assign');
   const body = {
     // Chosen here: sent again after a dropped connection, the job is still recorded once.
-    id: `j-${randomBytes(4).toString('hex')}`,
+    id: newJobId(),
     target,
     text,
     ...caller(ctx),

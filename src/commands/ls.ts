@@ -2,6 +2,7 @@
 import { withApi } from '../api/connect.js';
 import type { TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
+import { windowName } from '../window-name.js';
 import { renderTable } from './render.js';
 
 export type AgentRow = Pick<TerminalView, 'agent' | 'terminalId' | 'task' | 'profile' | 'window' | 'windowIndex' | 'pane' | 'pid' | 'state' | 'sessionId'>;
@@ -29,13 +30,6 @@ export function renderAgents(rows: AgentRow[]): string {
   if (rows.length === 0) return 'no agents\n';
   return renderTable(
     ['AGENT', 'TERMINAL', 'PROFILE', 'WINDOW', 'PID', 'STATE'],
-    rows.map((r) => [
-      r.task ? `${r.agent}+${r.task}` : r.agent,
-      r.terminalId ?? '-',
-      r.profile ?? '-',
-      `${r.windowIndex} (${r.window})`,
-      String(r.pid ?? '-'),
-      r.state,
-    ]),
+    rows.map((r) => [windowName(r.agent, r.task), r.terminalId ?? '-', r.profile ?? '-', `${r.windowIndex} (${r.window})`, String(r.pid ?? '-'), r.state]),
   );
 }

@@ -2,7 +2,8 @@
 import { withApi } from '../api/connect.js';
 import type { AnswerResult, InputResult, ScreenView, TerminalDetail } from '../api/types.js';
 import type { Context } from '../context.js';
-import { newJobId } from '../ids.js';
+import { JaggersError } from '../errors.js';
+import { givenAgent, newJobId } from '../ids.js';
 
 export async function capture(ctx: Context, agent: string, opts: { ansi?: boolean; history?: number }): Promise<ScreenView> {
   const q = new URLSearchParams();
@@ -29,6 +30,9 @@ export async function answer(ctx: Context, agent: string, choice: string): Promi
  * chosen here: sent again after a dropped connection, it is typed once.
  */
 export async function send(ctx: Context, agent: string, text: string): Promise<InputResult> {
+  givenAgent('send', 'agent', agent);
+  if (text.trim() === '')
+    throw new JaggersError('E_USAGE', `send: the text to type is empty (${JSON.stringify(text)}); e.g. \`jaggers send <agent> "explain src/cli.ts"\``);
   const body = { id: newJobId(), text };
   return withApi(ctx, (api) => api.call<InputResult>('POST', `/v1/terminals/${encodeURIComponent(agent)}/input`, body), { readOnly: true });
 }

@@ -1,7 +1,7 @@
 // What a waiting command shows on stderr while the supervisor works: the agent's state and the time
 // so far; a spinner redrawn in place on a terminal, plain lines when stderr is a file or a pipe.
 import type { StreamEvent } from '../api/types.js';
-import type { Output } from '../output.js';
+import { inertLine, type Terminal } from '../output.js';
 
 const FRAMES = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
 
@@ -13,7 +13,7 @@ export class Progress {
   private readonly t0 = Date.now();
 
   constructor(
-    private readonly io: Output,
+    private readonly io: Terminal,
     private readonly agent: string,
   ) {
     if (io.errIsTTY) {
@@ -28,7 +28,8 @@ export class Progress {
 
   private draw(): void {
     this.frame = (this.frame + 1) % FRAMES.length;
-    this.io.writeErr(`\r\x1b[K${FRAMES[this.frame]} ${this.agent}: ${this.state}${this.note ? ` (${this.note})` : ''} ${this.elapsed()}`);
+    this.io.control('clear-line');
+    this.io.writeErr(inertLine(`${FRAMES[this.frame]} ${this.agent}: ${this.state}${this.note ? ` (${this.note})` : ''} ${this.elapsed()}`));
   }
 
   private line(text: string): void {
@@ -48,6 +49,6 @@ export class Progress {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.io.errIsTTY) this.io.writeErr('\r\x1b[K');
+    if (this.io.errIsTTY) this.io.control('clear-line');
   }
 }

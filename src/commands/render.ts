@@ -1,5 +1,9 @@
 // Plain-text tables and lines for the terminal; pure.
-export function renderTable(headers: string[], rows: string[][]): string {
+import { inertLine } from '../output.js';
+
+/** Columns padded to their widest cell; each cell one line, its control characters shown (`\x1b`), so widths hold and no cell acts. */
+export function renderTable(headers: string[], cells: string[][]): string {
+  const rows = cells.map((r) => r.map(inertLine));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -1,8 +1,11 @@
 // `status`, `why`: the supervisor's live states, through its API.
+import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
-import type { TerminalDetail, TerminalView } from '../api/types.js';
+import type { HealthView, TerminalDetail, TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { describeQuestion } from '../describe-question.js';
+import { describeFailure } from '../fs/disk-health.js';
+import { windowName } from '../window-name.js';
 import { clock, renderTable } from './render.js';
 
 /** A row of `status --json`: the supervisor's view of the agent. */
@@ -10,11 +13,20 @@ export type AgentStatusRow = TerminalView & { from: 'supervisor' };
 
 const agentPath = (agent: string) => `/v1/terminals/${encodeURIComponent(agent)}`;
 
+/** While the supervisor's disk fails (new work refused with E_DISK_FULL), `status` and `why` say so on stderr. */
+async function warnDisk(ctx: Context, api: ApiClient): Promise<void> {
+  const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
+  if (h?.disk) ctx.warn(describeFailure(h.disk));
+}
+
 export async function status(ctx: Context, agent?: string): Promise<AgentStatusRow[]> {
   return withApi(
     ctx,
     async (api) => {
-      const rows = agent ? [await api.call<TerminalView>('GET', agentPath(agent))] : await api.call<TerminalView[]>('GET', '/v1/terminals');
+      const [rows] = await Promise.all([
+        agent ? api.call<TerminalView>('GET', agentPath(agent)).then((r) => [r]) : api.call<TerminalView[]>('GET', '/v1/terminals'),
+        warnDisk(ctx, api),
+      ]);
       return rows.map((r) => ({ ...r, from: 'supervisor' as const }));
     },
     { readOnly: true },
@@ -22,19 +34,21 @@ export async function status(ctx: Context, agent?: string): Promise<AgentStatusR
 }
 
 export async function why(ctx: Context, agent: string): Promise<TerminalDetail> {
-  return withApi(ctx, (api) => api.call<TerminalDetail>('GET', agentPath(agent)), { readOnly: true });
+  return withApi(ctx, async (api) => (await Promise.all([api.call<TerminalDetail>('GET', agentPath(agent)), warnDisk(ctx, api)]))[0], { readOnly: true });
 }
 
 export function renderStatus(rows: AgentStatusRow[]): string {
   if (rows.length === 0) return 'no agents\n';
   const table = renderTable(
     ['AGENT', 'STATE', 'SINCE', 'RULE'],
-    rows.map((r) => [r.agent, r.state, clock(r.since), r.rule ?? '-']),
+    // A task's window as `ls` shows it (`coder+t-1a2b3c4d`): one row per window, each named as `attach` and `why` take it.
+    rows.map((r) => [windowName(r.agent, r.task), r.state, clock(r.since), r.rule ?? '-']),
   );
   // What each waiting agent asks, below the table: the question and its choices, and how to answer.
-  const asks = rows.flatMap((r) =>
-    r.question ? [`${r.agent} asks ${describeQuestion(r.question)}${r.question.choices.length ? `: jaggers answer ${r.agent} <number or label>` : ''}`] : [],
-  );
+  const asks = rows.flatMap((r) => {
+    const name = windowName(r.agent, r.task);
+    return r.question ? [`${name} asks ${describeQuestion(r.question)}${r.question.choices.length ? `: jaggers answer ${name} <number or label>` : ''}`] : [];
+  });
   return asks.length ? `${table}\n${asks.join('\n')}\n` : table;
 }
 

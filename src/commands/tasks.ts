@@ -6,15 +6,20 @@ import { withApi } from '../api/connect.js';
 import type { StreamEvent, TaskView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import type { Output } from '../output.js';
+import { inertLine, type Terminal } from '../output.js';
 import { liveOrStored } from '../api/live-or-stored.js';
-import { newTaskId } from '../ids.js';
+import { newTaskId, own } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
 import { renderTable } from './render.js';
 import type { UpResult } from './up.js';
 
 export interface RunOptions {
-  task: string;
+  /** What the task is about, as text (`-m`). */
+  message?: string;
+  /** The same, from a file (`-f`). */
+  file?: string;
+  /** The older name of `message` (`run --task TEXT`), kept hidden: `--task` names a task id everywhere else. */
+  task?: string;
   agents?: string;
   detach?: boolean;
   dryRun?: boolean;
@@ -33,8 +38,20 @@ export interface DryRun {
   prompts: { seq: number; step: string; agent: string; prompt: string }[];
 }
 
-export async function run(ctx: Context, io: Output, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+/** The task's text: `-m TEXT`, `-f FILE`, or the older `--task TEXT` (with a warning on stderr). */
+async function taskText(ctx: Context, io: Terminal, o: RunOptions): Promise<string> {
+  if (o.task === undefined) {
+    const { payloadOf } = await import('./handoff.js');
+    return payloadOf(ctx, o, 'run', true);
+  }
+  if (o.message !== undefined || o.file !== undefined) throw new JaggersError('E_USAGE', 'run: give the task once, with --message TEXT or --file PATH');
+  io.writeErr('jaggers: warning: `run --task TEXT` is now `run -m TEXT` (`--task` names a task id in up, handoff and sessions)\n');
   if (o.task.trim() === '') throw new JaggersError('E_USAGE', 'run: --task is empty');
+  return o.task;
+}
+
+export async function run(ctx: Context, io: Terminal, name: string, o: RunOptions): Promise<TaskView | DryRun> {
+  const text = await taskText(ctx, io, o);
   // Loaded here, not with the module: `tasks` and `show` (the fast path) need none of it.
   const [{ bindRoles, dryRunPrompts, loadWorkflow }, { registryTeam }, { readStored }, { listProfileNames }, { renderUp, up, upFailed }] = await Promise.all([
     import('../workflows/load.js'),
@@ -55,7 +72,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
     await listProfileNames(ctx.jaggersDir).catch(() => []),
   );
   const id = o.id ?? newTaskId();
-  if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, o.task, id) };
+  if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, text, id) };
   // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
   const names = [...new Set(Object.values(roles))];
   const opened = await up(ctx, { names, task: id });
@@ -65,7 +82,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
     workflow: def.name,
     source: source === 'built-in' ? source : path.relative(ctx.projectRoot, source),
     definition: def,
-    text: o.task,
+    text,
     roles,
     detached: o.detach ?? false,
     // Run detached by an agent in its pane: the final answer comes to that agent's inbox.
@@ -83,7 +100,7 @@ export async function run(ctx: Context, io: Output, name: string, o: RunOptions)
 }
 
 /** Follow a task to its end: its turns on stderr; a supervisor that went away is started again and the task resumed. */
-export async function follow(ctx: Context, io: Output, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
+export async function follow(ctx: Context, io: Terminal, id: string, quiet: boolean, signal?: AbortSignal): Promise<TaskView> {
   const shown = quiet ? null : new TaskProgress(io, id);
   const stop = new AbortController();
   const interrupted = () => stop.abort();
@@ -148,7 +165,7 @@ class TaskProgress {
   private lastText = '';
 
   constructor(
-    private readonly io: Output,
+    private readonly io: Terminal,
     private readonly id: string,
   ) {
     if (io.errIsTTY) {
@@ -163,13 +180,15 @@ class TaskProgress {
 
   private draw(): void {
     this.frame = (this.frame + 1) % FRAMES.length;
-    this.io.writeErr(`\r\x1b[K${FRAMES[this.frame]} ${this.line} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
+    this.io.control('clear-line');
+    this.io.writeErr(`${FRAMES[this.frame]} ${inertLine(this.line)} ${this.secs(this.turnStart)} (task ${this.secs(this.t0)})`);
   }
 
   private say(text: string): void {
     if (text === this.lastText) return;
     this.lastText = text;
-    if (this.io.errIsTTY) this.io.writeErr(`\r\x1b[K${text}\n`);
+    if (this.io.errIsTTY) this.io.control('clear-line');
+    if (this.io.errIsTTY) this.io.writeErr(`${text}\n`);
     else this.io.writeErr(`${text} (${this.secs(this.t0)})\n`);
   }
 
@@ -190,7 +209,7 @@ class TaskProgress {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.io.errIsTTY) this.io.writeErr('\r\x1b[K');
+    if (this.io.errIsTTY) this.io.control('clear-line');
   }
 }
 
@@ -211,8 +230,10 @@ export async function tasks(ctx: Context): Promise<TaskView[]> {
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView[]>('GET', '/v1/tasks'), { readOnly: true }),
     async (d) => {
-      const { taskView } = await import('../workflows/task-view.js');
-      return Object.values(d.tasks).map((t) => taskView(t, d, false, false));
+      const { isJobTask, taskView } = await import('../workflows/task-view.js');
+      return Object.values(d.tasks)
+        .filter((t) => !isJobTask(t))
+        .map((t) => taskView(t, d, false, false));
     },
   );
 }
@@ -238,14 +259,14 @@ export async function show(ctx: Context, id: string): Promise<TaskView> {
     ctx,
     () => withApi(ctx, (api) => api.call<TaskView>('GET', `/v1/tasks/${encodeURIComponent(id)}`), { readOnly: true }),
     async (d) => {
-      const t = d.tasks[id];
+      const t = own(d.tasks, id);
       if (!t)
         throw new JaggersError(
           'E_NOT_FOUND',
           `no task ${JSON.stringify(id)} in this project${Object.keys(d.tasks).length ? ' (see `jaggers tasks`)' : ' (there is none yet)'}`,
         );
       const { taskView, withSessions } = await import('../workflows/task-view.js');
-      return withSessions(taskView(t, d, false), d, ctx.projectRoot);
+      return withSessions(taskView(t, d, false), d, ctx);
     },
   );
 }
@@ -276,13 +297,14 @@ export function renderShow(t: TaskView): string {
     lines.push(
       '',
       renderTable(
-        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'SESSION', 'PROMPT', 'REPLY'],
+        ['TURN', 'STEP', 'AGENT', 'STATE', 'TIME', 'JOB', 'SESSION', 'PROMPT', 'REPLY'],
         t.turns.map((x) => [
           String(x.seq),
           x.round > 1 ? `${x.step} (round ${x.round})` : x.step,
           x.agent,
           x.attempts > 1 ? `${x.state} (try ${x.attempts})` : x.state,
           x.ms !== null ? `${(x.ms / 1000).toFixed(1)} s` : '-',
+          x.job ?? '-',
           x.sessionId ?? '-',
           x.prompt ?? '-',
           x.reply ?? '-',
@@ -296,7 +318,7 @@ export function renderShow(t: TaskView): string {
 /** Reopen a task's agents in their pinned conversations; a workflow task then goes on from its last finished turn. */
 export async function resumeTask(
   ctx: Context,
-  io: Output,
+  io: Terminal,
   id: string,
   o: { detach?: boolean; json?: boolean },
 ): Promise<{ opened: UpResult; task: TaskView | null }> {

@@ -2,7 +2,7 @@
 // agents' windows (POST /v1/up: it is the one launcher and the registry's one writer); `up` waits until
 // the agents it started are ready and reports one whose pane died at start with its last lines.
 import type { ApiClient } from '../api/client.js';
-import { withApi } from '../api/connect.js';
+import { checkSocketFolder, withApi } from '../api/connect.js';
 import { checkTmux, describeSocket, ensureSession } from '../api/session.js';
 import type { ScreenView, TerminalView, UpView } from '../api/types.js';
 import type { Context } from '../context.js';
@@ -24,7 +24,7 @@ export interface UpResult {
   socket: string;
   windows: UpWindow[];
   /** Agents not started: their command is not found on the PATH their pane would get. */
-  missing: { agent: string; command: string; path: string }[];
+  missing: UpView['missing'];
 }
 
 /** How long `up` waits for started agents to leave `starting`. */
@@ -74,6 +74,8 @@ async function sessionSize(ctx: Context, size: string | undefined): Promise<{ wi
 export async function up(ctx: Context, opts: UpOptions = {}): Promise<UpResult> {
   await checkTmux(ctx.server.bin, ctx.server.env);
   await checkTeam(ctx, opts);
+  // Before the session is made: a socket folder we must not use stops `up` with nothing started.
+  checkSocketFolder(ctx);
   await ensureSession(ctx, await sessionSize(ctx, opts.size));
   const body = {
     ...(opts.agents ? { agents: opts.agents } : {}),
@@ -153,8 +155,25 @@ export function renderUp(r: UpResult): string {
         : '';
     return `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${action}${state}${session}${died}`;
   });
-  const missing = r.missing.map((m) => `  ${m.agent.padEnd(12)} not started: command ${JSON.stringify(m.command)} not found on its PATH (${m.path})`);
-  return `session ${r.session} on tmux ${r.socket}\n${[...lines, ...missing].join('\n')}\nwatch them: jaggers attach\n`;
+  const missing = r.missing.map(
+    (m) =>
+      `  ${m.agent.padEnd(12)} not started: command ${JSON.stringify(m.command)} not found on its PATH (${m.path})${m.install ? `; install it: ${m.install}` : ''}`,
+  );
+  return `session ${r.session} on tmux ${r.socket}\n${[...lines, ...missing].join('\n')}\n${upFooter(r)}\n`;
+}
+
+/** The last line: how to watch the agents that run; when none does, why and what to do (never "watch them" over an empty session). */
+function upFooter(r: UpResult): string {
+  if (r.windows.some((w) => w.state !== 'exited')) return 'watch them: jaggers attach';
+  if (r.missing.length) {
+    const one = r.missing.length === 1;
+    const how = r.missing.every((m) => m.install) ? ' as shown above' : '';
+    return (
+      `no agent is running: ${r.missing.map((m) => m.command).join(', ')} ${one ? 'is' : 'are'} not installed; install ${one ? 'it' : 'them'}${how}, ` +
+      'or try the built-in demo agents, which need no CLI: `jaggers up --agents demo` or `jaggers demo`'
+    );
+  }
+  return 'no agent is running: each exited as it started (see above); `jaggers doctor` checks their profiles, `jaggers up` starts them again';
 }
 
 /** `up` failed for an agent when its command is missing or its pane died at start. */

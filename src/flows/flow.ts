@@ -6,18 +6,23 @@ import path from 'node:path';
 import { Cron } from 'croner';
 import { isMap, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { JaggersError } from '../errors.js';
+import { describeValue, JaggersError } from '../errors.js';
+import { isName, NAME_RULE } from '../ids.js';
 
 export const FLOW_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const FLOW_NAME_RULE = '1-64 lower-case letters, digits, - or _ (and not a name every object has, like constructor)';
+const isFlowName = (s: string) => FLOW_NAME.test(s) && isName(s);
+/** An agent, profile or workflow the flow runs: by the one name rule. */
+const target = z.string().min(1).refine(isName, `must be ${NAME_RULE}`);
 
 const frontSchema = z
   .strictObject({
-    name: z.string().regex(FLOW_NAME, 'must be 1-64 lower-case letters, digits, - or _').optional(),
+    name: z.string().refine(isFlowName, `must be ${FLOW_NAME_RULE}`).optional(),
     schedule: z.string().min(1, 'must be a cron expression'),
-    agent: z.string().min(1).optional(),
-    profile: z.string().min(1).optional(),
-    workflow: z.string().min(1).optional(),
-    agents: z.array(z.string().min(1)).min(1).optional(),
+    agent: target.optional(),
+    profile: target.optional(),
+    workflow: target.optional(),
+    agents: z.array(target).min(1).optional(),
     enabled: z.boolean().default(true),
     timeout: z
       .number()
@@ -67,6 +72,14 @@ export function splitFrontMatter(text: string, file: string): { yaml: string; bo
 
 /** A cron expression croner takes (5 fields, or 6 with seconds first); else an error naming it. */
 export function checkSchedule(schedule: string, timezone: string | undefined, where: string): Cron {
+  if (timezone !== undefined) {
+    // croner takes any text here and fails only when it computes a tick (in the scheduler, at a run).
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: timezone });
+    } catch {
+      throw bad(where, `field \`timezone\`: ${JSON.stringify(timezone)} is not a time zone (an IANA name, like Europe/Paris or UTC)`);
+    }
+  }
   try {
     return new Cron(schedule, { paused: true, ...(timezone ? { timezone } : {}) });
   } catch (e) {
@@ -76,7 +89,7 @@ export function checkSchedule(schedule: string, timezone: string | undefined, wh
 
 export function parseFlowFile(text: string, file: string): FlowDef {
   const stem = path.basename(file, '.md');
-  if (!FLOW_NAME.test(stem)) throw bad(file, `the file name ${JSON.stringify(stem)} must be 1-64 lower-case letters, digits, - or _ (then .md)`);
+  if (!isFlowName(stem)) throw bad(file, `the file name ${JSON.stringify(stem)} must be ${FLOW_NAME_RULE} (then .md)`);
   const { yaml, body } = splitFrontMatter(text, file);
   const lineOffset = text.slice(0, text.indexOf('\n') + 1).length ? 1 : 0;
   const doc = parseDocument(yaml, { prettyErrors: false });
@@ -86,16 +99,26 @@ export function parseFlowFile(text: string, file: string): FlowDef {
     throw bad(`${file}:${line}`, `the front matter is not valid YAML: ${e.message.split('\n')[0]}`);
   }
   if (!isMap(doc.contents)) throw bad(file, 'the front matter must be fields (`name: value` lines)');
-  const r = frontSchema.safeParse(doc.toJS());
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // The yaml library refuses an alias bomb (a few lines that expand to millions of values) here.
+    throw bad(file, `the front matter cannot be read: ${(e as Error).message}`);
+  }
+  const r = frontSchema.safeParse(data);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const field = issue.path.join('.');
-    const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], doc.toJS());
+    const value = issue.path.reduce<unknown>(
+      (v, k) => (v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+      data,
+    );
     const node = field ? doc.getIn(issue.path, true) : null;
     const at = node && typeof node === 'object' && 'range' in node && Array.isArray(node.range) ? lineOf(yaml, node.range[0] as number) + lineOffset : null;
     throw bad(
       at ? `${file}:${at}` : file,
-      `${field ? `field \`${field}\`: ` : ''}${issue.message}${value !== undefined && field ? `, got ${JSON.stringify(value)}` : ''}`,
+      `${field ? `field \`${field}\`: ` : ''}${issue.message}${value !== undefined && field ? `, got ${shown(value)}` : ''}`,
     );
   }
   const f = r.data;
@@ -115,6 +138,17 @@ export function parseFlowFile(text: string, file: string): FlowDef {
     timezone: f.timezone ?? null,
     prompt,
   };
+}
+
+/** A value as JSON, shortened; one too deep for JSON as describeValue says it. */
+function shown(v: unknown): string {
+  let t: string;
+  try {
+    t = JSON.stringify(v) ?? String(v);
+  } catch {
+    return describeValue(v);
+  }
+  return t.length > 200 ? `${t.slice(0, 197)}...` : t;
 }
 
 const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length;

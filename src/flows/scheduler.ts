@@ -5,14 +5,16 @@
 // while the flow's last run is still going is skipped; a supervisor that was down runs a flow once
 // for all the ticks it missed.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { Cron } from 'croner';
 import { JaggersError } from '../errors.js';
+import { derivedJobId, own } from '../ids.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { isFinal } from '../sessions/registry.js';
 import type { Dirs, Publish, Store } from '../work/ports.js';
 import { TASK_FINAL } from '../workflows/task-view.js';
@@ -61,20 +63,26 @@ export interface FlowView {
 
 const stateFile = (jaggersDir: string) => path.join(jaggersDir, 'flow-state.json');
 
+/** The flows' state by flow name, in a null-prototype object: only a flow's own entry is ever found. */
 export async function readFlowState(jaggersDir: string): Promise<Record<string, FlowState>> {
+  const state = Object.create(null) as Record<string, FlowState>;
   const text = await readFile(stateFile(jaggersDir), 'utf8').catch(() => null);
-  if (text === null) return {};
+  if (text === null) return state;
   try {
-    return JSON.parse(text) as Record<string, FlowState>;
+    const data = JSON.parse(text) as unknown;
+    if (data !== null && typeof data === 'object' && !Array.isArray(data)) Object.assign(state, data);
   } catch {
-    return {};
+    // A damaged state file: the flows start over (a run is then owed from now on).
   }
+  return state;
 }
 
 /** The run's id: the same flow and tick always give the same one. */
 export function runId(flow: FlowDef, tick: string): { kind: 'job' | 'task'; id: string } {
   const h = createHash('sha256').update(`${flow.name}\0${tick}`).digest('hex');
-  return flow.target.kind === 'workflow' ? { kind: 'task', id: `flow-${flow.name.slice(0, 40)}-${h.slice(0, 8)}` } : { kind: 'job', id: `j-${h.slice(0, 12)}` };
+  return flow.target.kind === 'workflow'
+    ? { kind: 'task', id: `flow-${flow.name.slice(0, 40)}-${h.slice(0, 8)}` }
+    : { kind: 'job', id: derivedJobId(flow.name, tick) };
 }
 
 export class Flows {
@@ -96,7 +104,7 @@ export class Flows {
 
   async start(): Promise<void> {
     this.state = await readFlowState(this.p.dirs.jaggersDir);
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await ensurePrivateFolder(this.dir);
     await this.serial(() => this.reload(true));
     try {
       this.watcher = watch(this.dir, () => {
@@ -202,13 +210,13 @@ export class Flows {
 
   private async exists(run: FlowRun): Promise<boolean> {
     const data = await Promise.resolve(this.p.store.data);
-    return run.kind === 'job' ? Boolean(data.jobs[run.id]) : Boolean(data.tasks[run.id]?.definition);
+    return run.kind === 'job' ? Boolean(own(data.jobs, run.id)) : Boolean(own(data.tasks, run.id)?.definition);
   }
 
   /** The state of a run: the job's or the task's; null when it is not (yet) recorded. */
   private async runState(run: FlowRun): Promise<string | null> {
     const data = await Promise.resolve(this.p.store.data);
-    return run.kind === 'job' ? (data.jobs[run.id]?.state ?? null) : (data.tasks[run.id]?.status ?? null);
+    return run.kind === 'job' ? (own(data.jobs, run.id)?.state ?? null) : (own(data.tasks, run.id)?.status ?? null);
   }
 
   private async busy(name: string): Promise<FlowRun | null> {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { JaggersError } from '../errors.js';
+import { diskFullError, isDiskError, writeFailed } from './disk-health.js';
 
 const fsyncFd = promisify(fs.fsync);
 
@@ -18,7 +19,13 @@ export function isNotFound(e: unknown): boolean {
   return errCode(e) === 'ENOENT';
 }
 
-function fileError(what: string, file: string, e: unknown): JaggersError {
+/** A failed file operation as a JaggersError; a write the disk refused (full, failing) also goes to the disk's handler. */
+function fileError(what: string, file: string, e: unknown, write = true): JaggersError {
+  if (e instanceof JaggersError) return e;
+  if (write && isDiskError(e)) {
+    writeFailed(file, e);
+    return diskFullError(what, file, e);
+  }
   const why = e instanceof Error ? e.message : String(e);
   return new JaggersError('E_FILE', `${what} ${file} failed: ${why}`, { cause: e });
 }
@@ -34,7 +41,7 @@ export function readFrom(file: string, offset = 0): { data: Buffer; size: number
     fd = fs.openSync(file, 'r');
   } catch (e) {
     if (isNotFound(e)) return null;
-    throw fileError('opening', file, e);
+    throw fileError('opening', file, e, false);
   }
   try {
     const { size } = fs.fstatSync(fd);
@@ -60,7 +67,11 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Append with O_APPEND and fsync (and fsync the folder when the file is new); returns the size afterwards. */
+/**
+ * Append with O_APPEND and fsync (and fsync the folder when the file is new); returns the size afterwards.
+ * An append that fails (a full disk cuts it short) is cut off again: the next append would otherwise
+ * follow half a line, which reads back as a damaged line in the middle of the file.
+ */
 export async function appendDurable(file: string, text: string): Promise<number> {
   const bytes = Buffer.from(text, 'utf8');
   let fd: number;
@@ -69,7 +80,9 @@ export async function appendDurable(file: string, text: string): Promise<number>
   } catch (e) {
     throw fileError('opening', file, e);
   }
+  let before = -1;
   try {
+    before = fs.fstatSync(fd).size;
     writeAll(fd, bytes);
     await fsyncFd(fd);
     const { size } = fs.fstatSync(fd);
@@ -77,10 +90,111 @@ export async function appendDurable(file: string, text: string): Promise<number>
     if (size === bytes.length) await fsyncDir(path.dirname(file));
     return size;
   } catch (e) {
+    if (before >= 0) cutBack(fd, before);
     throw fileError('appending to', file, e);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Back to `size` bytes (freeing space never needs space); a failure here leaves a torn tail, which a load cuts. */
+function cutBack(fd: number, size: number): void {
+  try {
+    fs.ftruncateSync(fd, size);
+    fs.fsyncSync(fd);
+  } catch {
+    // The load after the next start finds the torn last line and cuts it.
+  }
+}
+
+/**
+ * One append-only file kept open (a journal): each append is written whole with O_APPEND and fsynced, the
+ * folder fsynced too when the file was new. Opening the file for every append cost more than the write.
+ * It is opened again after a failed append, and when the path no longer names the file open here.
+ */
+export class DurableAppender {
+  private fd: number | null = null;
+  constructor(readonly file: string) {}
+
+  /** Append `text`; returns the file's size afterwards. An append the disk cuts short is cut back off. */
+  async append(text: string): Promise<number> {
+    const bytes = Buffer.from(text, 'utf8');
+    let fresh = false;
+    // The file at the path is still the one open here (not removed or replaced behind our back)?
+    let before = this.fd === null ? null : this.sizeIfSame();
+    if (before === null) {
+      this.close();
+      try {
+        this.fd = fs.openSync(this.file, 'a', 0o644);
+        before = fs.fstatSync(this.fd).size;
+      } catch (e) {
+        this.close();
+        throw fileError('opening', this.file, e);
+      }
+      fresh = true;
+    }
+    const fd = this.fd!;
+    try {
+      writeAll(fd, bytes);
+      await fsyncFd(fd);
+      const { size } = fs.fstatSync(fd);
+      // Only our bytes in it: it was just created (or empty), so its folder entry must be made durable too.
+      if (fresh && size === bytes.length) await fsyncDir(path.dirname(this.file));
+      return size;
+    } catch (e) {
+      cutBack(fd, before);
+      this.close();
+      throw fileError('appending to', this.file, e);
+    }
+  }
+
+  /** The open file's size when the path still names it; null otherwise. */
+  private sizeIfSame(): number | null {
+    try {
+      const atPath = fs.statSync(this.file);
+      const open = fs.fstatSync(this.fd!);
+      return atPath.ino === open.ino && atPath.dev === open.dev ? open.size : null;
+    } catch {
+      return null;
+    }
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    const fd = this.fd;
+    this.fd = null;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Already closed: nothing to give back.
+    }
+  }
+}
+
+/** The temp file `writeFileAtomic` writes before its rename: `<file>.tmp-<pid>-<8 hex>`. */
+const TEMP_FILE = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Temp files of `writeFileAtomic` in `dir` left by a writer killed between its write and its rename
+ * (`kill -9`, a crash): those whose pid no longer runs are removed; a live writer's are left alone.
+ * Returns the names removed. A folder that does not exist has none.
+ */
+export function sweepStaleTemps(dir: string, alive: (pid: number) => boolean): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw fileError('reading', dir, e);
+  }
+  const removed: string[] = [];
+  for (const n of names) {
+    const pid = Number(TEMP_FILE.exec(n)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    fs.rmSync(path.join(dir, n), { force: true });
+    removed.push(n);
+  }
+  return removed;
 }
 
 /**
@@ -121,9 +235,12 @@ async function createUnique(name: string, data: Buffer, what: string, from: stri
     try {
       writeAll(fd, data);
       await fsyncFd(fd);
-    } finally {
+    } catch (e) {
       fs.closeSync(fd);
+      fs.rmSync(candidate, { force: true });
+      throw fileError(what, from, e);
     }
+    fs.closeSync(fd);
     return candidate;
   }
   throw new JaggersError('E_FILE', `${what} ${from}: ${name} and 999 numbered variants already exist`);

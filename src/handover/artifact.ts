@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { readConfined } from '../fs/confine.js';
 import { writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 
 export interface HandoverMeta {
   task: string;
@@ -57,7 +59,7 @@ export function parseArtifact(text: string): { meta: Record<string, string | num
 
 /** Write `.jaggers/handover/turn_<n>_<id>.md` atomically; returns its path. */
 export async function writeArtifact(jaggersDir: string, meta: HandoverMeta, body: string): Promise<string> {
-  await mkdir(handoverDir(jaggersDir), { recursive: true });
+  await ensurePrivateFolder(handoverDir(jaggersDir));
   const file = path.join(handoverDir(jaggersDir), `turn_${meta.turn}_${randomBytes(3).toString('hex')}.md`);
   const before = await mtimeOf(handoverDir(jaggersDir));
   await writeFileAtomic(file, renderArtifact(meta, body), { sync: true });
@@ -65,16 +67,10 @@ export async function writeArtifact(jaggersDir: string, meta: HandoverMeta, body
   return file;
 }
 
-/** The first `bytes` of a file: the front matter, without reading a large body. */
-async function readHead(file: string, bytes: number): Promise<string> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await fh.close();
-  }
+/** The first `bytes` of a file in the handover folder (which agents can write in too): its front matter. */
+async function readHead(jaggersDir: string, file: string, bytes: number): Promise<string> {
+  const r = await readConfined({ projectRoot: path.dirname(jaggersDir), jaggersDir }, file, { what: 'the handover folder', limit: bytes });
+  return r.data.toString('utf8');
 }
 
 /**
@@ -105,7 +101,7 @@ async function scan(dir: string): Promise<{ tasks: Map<string, number>; seen: Se
     const m = /^turn_(\d+)_[0-9a-f]+\.md$/.exec(n);
     state.seen.add(n);
     if (!m) continue;
-    const raw = /^task: (.+)$/m.exec(await readHead(path.join(dir, n), 600).catch(() => ''))?.[1] ?? null;
+    const raw = /^task: (.+)$/m.exec(await readHead(path.dirname(dir), path.join(dir, n), 600).catch(() => ''))?.[1] ?? null;
     const task = raw?.startsWith('"') ? (JSON.parse(raw) as string) : raw;
     if (task !== null) state.tasks.set(task, Math.max(state.tasks.get(task) ?? 0, Number(m[1])));
   }

@@ -64,11 +64,15 @@ export function mcpServer(deps: ToolDeps): Server {
   return server;
 }
 
-/** Serve on stdin/stdout until the client closes them. */
+/**
+ * Serve on stdin/stdout until the client closes stdin. Calls still under way are aborted then, not waited
+ * for: nobody is left to answer (the caller ends the process, even if one of them is stuck).
+ */
 export async function serveMcp(ctx: Context): Promise<void> {
   const server = mcpServer(toolDeps(ctx));
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  const gone = () => void server.close();
+  process.stdin.once('end', gone).once('close', gone);
   await server.connect(new StdioServerTransport());
-  process.stdin.on('end', () => void server.close());
   await closed;
 }

@@ -1,14 +1,13 @@
-// The tools `jaggers mcp` offers: each one is a request to the supervisor's API (or, for
-// read_artifact and the texts of inbox messages, a read of a file under .jaggers/). The calling agent
-// is the terminal in JAGGERS_TERMINAL_ID: its jobs' results and its messages' replies come back to it.
-import { randomBytes } from 'node:crypto';
-import { open, realpath } from 'node:fs/promises';
+// The tools `jaggers mcp` offers: each one is a request to the supervisor's API (or, for read_artifact
+// and the texts of inbox messages, a read of a file under .jaggers/ through src/fs/confine.ts). The calling
+// agent is the terminal in JAGGERS_TERMINAL_ID: its jobs' results and its messages' replies come back to it.
 import path from 'node:path';
 import { z } from 'zod';
-import { JOB_ID, TASK_ID, TASK_ID_RULE } from '../ids.js';
+import { JOB_ID, newJobId, newMessageId, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
 import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
+import { readConfined } from '../fs/confine.js';
 
 /** Who calls: the agent in a jaggers pane (from its environment), or nobody known (a person's own client). */
 export interface Caller {
@@ -43,7 +42,7 @@ const text = (what: string) =>
     .refine((s) => s.trim() !== '', 'must not be empty')
     .describe(what);
 const seconds = (what: string, dflt: number, max: number) => z.number().positive().max(max).default(dflt).describe(`${what} (seconds, default ${dflt})`);
-const jobId = z.string().regex(JOB_ID, 'must look like j-0123abcd').describe('a job id, as assign returned it');
+const jobId = z.string().regex(JOB_ID, 'must look like j-0123456789ab').describe('a job id, as assign returned it');
 
 const FINAL_JOB = new Set<string>(FINAL_STATES);
 const q = encodeURIComponent;
@@ -78,49 +77,33 @@ function def<S extends z.ZodObject>(
 export const ARTIFACT_CHUNK = 256 * 1024;
 const MESSAGE_TEXT_MAX = 16 * 1024;
 
-/** A file under the project's .jaggers/, by a path relative to the project (or absolute); never outside it. */
-export async function artifactPath(deps: Pick<ToolDeps, 'projectRoot' | 'jaggersDir'>, given: string): Promise<string> {
-  const abs = path.resolve(deps.projectRoot, given);
-  const root = await realpath(deps.jaggersDir).catch(() => deps.jaggersDir);
-  const real = await realpath(abs).catch((e: NodeJS.ErrnoException) => {
-    throw new JaggersError(e.code === 'ENOENT' ? 'E_NOT_FOUND' : 'E_FILE', `read_artifact: cannot read ${JSON.stringify(given)}: ${e.code ?? e.message}`);
-  });
-  if (real !== root && !real.startsWith(root + path.sep))
-    throw new JaggersError(
-      'E_USAGE',
-      `read_artifact: ${JSON.stringify(given)} is not under ${path.relative(deps.projectRoot, deps.jaggersDir) || '.jaggers'}/ (handover files, replies, messages)`,
-    );
-  return real;
-}
-
-/** Up to `limit` bytes from `offset`, cut back to whole UTF-8 characters. */
-export async function readChunk(file: string, offset: number, limit: number): Promise<{ text: string; bytes: number; size: number; next: number | null }> {
-  const fh = await open(file, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    const buf = Buffer.alloc(Math.max(0, Math.min(limit, size - offset)));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-    let end = bytesRead;
-    // Do not end inside a character: step back over continuation bytes to the start of the last one.
-    if (offset + end < size) {
-      let i = end;
-      while (i > 0 && (buf[i - 1]! & 0xc0) === 0x80) i--;
-      const lead = buf[i - 1];
-      if (lead !== undefined && lead >= 0xc0) {
-        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-        if (end - (i - 1) < need) end = i - 1;
-      }
+/** Up to `limit` bytes of a file jaggers wrote for agents (src/fs/confine.ts says which), cut back to whole UTF-8 characters. */
+export async function readChunk(
+  deps: Pick<ToolDeps, 'projectRoot' | 'jaggersDir'>,
+  given: string,
+  offset: number,
+  limit: number,
+  what = 'read_artifact',
+): Promise<{ path: string; text: string; bytes: number; size: number; next: number | null }> {
+  const { path: file, data: buf, size } = await readConfined(deps, given, { what, offset, limit });
+  let end = buf.length;
+  // Do not end inside a character: step back over continuation bytes to the start of the last one.
+  if (offset + end < size) {
+    let i = end;
+    while (i > 0 && (buf[i - 1]! & 0xc0) === 0x80) i--;
+    const lead = buf[i - 1];
+    if (lead !== undefined && lead >= 0xc0) {
+      const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+      if (end - (i - 1) < need) end = i - 1;
     }
-    return { text: buf.subarray(0, end).toString('utf8'), bytes: end, size, next: offset + end < size ? offset + end : null };
-  } finally {
-    await fh.close();
   }
+  return { path: file, text: buf.subarray(0, end).toString('utf8'), bytes: end, size, next: offset + end < size ? offset + end : null };
 }
 
 /** A message's text, without its front matter. */
 async function messageText(deps: ToolDeps, file: string): Promise<string | null> {
   try {
-    const { text } = await readChunk(path.resolve(deps.projectRoot, file), 0, MESSAGE_TEXT_MAX);
+    const { text } = await readChunk(deps, file, 0, MESSAGE_TEXT_MAX, `read_inbox: message ${file}`);
     const m = /^---\n[\s\S]*?\n---\n/.exec(text);
     return m ? text.slice(m[0].length) : text;
   } catch {
@@ -232,7 +215,7 @@ export const TOOLS: Tool[] = [
         'POST',
         '/v1/jobs',
         {
-          id: `j-${randomBytes(4).toString('hex')}`,
+          id: newJobId(),
           target: a.agent,
           text: a.message,
           ...from(deps.caller),
@@ -281,7 +264,7 @@ export const TOOLS: Tool[] = [
       const m = await deps.call<{ id: string; state: string; toAgent: string; file: string }>(
         'POST',
         '/v1/messages',
-        { id: `m-${randomBytes(4).toString('hex')}`, to: a.to, text: a.text, ...from(deps.caller), ...(deps.caller.task ? { task: deps.caller.task } : {}) },
+        { id: newMessageId(), to: a.to, text: a.text, ...from(deps.caller), ...(deps.caller.task ? { task: deps.caller.task } : {}) },
         { retry: true, signal },
       );
       return { message: m.id, to: m.toAgent, state: m.state, file: m.file };
@@ -347,15 +330,14 @@ export const TOOLS: Tool[] = [
   ),
   def(
     'read_artifact',
-    `Read a file jaggers wrote under .jaggers/ (a handover file, a reply, a message, a task's final answer), by the path another tool gave. Returns up to ${ARTIFACT_CHUNK / 1024} KB; \`offset\` reads on.`,
+    `Read a file jaggers wrote in .jaggers/handover/, inbox/ or jobs/ (a handover file, a reply, a message, a task's final answer, a job's prompt), by the path another tool gave. Returns up to ${ARTIFACT_CHUNK / 1024} KB; \`offset\` reads on.`,
     z.strictObject({
       path: z.string().min(1).max(4096).describe('relative to the project (as the other tools give it), or absolute'),
       offset: z.number().int().min(0).default(0).describe('byte offset to read from (the `next` of a previous read)'),
     }),
     async (deps, a) => {
-      const file = await artifactPath(deps, a.path);
-      const r = await readChunk(file, a.offset, ARTIFACT_CHUNK);
-      return { path: path.relative(deps.projectRoot, file), size: r.size, offset: a.offset, next: r.next, text: r.text };
+      const r = await readChunk(deps, a.path, a.offset, ARTIFACT_CHUNK);
+      return { path: path.relative(deps.projectRoot, r.path), size: r.size, offset: a.offset, next: r.next, text: r.text };
     },
   ),
 ];

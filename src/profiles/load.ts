@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
+import { nameProblem } from '../ids.js';
 import { builtinProfilesDir } from '../package-root.js';
 import { readJsonFile, validate } from '../validate.js';
 import { ProfileSchema, type Profile } from './schema.js';
@@ -32,6 +33,9 @@ export function parseProfile(data: unknown, file: string): Profile {
 }
 
 export async function loadProfile(name: string, jaggersDir: string): Promise<ProfileSource> {
+  // The name becomes part of a file's path: only a name by the one rule is looked for (never `../x`).
+  const problem = nameProblem('profile', name);
+  if (problem) throw new JaggersError('E_PROFILE_UNKNOWN', `unknown profile: ${problem}`);
   for (const { dir, builtin } of profileDirs(jaggersDir)) {
     const file = path.join(dir, `${name}.json`);
     const data = await readJsonFile(file, 'E_PROFILE_INVALID');

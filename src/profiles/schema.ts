@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isName, NAME_RULE } from '../ids.js';
 import { DISCOVER_KINDS, HEADLESS_ID_KINDS, HEADLESS_REPLY_KINDS, MCP_VIA_KINDS, STATE_FILE_KINDS, TRANSCRIPT_KINDS } from '../clis/kinds.js';
 
 export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
@@ -133,9 +134,14 @@ const Size = z.strictObject({
 });
 
 export const ProfileSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lower-case letters, digits, - or _'),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lower-case letters, digits, - or _')
+    .refine(isName, `must be ${NAME_RULE}`),
   description: z.string().default(''),
   command: z.string().min(1),
+  /** How a person installs the CLI (`npm install -g @openai/codex`): `up` and `doctor` say it when the command is not found. */
+  install: z.string().min(1).optional(),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   size: Size.optional(),

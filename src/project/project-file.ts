@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { JaggersError } from '../errors.js';
+import { isName, NAME_RULE } from '../ids.js';
 import { parseJsonText, validate } from '../validate.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 const AgentSchema = z.strictObject({
-  name: z.string().regex(AGENT_NAME, 'must be 1-32 lower-case letters, digits, - or _'),
-  profile: z.string().min(1),
+  name: z.string().regex(AGENT_NAME, 'must be 1-32 lower-case letters, digits, - or _').refine(isName, `must be ${NAME_RULE}`),
+  profile: z.string().min(1).refine(isName, `must be a profile name: ${NAME_RULE}`),
   args: z.array(z.string()).default([]),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).default({}),
@@ -61,17 +62,24 @@ export function parseSize(s: string, source: string): { width: number; height: n
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
-/** `--agents claude,gemini`: each name is both the agent and its profile. */
-export function adHocAgents(list: string): AgentSpec[] {
+/** `--agents claude,gemini`: each name is both the agent and its profile; `flag` names the option in errors. */
+export function adHocAgents(list: string, flag = '--agents'): AgentSpec[] {
   const names = list
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new JaggersError('E_USAGE', `--agents: no agent names in ${JSON.stringify(list)}`);
+  if (names.length === 0) throw new JaggersError('E_USAGE', `${flag}: no agent names in ${JSON.stringify(list)}`);
+  const seen = new Set<string>();
   return names.map((name) => {
-    if (!AGENT_NAME.test(name)) {
-      throw new JaggersError('E_USAGE', `--agents: agent name ${JSON.stringify(name)} must be 1-32 lower-case letters, digits, - or _`);
+    if (!AGENT_NAME.test(name) || !isName(name)) {
+      throw new JaggersError('E_USAGE', `${flag}: agent name ${JSON.stringify(name)} must be 1-32 lower-case letters, digits, - or _ (not constructor)`);
     }
+    if (seen.has(name))
+      throw new JaggersError(
+        'E_USAGE',
+        `${flag}: ${JSON.stringify(name)} is named twice in ${JSON.stringify(list)}; each agent needs a name of its own (two agents of one profile: give them two names in jaggers.json, each with \`"profile": "${name}"\`)`,
+      );
+    seen.add(name);
     return { name, profile: name, args: [], env: {} };
   });
 }

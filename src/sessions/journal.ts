@@ -1,4 +1,5 @@
 // Pure parsing and formatting of the append-only journal (events.jsonl): one JSON event per line.
+import { isUtf8 } from 'node:buffer';
 import { JaggersError } from '../errors.js';
 import { journalEventSchema, type JournalEvent } from './events.js';
 import { parseJson, validate } from './validate.js';
@@ -81,4 +82,39 @@ export function parseJournal(chunk: Buffer, options: ParseOptions): ParsedJourna
     pos = nl + 1;
   }
   return { entries, lines, goodBytes: startBytes + pos, torn: null };
+}
+
+export interface DamagedLine {
+  /** 1-based line number in the whole file. */
+  line: number;
+  message: string;
+}
+
+/**
+ * The lines of `chunk` (whole lines, from the journal's start) that are not events, such as a line a disk
+ * or an editor damaged in the middle of the file, the most `max` of them. Every line is looked at by its
+ * shape, with native scans (valid UTF-8, no NUL byte, a `{...}` object: fast enough for a large journal at
+ * every supervisor start); a line that looks wrong is parsed to say why. A line that is still one
+ * well-formed object with a changed value is not caught: the journal keeps no checksums.
+ */
+export function damagedLines(chunk: Buffer, file: string, max = 5): { lines: DamagedLine[]; count: number } {
+  const out: DamagedLine[] = [];
+  let count = 0;
+  const clean = isUtf8(chunk) && chunk.indexOf(0) === -1;
+  let pos = 0;
+  for (let n = 1; pos < chunk.length; n++) {
+    const nl = chunk.indexOf(0x0a, pos);
+    const end = nl === -1 ? chunk.length : nl;
+    const line = chunk.subarray(pos, end);
+    pos = end + 1;
+    const looksRight = line.length === 0 || (line[0] === 0x7b && line[line.length - 1] === 0x7d && (clean || (isUtf8(line) && line.indexOf(0) === -1)));
+    if (looksRight) continue;
+    const text = line.toString('utf8');
+    if (text.trim() === '') continue;
+    const parsed = parseLine(text, `${file} line ${n}`);
+    if (parsed.ok) continue;
+    count += 1;
+    if (out.length < max) out.push({ line: n, message: parsed.message });
+  }
+  return { lines: out, count };
 }

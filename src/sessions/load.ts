@@ -2,7 +2,7 @@
 // from a corrupt snapshot or a journal whose last append was cut short. Never deletes anything.
 import { JaggersError } from '../errors.js';
 import { fileStamp, cutTail, moveAside, readFrom } from '../fs/durable.js';
-import { parseJournal, type JournalEntry } from './journal.js';
+import { damagedLines, parseJournal, type JournalEntry } from './journal.js';
 import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from './schema.js';
 import { parseJson, validate } from './validate.js';
 
@@ -108,14 +108,44 @@ async function catchUp(base: RegistryData, origin: Origin, paths: RegistryPaths,
   return { data, warnings, dirty: true };
 }
 
+/** Warn of each damaged line in the part of the journal the snapshot holds; change nothing. */
+function checkCovered(paths: RegistryPaths, covered: RegistryData['journal'], warnings: string[]): void {
+  if (covered.bytes === 0) return;
+  const file = readFrom(paths.journal);
+  if (!file) return;
+  const { lines, count } = damagedLines(file.data.subarray(0, covered.bytes), paths.journal);
+  const first = lines[0];
+  if (!first) return;
+  const more =
+    count > 1
+      ? ` (and ${plural(count - 1, 'more damaged line')}: ${lines
+          .slice(1)
+          .map((l) => l.line)
+          .join(', ')}${count > lines.length ? ', ...' : ''})`
+      : '';
+  warnings.push(
+    `${first.message}${more}; the journal is damaged before the point ${paths.snapshot} was built from (its first ${plural(covered.lines, 'line')}): ` +
+      `kept ${paths.snapshot}, which holds every event up to there, and the journal as it is; ` +
+      `a rebuild from the journal alone would stop at line ${first.line}: keep a copy of ${paths.snapshot}, or remove that line`,
+  );
+}
+
 /**
  * Call only while holding the registry lock: this may move files and cut the journal's torn tail.
  * `trusted`: snapshot text known to be valid (this process wrote it), so zod need not check it again.
  */
-export async function loadLocked(paths: RegistryPaths, now: Date, trusted: Trusted | null = null, o: { quietCatchUp?: boolean } = {}): Promise<Loaded> {
+export async function loadLocked(
+  paths: RegistryPaths,
+  now: Date,
+  trusted: Trusted | null = null,
+  o: { quietCatchUp?: boolean; checkJournal?: boolean } = {},
+): Promise<Loaded> {
   const warnings: string[] = [];
   const snapshot = await readSnapshot(paths, now, warnings, trusted);
   const origin: Origin = snapshot ? 'snapshot' : warnings.length > 0 ? 'rebuild' : 'missing';
+  // The journal before the point the snapshot was built from is never read again while the snapshot
+  // lasts: a line damaged there would go unnoticed until a rebuild stops at it. Said now instead.
+  if (snapshot && o.checkJournal) checkCovered(paths, snapshot.data.journal, warnings);
   const loaded = await catchUp(snapshot?.data ?? emptyRegistry(), origin, paths, now, warnings, o.quietCatchUp);
   // A snapshot moved aside is written back even when the journal held nothing.
   if (origin === 'rebuild') return { ...loaded, dirty: true };

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { JournalEvent } from './events.js';
 import { applyEvents, type RegistryData, type TerminalRecord } from './schema.js';
 
+import { own } from '../ids.js';
+
 export { newTerminalId } from '../ids.js';
 
 /** A fresh session id for CLIs that take one up front (`--session-id`). */
@@ -16,8 +18,8 @@ export function newSessionId(): string {
  */
 export function findTerminal(data: RegistryData, query: { agent: string; task: string | null }): TerminalRecord | null {
   if (query.task !== null) {
-    const assigned = data.tasks[query.task]?.agents[query.agent];
-    const t = assigned ? data.terminals[assigned.terminalId] : undefined;
+    const assigned = own(own(data.tasks, query.task)?.agents, query.agent);
+    const t = assigned ? own(data.terminals, assigned.terminalId) : undefined;
     if (t) return t;
   }
   let best: TerminalRecord | null = null;
@@ -56,7 +58,7 @@ export function tmuxTagEvents(data: RegistryData, windows: readonly TmuxTaggedWi
   for (const w of windows) {
     if (seen.has(w.terminalId)) continue;
     seen.add(w.terminalId);
-    const known = data.terminals[w.terminalId];
+    const known = own(data.terminals, w.terminalId);
     if (!known) {
       events.push({
         ts,

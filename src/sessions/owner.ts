@@ -3,17 +3,18 @@
 // the journal is the truth), and writes the snapshot only now and then (a second after the last change,
 // or after many events): a change costs one append, never a rewrite of the whole snapshot. A supervisor
 // killed in between leaves a snapshot behind the journal, which the next load catches up.
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './events.js';
-import { appendDurable, writeFileAtomic } from '../fs/durable.js';
+import { DurableAppender, writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { serializeEvents } from './journal.js';
 import { loadLocked, type RegistryPaths } from './load.js';
 import { acquireLock, type LockHandle } from './lock.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, type RegistryStore, type UpdatePlan } from './registry.js';
 import { applyEvent, type RegistryData } from './schema.js';
 import { validateOrThrow } from './validate.js';
+import { Undo } from './work.js';
 
 export interface OwnerOptions {
   now?: () => Date;
@@ -37,6 +38,7 @@ export class RegistryOwner implements RegistryStore {
   private timer: NodeJS.Timeout | null = null;
   private saving: Promise<void> | null = null;
   private closed = false;
+  private readonly journal: DurableAppender;
 
   private constructor(
     paths: RegistryPaths,
@@ -46,17 +48,19 @@ export class RegistryOwner implements RegistryStore {
     private readonly o: OwnerOptions,
   ) {
     this.paths = paths;
+    this.journal = new DurableAppender(paths.journal);
     this.current = data;
     this.warnings = warnings;
   }
 
   static async open(jaggersDir: string, o: OwnerOptions = {}): Promise<RegistryOwner> {
     const dir = path.resolve(jaggersDir);
-    await fs.mkdir(dir, { recursive: true });
+    await ensurePrivateFolder(dir);
     const paths = { snapshot: path.join(dir, SNAPSHOT_FILE), journal: path.join(dir, JOURNAL_FILE) };
     const lock = await acquireLock(paths.snapshot, { timeoutMs: o.lockTimeoutMs ?? 30_000 });
     try {
-      const loaded = await loadLocked(paths, (o.now ?? (() => new Date()))(), null, { quietCatchUp: true });
+      // Once per supervisor: the journal's lines the snapshot holds are checked for damage too.
+      const loaded = await loadLocked(paths, (o.now ?? (() => new Date()))(), null, { quietCatchUp: true, checkJournal: true });
       const owner = new RegistryOwner(paths, loaded.data, loaded.warnings, lock, o);
       for (const w of loaded.warnings) o.onWarning?.(w);
       if (loaded.dirty) await owner.flush();
@@ -67,7 +71,10 @@ export class RegistryOwner implements RegistryStore {
     }
   }
 
-  /** The registry now (every change is applied here first). */
+  /**
+   * The registry now: a new object after every change, but its `jobs` and `messages` tables are changed
+   * in place (records themselves are never changed, only replaced): to keep what was, keep the records.
+   */
   get data(): RegistryData {
     return this.current;
   }
@@ -92,12 +99,21 @@ export class RegistryOwner implements RegistryStore {
       const plan = await fn(this.current);
       if (plan.events.length === 0) return plan.result;
       const events = this.stamp(plan.events);
-      let data = this.current;
-      for (const event of events) data = applyEvent(data, event);
+      // Checked first (applied in place and put back at once: the data stays as it was while the journal
+      // is written), then applied for good once they are in the journal.
+      const undo = new Undo();
+      try {
+        let check = this.current;
+        for (const event of events) check = applyEvent(check, event, undo);
+      } finally {
+        undo.restore();
+      }
       const text = serializeEvents(events);
       const expected = this.current.journal.bytes + Buffer.byteLength(text);
-      const size = await appendDurable(this.paths.journal, text);
+      const size = await this.journal.append(text);
       if (size !== expected) this.o.onWarning?.(`${this.paths.journal} is ${size} bytes after appending, expected ${expected}: written to by another process?`);
+      let data = this.current;
+      for (const event of events) data = applyEvent(data, event, 'commit');
       this.current = { ...data, journal: { bytes: size, lines: this.current.journal.lines + events.length } };
       this.unsaved += events.length;
       this.scheduleSnapshot();
@@ -149,6 +165,7 @@ export class RegistryOwner implements RegistryStore {
     try {
       if (this.unsaved > 0) await this.flush();
     } finally {
+      this.journal.close();
       await this.lock.release();
     }
   }

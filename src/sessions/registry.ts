@@ -6,6 +6,7 @@ import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { journalEventSchema, type JournalEvent, type NewJournalEvent } from './events.js';
 import { appendDurable, writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { serializeEvents } from './journal.js';
 import { loadLocked, type Loaded, type RegistryPaths, type Trusted } from './load.js';
 import { pidIsAlive, withLock, type LockOptions } from './lock.js';
@@ -102,7 +103,7 @@ export class Registry implements RegistryStore {
   }
 
   private async transact<T>(fn: (data: RegistryData) => UpdatePlan<T> | Promise<UpdatePlan<T>>): Promise<{ data: RegistryData; result: T }> {
-    if (!this.dirReady) await fs.mkdir(this.dir, { recursive: true });
+    if (!this.dirReady) await ensurePrivateFolder(this.dir);
     this.dirReady = true;
     return this.locked(async () => {
       const loaded = await this.load();

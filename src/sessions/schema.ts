@@ -1,8 +1,9 @@
 // The `sessions.json` snapshot: its schema and the pure reducer that derives it from journal events.
 import { z } from 'zod';
 import { JaggersError, unreachable } from '../errors.js';
+import { isFinalState } from '../states.js';
 import type { EventOf, JournalEvent } from './events.js';
-import { applyWorkEvent, jobRecordSchema, messageRecordSchema } from './work.js';
+import { applyWorkEvent, jobRecordSchema, messageRecordSchema, type ApplyMode, type JobRecord } from './work.js';
 
 const id = z.string().min(1);
 
@@ -188,8 +189,33 @@ function countTurn(data: RegistryData, event: EventOf<'turn'>): RegistryData {
   return withTask(data, { ...task, agents: { ...task.agents, [event.agent]: { ...prev, turns: prev.turns + 1 } } });
 }
 
-/** Pure reducer: the snapshot after `event`. Throws E_REGISTRY when the event does not fit the data. */
-export function applyEvent(data: RegistryData, event: JournalEvent): RegistryData {
+/**
+ * A task that no workflow runs (a handoff's, the demo's, `up --task`'s, a job's own) ends with each of its
+ * work items: its status, reason and agent become the item's, and a done item's reply its final file. So
+ * `tasks` and `show` stay true after the items themselves are pruned from the snapshot. `j` is the item as
+ * it was before the change (read before it is applied: in place, the change may prune it); `after`, the result.
+ */
+function itemEnded(j: JobRecord | undefined, after: RegistryData, event: EventOf<'job-state'>): RegistryData {
+  if (!j || !isFinalState(event.state)) return after;
+  const task = own(after.tasks, j.task ?? j.id);
+  if (!task || task.definition) return after;
+  const reply = event.reply ?? j.reply;
+  return withTask(after, {
+    ...task,
+    status: event.state,
+    reason: event.reason,
+    agent: event.agent ?? j.agent ?? j.target,
+    final: event.state === 'done' && reply ? reply : task.final,
+    updated: event.ts,
+    history: [...task.history, { status: event.state, at: event.ts, reason: event.reason }],
+  });
+}
+
+/**
+ * The snapshot after `event`; throws E_REGISTRY when the event does not fit the data. Pure unless `mode`
+ * says otherwise: then jobs and messages change in place (see ApplyMode); everything else is copied.
+ */
+export function applyEvent(data: RegistryData, event: JournalEvent, mode?: ApplyMode): RegistryData {
   switch (event.type) {
     case 'terminal-created': {
       if (own(data.terminals, event.terminalId)) throw invalid(event, `terminal "${event.terminalId}" already exists`);
@@ -255,12 +281,13 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
     }
     case 'turn':
       return countTurn(data, event);
-    case 'job-created':
     case 'job-state':
+      return itemEnded(own(data.jobs, event.jobId), applyWorkEvent(data, event, mode), event);
+    case 'job-created':
     case 'message-created':
     case 'message-claimed':
     case 'message-delivered':
-      return applyWorkEvent(data, event);
+      return applyWorkEvent(data, event, mode);
     default:
       return unreachable(event);
   }
@@ -268,5 +295,5 @@ export function applyEvent(data: RegistryData, event: JournalEvent): RegistryDat
 
 /** Fold many events; stops at the first that does not fit. */
 export function applyEvents(data: RegistryData, events: readonly JournalEvent[]): RegistryData {
-  return events.reduce(applyEvent, data);
+  return events.reduce((d, e) => applyEvent(d, e), data);
 }

@@ -155,36 +155,84 @@ function message(data: WorkData, e: JournalEvent & { messageId: string }): Messa
 
 /**
  * Delivered messages and ended jobs the snapshot keeps, newest first; older ones stay in the journal (and
- * their files) only, so rewriting the snapshot on every change stays cheap after thousands of them.
+ * their files) only, so rewriting the snapshot on every change stays cheap after thousands of them. They
+ * are dropped PRUNE_BATCH at a time, once there are that many more, so an ending seldom scans them all.
  */
 export const KEEP_FINISHED = 500;
+const PRUNE_BATCH = 100;
 
-/** The records without their oldest finished ones beyond KEEP_FINISHED (counted without a copy: this runs on every ending). */
-function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean): Record<string, R> {
-  const ids = Object.keys(records);
-  let drop = -KEEP_FINISHED;
-  for (const id of ids) if (finished(records[id]!)) drop++;
-  if (drop <= 0) return records;
-  const out = { ...records };
-  for (const id of ids) {
+/**
+ * How a work event is applied. `undefined`: a pure copy (the records of the data given are not touched).
+ * An `Undo`: in place, each change noted so that `undo.restore()` puts the records back (the registry's
+ * owner checks a batch of events this way before it writes them; nothing is pruned). `'commit'`: in
+ * place, for good (the owner, once the events are in the journal). Copying a record table of hundreds
+ * of entries on every event cost more than the rest of a message's bookkeeping.
+ */
+export type ApplyMode = undefined | Undo | 'commit';
+
+export class Undo {
+  private readonly steps: Array<{ records: Record<string, unknown>; key: string; had: boolean; prev: unknown }> = [];
+  note(records: Record<string, unknown>, key: string): void {
+    this.steps.push({ records, key, had: Object.hasOwn(records, key), prev: records[key] });
+  }
+  /** Put back every noted record, the last change first. */
+  restore(): void {
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const { records, key, had, prev } = this.steps[i]!;
+      if (had) records[key] = prev;
+      else delete records[key];
+    }
+    this.steps.length = 0;
+  }
+}
+
+function put<R>(records: Record<string, R>, key: string, value: R, mode: ApplyMode): Record<string, R> {
+  if (mode === undefined) return { ...records, [key]: value };
+  if (mode !== 'commit') mode.note(records, key);
+  records[key] = value;
+  return records;
+}
+
+/** How many finished records each table held when last counted, kept up to date by in-place endings. */
+const finishedCount = new WeakMap<object, number>();
+
+/**
+ * The records after one of them finished: without their oldest finished ones once more than KEEP_FINISHED
+ * + PRUNE_BATCH have finished (then down to KEEP_FINISHED). In place for a commit; a copy otherwise.
+ */
+function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean, mode: ApplyMode): Record<string, R> {
+  if (mode !== undefined && mode !== 'commit') return records;
+  let n = mode === 'commit' ? finishedCount.get(records) : undefined;
+  if (n === undefined) {
+    n = 0;
+    for (const id in records) if (finished(records[id]!)) n++;
+  } else n++;
+  if (n <= KEEP_FINISHED + PRUNE_BATCH) {
+    if (mode === 'commit') finishedCount.set(records, n);
+    return records;
+  }
+  const out = mode === 'commit' ? records : { ...records };
+  let drop = n - KEEP_FINISHED;
+  for (const id in records) {
     if (drop === 0) break;
     if (!finished(records[id]!)) continue;
     delete out[id];
     drop--;
   }
+  if (mode === 'commit') finishedCount.set(out, KEEP_FINISHED);
   return out;
 }
 
 type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered'>;
 
 /** The jobs and messages after `e`; throws E_REGISTRY when it does not fit. */
-export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
+export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?: ApplyMode): T {
   switch (e.type) {
     case 'job-created':
-      return { ...data, seq: data.seq + 1, jobs: { ...data.jobs, [e.jobId]: createJob(data, e) } };
+      return { ...data, seq: data.seq + 1, jobs: put(data.jobs, e.jobId, createJob(data, e), mode) };
     case 'job-state': {
-      const jobs = { ...data.jobs, [e.jobId]: changeJob(data, e) };
-      return { ...data, jobs: isFinal(e.state) ? pruned(jobs, (j) => isFinal(j.state)) : jobs };
+      const jobs = put(data.jobs, e.jobId, changeJob(data, e), mode);
+      return { ...data, jobs: isFinal(e.state) ? pruned(jobs, (j) => isFinal(j.state), mode) : jobs };
     }
     case 'message-created': {
       if (own(data.messages, e.messageId)) throw invalid(e, `message "${e.messageId}" already exists`);
@@ -206,16 +254,16 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent): T {
         how: null,
         seq: data.seq + 1,
       };
-      return { ...data, seq: data.seq + 1, messages: { ...data.messages, [messageId]: m } };
+      return { ...data, seq: data.seq + 1, messages: put(data.messages, messageId, m, mode) };
     }
     case 'message-claimed': {
       const m = message(data, e);
-      return { ...data, messages: { ...data.messages, [m.id]: { ...m, state: 'claimed', nonce: e.nonce, claims: m.claims + 1 } } };
+      return { ...data, messages: put(data.messages, m.id, { ...m, state: 'claimed', nonce: e.nonce, claims: m.claims + 1 }, mode) };
     }
     case 'message-delivered': {
       const m = message(data, e);
-      const messages = { ...data.messages, [m.id]: { ...m, state: 'delivered' as const, delivered: e.ts, how: e.how } };
-      return { ...data, messages: pruned(messages, (x) => x.state === 'delivered') };
+      const messages = put(data.messages, m.id, { ...m, state: 'delivered' as const, delivered: e.ts, how: e.how }, mode);
+      return { ...data, messages: pruned(messages, (x) => x.state === 'delivered', mode) };
     }
   }
 }

@@ -39,7 +39,7 @@ jaggers assign <agent> -m "..."              # prints a job id; the result comes
 jaggers wait <job> && jaggers result <job>
 jaggers message <agent> -m "..."             # into its inbox
 jaggers inbox <your agent name>              # ($JAGGERS_AGENT)
-jaggers run collaborative --task "..." --agents <a>,<b> --detach
+jaggers run collaborative -m "..." --agents <a>,<b> --detach
 jaggers show <task>
 \`\`\`
 

@@ -4,13 +4,19 @@ import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { StreamEvent } from '../api/types.js';
-import { describeValue, ERROR_STATUS, isErrorCode, JaggersError, type ErrorCode } from '../errors.js';
+import { describeValue, ERROR_STATUS, isErrorCode, JaggersError } from '../errors.js';
 import type { Log } from '../logger.js';
 import type { Supervisor } from './compose.js';
-import { parseListen, type ListenAddress } from './tcp.js';
+import { isLoopback, parseListen, type ListenAddress } from './tcp.js';
 import { sseFrame, type EventHub } from './event-hub.js';
+import { clientErrorHandler, errorBody as body, frameworkErrors, installJsonParser, methodTable, routeOf } from './http-edge.js';
 import {
+  AgentParams,
   BODY_LIMIT,
+  IdParams,
+  JSON_LIMITS,
+  NameParams,
+  SMALL_BODY_LIMIT,
   EventsQuery,
   HandoffBody,
   InputBody,
@@ -27,6 +33,7 @@ import {
   WaitQuery,
 } from './schemas.js';
 import { pins } from '../api/pins.js';
+import { boundedLines, issueMessage } from '../validate.js';
 
 export interface AppOptions {
   supervisor: Supervisor;
@@ -36,7 +43,7 @@ export interface AppOptions {
   /** Required as `Authorization: Bearer <token>` (the TCP listener); none on the unix socket. */
   token?: string | null;
   /** The unix socket's app only: add or remove the TCP listener (`jaggers serve`). */
-  control?: { listen(a: ListenAddress): Promise<string>; unlisten(): Promise<void> };
+  control?: { listen(a: ListenAddress, allowRemote: boolean, source: string): Promise<string>; unlisten(): Promise<void> };
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
@@ -54,25 +61,46 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-const body = (code: ErrorCode, message: string) => ({ error: { code, message } });
+/** The routes that make work (write a file, journal an item): refused while the disk fails. */
+const NEW_WORK = new Set([
+  'POST /v1/terminals/:agent/input',
+  'POST /v1/handoffs',
+  'POST /v1/up',
+  'POST /v1/jobs',
+  'POST /v1/messages',
+  'POST /v1/tasks',
+  'POST /v1/tasks/:id/resume',
+  'POST /v1/flows/:name/run',
+]);
 
 export function buildApp(o: AppOptions): FastifyInstance {
   // A stopping supervisor closes every connection (event streams, long polls) rather than wait for them.
   const app = Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT,
+    // Small bodies, but for the routes that carry a text (their own `bodyLimit` below).
+    bodyLimit: SMALL_BODY_LIMIT,
     requestTimeout: 0,
     keepAliveTimeout: 60_000,
-    return503OnClosing: true,
+    // A closing supervisor answers 503 in the one shape (the onRequest hook), not in fastify's.
+    return503OnClosing: false,
     forceCloseConnections: true,
+    // Every name in a path is at most 128 characters (the name rule); longer is a 414 in the one shape.
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors,
+    clientErrorHandler,
     // zod's compilers from the start (their factories are typed for ajv): fastify then never builds its
     // default ajv and fast-json-stringify ones, most of the supervisor's start after loading its modules.
     schemaController: { compilersFactory: { buildValidator: (() => validatorCompiler) as never, buildSerializer: (() => serializerCompiler) as never } },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  installJsonParser(app, JSON_LIMITS);
+  const allowedMethods = methodTable(app);
+  let closing = false;
+  app.addHook('preClose', async () => void (closing = true));
 
   app.addHook('onRequest', async (req, reply) => {
+    if (closing) return reply.code(503).header('connection', 'close').send(body('E_SUPERVISOR_DOWN', 'the supervisor is stopping'));
     if (o.token) {
       const auth = req.headers.authorization ?? '';
       const given = /^Bearer (.+)$/.exec(auth)?.[1];
@@ -89,25 +117,53 @@ export function buildApp(o: AppOptions): FastifyInstance {
     }
   });
 
-  app.setNotFoundHandler((req, reply) => reply.code(404).send(body('E_NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  // While the disk fails, a request that would make work first tries a write (E_DISK_FULL while it fails);
+  // the health tries too, so `status` says how things are now. Nothing polls at idle.
+  app.addHook('preHandler', async (req) => {
+    const route = `${req.method} ${req.routeOptions.url}`;
+    if (route === 'GET /v1/health') await o.supervisor.disk.check().catch(() => {});
+    else if (NEW_WORK.has(route)) await o.supervisor.disk.check();
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const allowed = allowedMethods(req.method, req.url);
+    if (allowed.length)
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(body('E_USAGE', `${routeOf(req)}: method not allowed; this path takes ${allowed.join(', ')}`));
+    return reply.code(404).send(body('E_NOT_FOUND', `no route ${routeOf(req)}`));
+  });
 
   app.setErrorHandler((err, req: FastifyRequest, reply) => {
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const where = err.validationContext ?? 'body';
-      const data = where === 'body' ? req.body : where === 'querystring' ? req.query : req.params;
-      const lines = err.validation.map((v) => {
-        const field = v.instancePath.split('/').filter(Boolean).join('.') || '(top level)';
-        return `field \`${field}\`: ${v.message}, got ${describeValue(valueAt(data, v.instancePath))}`;
-      });
-      return reply.code(400).send(body('E_USAGE', `${req.method} ${req.url.split('?')[0]} ${where}: ${lines.join('; ')}`));
+    try {
+      if (hasZodFastifySchemaValidationErrors(err)) {
+        const where = err.validationContext ?? 'body';
+        const data = where === 'body' ? req.body : where === 'querystring' ? req.query : req.params;
+        // At most a few problems, each naming at most a few unknown keys: the answer stays small however big the body.
+        const lines = boundedLines(
+          err.validation.map((v) => {
+            const field = v.instancePath.split('/').filter(Boolean).join('.') || '(top level)';
+            const message = issueMessage({ code: v.keyword, message: v.message ?? '', keys: (v.params as { keys?: unknown }).keys });
+            const got = v.keyword === 'unrecognized_keys' ? '' : `, got ${describeValue(valueAt(data, v.instancePath))}`;
+            return `field \`${field}\`: ${message}${got}`;
+          }),
+        );
+        return reply.code(400).send(body('E_USAGE', `${routeOf(req)} ${where}: ${lines.join('; ')}`));
+      }
+      if (err instanceof JaggersError) return reply.code(ERROR_STATUS[err.code]).send(body(err.code, err.message));
+      const fe = err as { code?: string; statusCode?: number; message: string };
+      if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return reply.code(413).send(body('E_PAYLOAD_TOO_LARGE', `${routeOf(req)}: request body over ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
+      if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+        return reply.code(fe.statusCode).send(body('E_USAGE', `${routeOf(req)}: ${fe.message}`));
+      o.log.error({ err: fe.message, url: req.url }, 'internal error in an API route');
+      return reply.code(500).send(body(isErrorCode(fe.code) ? fe.code : 'E_INTERNAL', `internal error: ${fe.message}`));
+    } catch (e) {
+      // Describing the error failed: still an answer in the one shape.
+      o.log.error({ err: (e as Error).message, url: req.url }, 'internal error while describing an API error');
+      return reply.code(500).send(body('E_INTERNAL', `internal error: ${(e as Error).message}`));
     }
-    if (err instanceof JaggersError) return reply.code(ERROR_STATUS[err.code]).send(body(err.code, err.message));
-    const fe = err as { code?: string; statusCode?: number; message: string };
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(body('E_PAYLOAD_TOO_LARGE', `request body over ${BODY_LIMIT} bytes`));
-    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
-      return reply.code(fe.statusCode).send(body('E_USAGE', `${req.method} ${req.url.split('?')[0]}: ${fe.message}`));
-    o.log.error({ err: fe.message, url: req.url }, 'internal error in an API route');
-    return reply.code(500).send(body(isErrorCode(fe.code) ? fe.code : 'E_INTERNAL', `internal error: ${fe.message}`));
   });
 
   const s = o.supervisor;
@@ -115,27 +171,29 @@ export function buildApp(o: AppOptions): FastifyInstance {
 
   r.get('/v1/health', async () => s.health());
   r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.views.terminals(req.query.task));
-  r.get('/v1/terminals/:agent', { schema: { querystring: TaskQuery } }, async (req) =>
+  r.get('/v1/terminals/:agent', { schema: { params: AgentParams, querystring: TaskQuery } }, async (req) =>
     s.views.terminal((req.params as { agent: string }).agent, req.query.task),
   );
-  r.get('/v1/terminals/:agent/screen', { schema: { querystring: ScreenQuery } }, async (req) =>
+  r.get('/v1/terminals/:agent/screen', { schema: { params: AgentParams, querystring: ScreenQuery } }, async (req) =>
     s.views.screen((req.params as { agent: string }).agent, {
       ansi: req.query.ansi === '1' || req.query.ansi === 'true',
       history: req.query.history ?? 0,
       task: req.query.task,
     }),
   );
-  r.get('/v1/terminals/:agent/wait', { schema: { querystring: WaitQuery } }, async (req) =>
+  r.get('/v1/terminals/:agent/wait', { schema: { params: AgentParams, querystring: WaitQuery } }, async (req) =>
     s.views.waitFor((req.params as { agent: string }).agent, req.query.state, req.query.timeout * 1000, req.query.task),
   );
-  r.post('/v1/terminals/:agent/input', { schema: { body: InputBody } }, async (req) =>
+  r.post('/v1/terminals/:agent/input', { bodyLimit: BODY_LIMIT, schema: { params: AgentParams, body: InputBody } }, async (req) =>
     s.handoffs.input((req.params as { agent: string }).agent, req.body.text, req.body.task, req.body.id),
   );
-  r.post('/v1/terminals/:agent/answer', { schema: { body: AnswerBody } }, async (req) =>
+  r.post('/v1/terminals/:agent/answer', { schema: { params: AgentParams, body: AnswerBody } }, async (req) =>
     s.answers.answer((req.params as { agent: string }).agent, { choice: req.body.choice, expect: req.body.expect, task: req.body.task }),
   );
-  r.post('/v1/handoffs', { schema: { body: HandoffBody } }, async (req) => s.handoffs.handoff(req.body));
-  r.get('/v1/handoffs/:id', { schema: { querystring: FollowQuery } }, async (req) => s.handoffs.follow((req.params as { id: string }).id, req.query.until));
+  r.post('/v1/handoffs', { bodyLimit: BODY_LIMIT, schema: { body: HandoffBody } }, async (req) => s.handoffs.handoff(req.body));
+  r.get('/v1/handoffs/:id', { schema: { params: IdParams, querystring: FollowQuery } }, async (req) =>
+    s.handoffs.follow((req.params as { id: string }).id, req.query.until),
+  );
   r.post('/v1/up', { schema: { body: UpBody } }, async (req) => {
     const o = await s.launcher.up(req.body);
     // The launch's command and environment stay in the supervisor: the caller needs the pinned session.
@@ -144,33 +202,35 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.get('/v1/sessions', { schema: { querystring: TaskQuery } }, async (req) => pins(s.store.data, req.query.task));
 
   const jobId = (req: FastifyRequest) => (req.params as { id: string }).id;
-  r.post('/v1/jobs', { schema: { body: JobBody } }, async (req, reply) => reply.code(201).send(await s.jobs.create(req.body)));
+  r.post('/v1/jobs', { bodyLimit: BODY_LIMIT, schema: { body: JobBody } }, async (req, reply) => reply.code(201).send(await s.jobs.create(req.body)));
   r.get('/v1/jobs', async () => s.jobs.list());
-  r.get('/v1/jobs/:id', async (req) => s.jobs.get(jobId(req)));
-  r.get('/v1/jobs/:id/wait', { schema: { querystring: JobWaitQuery } }, async (req) => s.jobs.wait(jobId(req), req.query.timeout * 1000));
-  r.get('/v1/jobs/:id/result', async (req) => s.jobs.result(jobId(req)));
-  r.post('/v1/jobs/:id/cancel', async (req) => s.jobs.cancel(jobId(req)));
-  r.post('/v1/messages', { schema: { body: MessageBody } }, async (req, reply) => reply.code(201).send(await s.inbox.send(req.body)));
-  r.get('/v1/terminals/:agent/inbox', { schema: { querystring: TaskQuery } }, async (req) =>
+  r.get('/v1/jobs/:id', { schema: { params: IdParams } }, async (req) => s.jobs.get(jobId(req)));
+  r.get('/v1/jobs/:id/wait', { schema: { params: IdParams, querystring: JobWaitQuery } }, async (req) => s.jobs.wait(jobId(req), req.query.timeout * 1000));
+  r.get('/v1/jobs/:id/result', { schema: { params: IdParams } }, async (req) => s.jobs.result(jobId(req)));
+  r.post('/v1/jobs/:id/cancel', { schema: { params: IdParams } }, async (req) => s.jobs.cancel(jobId(req)));
+  r.post('/v1/messages', { bodyLimit: BODY_LIMIT, schema: { body: MessageBody } }, async (req, reply) => reply.code(201).send(await s.inbox.send(req.body)));
+  r.get('/v1/terminals/:agent/inbox', { schema: { params: AgentParams, querystring: TaskQuery } }, async (req) =>
     s.inbox.list((req.params as { agent: string }).agent, req.query.task),
   );
 
   const taskId = (req: FastifyRequest) => (req.params as { id: string }).id;
-  r.post('/v1/tasks', { schema: { body: TaskBody } }, async (req, reply) => reply.code(201).send(await s.tasks.create(req.body)));
+  r.post('/v1/tasks', { bodyLimit: BODY_LIMIT, schema: { body: TaskBody } }, async (req, reply) => reply.code(201).send(await s.tasks.create(req.body)));
   r.get('/v1/tasks', async () => s.tasks.list());
-  r.get('/v1/tasks/:id', async (req) => s.tasks.show(taskId(req)));
-  r.get('/v1/tasks/:id/wait', { schema: { querystring: JobWaitQuery } }, async (req) => s.tasks.wait(taskId(req), req.query.timeout * 1000));
-  r.post('/v1/tasks/:id/resume', async (req) => s.tasks.resume(taskId(req)));
-  r.post('/v1/tasks/:id/cancel', async (req) => s.tasks.cancel(taskId(req)));
+  r.get('/v1/tasks/:id', { schema: { params: IdParams } }, async (req) => s.tasks.show(taskId(req)));
+  r.get('/v1/tasks/:id/wait', { schema: { params: IdParams, querystring: JobWaitQuery } }, async (req) => s.tasks.wait(taskId(req), req.query.timeout * 1000));
+  r.post('/v1/tasks/:id/resume', { schema: { params: IdParams } }, async (req) => s.tasks.resume(taskId(req)));
+  r.post('/v1/tasks/:id/cancel', { schema: { params: IdParams } }, async (req) => s.tasks.cancel(taskId(req)));
   r.get('/v1/flows', async () => s.flows.list());
-  r.get('/v1/flows/:name', async (req) => s.flows.get((req.params as { name: string }).name));
-  r.post('/v1/flows/:name/run', async (req) => s.flows.runNow((req.params as { name: string }).name));
+  r.get('/v1/flows/:name', { schema: { params: NameParams } }, async (req) => s.flows.get((req.params as { name: string }).name));
+  r.post('/v1/flows/:name/run', { schema: { params: NameParams } }, async (req) => s.flows.runNow((req.params as { name: string }).name));
 
   const control = o.control;
   if (control) {
-    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => ({
-      listen: await control.listen(parseListen(req.body.listen, 'POST /v1/listen body field `listen`')),
-    }));
+    r.post('/v1/listen', { schema: { body: ListenBody } }, async (req) => {
+      const source = 'POST /v1/listen body field `listen`';
+      const a = parseListen(req.body.listen, source);
+      return { listen: await control.listen(a, req.body.allowRemote === true, source), remote: !isLoopback(a.host) };
+    });
     r.delete('/v1/listen', async () => {
       await control.unlisten();
       return { listen: null };

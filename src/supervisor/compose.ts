@@ -13,6 +13,7 @@ import type { Context } from '../context.js';
 import { describeQuestion, readQuestion } from '../detect/question.js';
 import { JaggersError } from '../errors.js';
 import { Flows } from '../flows/scheduler.js';
+import type { DiskHealth } from '../fs/disk-health.js';
 import type { Log } from '../logger.js';
 import { binDir } from '../package-root.js';
 import { listProfileNames, loadProfile } from '../profiles/load.js';
@@ -59,6 +60,8 @@ export interface SupervisorDeps {
   version: string;
   socket: string;
   logFile: string;
+  /** Where write failures go: new work waits while the disk fails, and queues go on when it works again. */
+  disk: DiskHealth;
 }
 
 export type Supervisor = ReturnType<typeof compose>;
@@ -233,6 +236,8 @@ export function compose(d: SupervisorDeps) {
     broken: async (j, err) => void (await journal.change(j.id, 'failed', `internal error: ${err.message}`, { code: 'E_INTERNAL' })),
     log,
   });
+  // Items held by a failing disk go on once it takes writes again.
+  d.disk.onChange((f) => f === null && runner.kickAll());
 
   const workers = new Workers({
     store,
@@ -373,6 +378,7 @@ export function compose(d: SupervisorDeps) {
     stopping: stopping.signal,
     tcp: null as string | null,
     warnings,
+    disk: d.disk,
 
     health(): HealthView {
       return {
@@ -388,6 +394,7 @@ export function compose(d: SupervisorDeps) {
         terminals: table.list().length,
         log: d.logFile,
         warnings: [...warnings],
+        disk: d.disk.failing,
       };
     },
 

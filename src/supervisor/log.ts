@@ -1,10 +1,13 @@
 // The supervisor's structured log: JSON lines (time, level, msg, and task, terminal, session, job ids
 // where known) in `.jaggers/logs/supervisor.<n>.log`, rotated by size, the newest linked as current.log.
-import { mkdir } from 'node:fs/promises';
+// A line the disk refuses (full, failing) goes to the disk's handler (src/fs/disk-health.ts), and is
+// written later when the disk takes writes again: the log never stops the supervisor.
 import path from 'node:path';
 import pino from 'pino';
 import pinoRoll from 'pino-roll';
 import { logDir } from '../api/paths.js';
+import { isDiskError, writeFailed } from '../fs/disk-health.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -22,7 +25,7 @@ export interface SupervisorLog {
 
 export async function openSupervisorLog(jaggersDir: string, level: string, opts: { size?: string; keep?: number } = {}): Promise<SupervisorLog> {
   const dir = logDir(jaggersDir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await ensurePrivateFolder(dir);
   const stream = await pinoRoll({
     file: path.join(dir, 'supervisor'),
     extension: '.log',
@@ -33,6 +36,16 @@ export async function openSupervisorLog(jaggersDir: string, level: string, opts:
     // Each line is on disk before whatever follows it (an API answer): a follower (`--verbose`) sees
     // the lines of a request before its answer. The log is a few lines per turn, not a hot path.
     sync: true,
+    // While the disk refuses writes the lines wait in memory, up to this much; later ones are dropped.
+    maxLength: 1024 * 1024,
+  });
+  // Without a listener a write error (ENOSPC) is an unhandled 'error' event, which ends the process.
+  let told = false;
+  stream.on('error', (e) => {
+    const file = stream.file ?? path.join(dir, 'current.log');
+    if (isDiskError(e)) return writeFailed(file, e);
+    if (!told) process.stderr.write(`jaggers: cannot write the log ${file}: ${e.message}\n`);
+    told = true;
   });
   const log = pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, stream);
   return {

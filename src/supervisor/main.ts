@@ -2,13 +2,15 @@
 // opens its log and the two control connections, watches every agent pane, serves the API on
 // `.jaggers/jaggers.sock` (0600) and, when asked, on TCP with a bearer token; it draws the agents'
 // table in window 0 and exits when the tmux server goes away or it is told to stop.
-import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
+import { chmod, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { apiSocketPath, serveConfigPath, supervisorLockPath } from '../api/paths.js';
 import { atMostEvery } from '../coalesced.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import type { Output } from '../output.js';
+import { describeFailure, DiskHealth, isDiskError, onWriteFailure, probeWrite, writeFailed } from '../fs/disk-health.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
+import type { Terminal } from '../output.js';
 import { packageRoot } from '../package-root.js';
 import { acquireLock } from '../sessions/lock.js';
 import { subscribe } from '../tmux/commands.js';
@@ -18,8 +20,9 @@ import { compose } from './compose.js';
 import { RegistryOwner } from '../sessions/owner.js';
 import { EventHub } from './event-hub.js';
 import { logLevel, openSupervisorLog } from './log.js';
-import { ensureToken, parseListen, type ListenAddress } from './tcp.js';
+import { checkExposure, ensureToken, formatAddress, isLoopback, listenFailed, parseListen, type ListenAddress } from './tcp.js';
 import { renderWindow0 } from './window0.js';
+import { sweepTemps } from './sweep-temps.js';
 
 async function version(): Promise<string> {
   try {
@@ -29,9 +32,12 @@ async function version(): Promise<string> {
   }
 }
 
-/** Listen on a unix socket created 0600: the umask is narrowed while it is made, then chmod makes sure. */
+/**
+ * Listen on a unix socket created 0600 in a folder of ours that nobody else can write into (checked: under
+ * the temp folder anyone could have made it first); the umask is narrowed while it is made, then chmod makes sure.
+ */
 async function listenUnix(app: ReturnType<typeof buildApp>, socket: string): Promise<void> {
-  await mkdir(path.dirname(socket), { recursive: true, mode: 0o700 });
+  await ensurePrivateFolder(path.dirname(socket));
   // Only the lock holder gets here: a socket file left behind is a dead supervisor's.
   await unlink(socket).catch(() => {});
   const old = process.umask(0o177);
@@ -43,12 +49,21 @@ async function listenUnix(app: ReturnType<typeof buildApp>, socket: string): Pro
   await chmod(socket, 0o600);
 }
 
-export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
-  await mkdir(ctx.jaggersDir, { recursive: true, mode: 0o700 });
-  await chmod(ctx.jaggersDir, 0o700).catch(() => {});
+export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
+  await ensurePrivateFolder(ctx.jaggersDir);
   const lock = await acquireLock(supervisorLockPath(ctx.jaggersDir), { timeoutMs: 5000 }).catch((e: Error) => {
     throw new JaggersError('E_SUPERVISOR_START', `another supervisor serves ${ctx.projectRoot}: ${e.message}`);
   });
+  // Every write the disk refuses (the log's, the journal's, a job's file) reaches this one handler.
+  const disk = new DiskHealth({ probe: probeWrite });
+  const offDisk = onWriteFailure((file, e) => disk.failed(file, e));
+  // A disk error nobody caught (a background write) is recorded, not the end of the supervisor; any other is.
+  const onRejection = (e: unknown) => {
+    if (!isDiskError(e)) throw e;
+    // An E_DISK_FULL was reported where it happened; a bare errno error names its path itself.
+    if (!(e instanceof JaggersError)) writeFailed((e as { path?: string }).path ?? ctx.jaggersDir, e);
+  };
+  process.on('unhandledRejection', onRejection);
   const { log, file: logFile, close: closeLog } = await openSupervisorLog(ctx.jaggersDir, logLevel(ctx.env));
   const socket = apiSocketPath(ctx.jaggersDir);
   const hub = new EventHub();
@@ -59,19 +74,34 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
   try {
     // The registry's one writer: its lock is held for the supervisor's whole life.
     registry = await RegistryOwner.open(ctx.jaggersDir, { onWarning: (w) => log.warn({}, w) });
+    sweepTemps(ctx.jaggersDir, log);
     events = await openControl(ctx.server, ctx.session);
     commands = await openCommandControl(ctx.server, ctx.session);
-    const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile });
+    const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile, disk });
     await supervisor.start();
     const errors: string[] = [];
     // For a person's eyes: four times a second at most, however fast the states change.
     const redraw = atMostEvery(250, () => {
       void supervisor.views.terminals(undefined, { fresh: false }).then(
-        (rows) => io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile)),
+        (rows) => {
+          io.control('clear-screen');
+          io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile));
+        },
         () => {},
       );
     });
     supervisor.watcher.onChange(redraw);
+    // A failing disk is said in window 0, on stderr and in the log (when the log itself can be written).
+    let diskLine: string | null = null;
+    disk.onChange((f) => {
+      if (diskLine && errors.includes(diskLine)) errors.splice(errors.indexOf(diskLine), 1);
+      diskLine = f ? describeFailure(f) : null;
+      if (diskLine) errors.push(diskLine);
+      io.writeErr(`jaggers: ${diskLine ?? 'the disk takes writes again: new work is accepted'}\n`);
+      if (f) log.error({ path: f.path, code: f.code, err: f.error }, 'the disk is failing: new work is refused');
+      else log.info({}, 'the disk takes writes again');
+      redraw();
+    });
     // Windows made or closed by `up` (another client) and their tags: refresh the table from tmux.
     await subscribe(events, 'jaggers-agents', '@*', '#{@jaggers_agent}#{@jaggers_profile}');
     events.onNotification((name, args) => {
@@ -79,28 +109,41 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
       if (ours || name === 'window-add' || name === 'window-close' || name === 'unlinked-window-close') void supervisor.refreshTable().then(redraw, () => {});
     });
 
-    let tcp: ReturnType<typeof buildApp> | null = null;
+    let tcp: { app: ReturnType<typeof buildApp>; at: ListenAddress } | null = null;
     const closeTcp = async () => {
-      await tcp?.close();
+      await tcp?.app.close();
       tcp = null;
       supervisor.tcp = null;
     };
-    const listenTcp = async (a: ListenAddress): Promise<string> => {
-      await closeTcp();
+    // The new listener first, the old one closed only once it listens: a new address that cannot be
+    // listened on (in use) leaves the listener that works, and serve.json, as they were.
+    const listenTcp = async (a: ListenAddress, allowRemote: boolean, source: string): Promise<string> => {
+      checkExposure(a, allowRemote, source);
+      if (tcp && a.port !== 0 && tcp.at.port === a.port && tcp.at.host === a.host) return supervisor.tcp!;
       const token = await ensureToken(ctx.jaggersDir);
       const app = buildApp({ supervisor, hub, log, session: ctx.session, token });
-      await app.listen({ host: a.host, port: a.port });
+      try {
+        await app.listen({ host: a.host, port: a.port });
+      } catch (e) {
+        await app.close().catch(() => {});
+        throw listenFailed(a, e, supervisor.tcp);
+      }
+      await closeTcp();
       const addr = app.server.address();
-      tcp = app;
-      supervisor.tcp = typeof addr === 'object' && addr ? `${addr.address}:${addr.port}` : `${a.host}:${a.port}`;
+      const at = typeof addr === 'object' && addr ? { host: a.host, port: addr.port } : a;
+      tcp = { app, at };
+      supervisor.tcp = formatAddress(typeof addr === 'object' && addr ? { host: addr.address, port: addr.port } : a);
       log.info({ listen: supervisor.tcp }, 'API on TCP (bearer token in .jaggers/token)');
+      if (!isLoopback(a.host)) log.warn({ listen: supervisor.tcp }, 'the API listens beyond this machine (--allow-remote): its token travels unencrypted');
       return supervisor.tcp;
     };
     closers.push(closeTcp);
     const serve = await readFile(serveConfigPath(ctx.jaggersDir), 'utf8').catch(() => null);
     if (serve) {
       try {
-        await listenTcp(parseListen((JSON.parse(serve) as { listen: string }).listen, serveConfigPath(ctx.jaggersDir)));
+        const saved = JSON.parse(serve) as { listen: string; allowRemote?: boolean };
+        const source = serveConfigPath(ctx.jaggersDir);
+        await listenTcp(parseListen(saved.listen, source), saved.allowRemote === true, source);
       } catch (e) {
         errors.push(`TCP: ${(e as Error).message}`);
         log.error({ err: (e as Error).message }, 'could not listen on TCP');
@@ -108,7 +151,13 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     }
 
     // The unix socket last: once it answers, everything (TCP too) is up.
-    const unix = buildApp({ supervisor, hub, log, session: ctx.session, control: { listen: (a) => listenTcp(a), unlisten: () => closeTcp() } });
+    const unix = buildApp({
+      supervisor,
+      hub,
+      log,
+      session: ctx.session,
+      control: { listen: (a, remote, source) => listenTcp(a, remote, source), unlisten: () => closeTcp() },
+    });
     await listenUnix(unix, socket);
     closers.push(async () => {
       await unix.close();
@@ -132,5 +181,7 @@ export async function runSupervisor(ctx: Context, io: Output): Promise<void> {
     await registry?.close().catch(() => {});
     await lock.release().catch(() => {});
     await closeLog();
+    offDisk();
+    process.off('unhandledRejection', onRejection);
   }
 }

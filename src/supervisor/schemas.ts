@@ -1,12 +1,34 @@
 // Request bodies and query strings of the local API, validated with zod (errors name the field and value).
 import { z } from 'zod';
-import { JOB_ID, MESSAGE_ID, TASK_ID, TASK_ID_RULE } from '../ids.js';
+import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 
-/** Over this, a body is refused with E_PAYLOAD_TOO_LARGE (a handover file of any size goes by file, not by body). */
+/**
+ * Over this, a body that carries a text (a prompt, a message, a handoff) is refused with
+ * E_PAYLOAD_TOO_LARGE (a handover file of any size goes by file, not by body).
+ */
 export const BODY_LIMIT = 32 * 1024 * 1024;
+/** Every other route's body (an answer, `up`, `listen`, none at all) is small. */
+export const SMALL_BODY_LIMIT = 64 * 1024;
+/**
+ * A JSON body's shape is checked before it is parsed and validated: at most this deep, with at most
+ * this many keys and array items in all (a body of a million unknown keys is refused at once, instead
+ * of being parsed, walked and listed key by key in its error).
+ */
+export const JSON_LIMITS = { depth: 32, members: 10_000 } as const;
 
 const taskId = z.string().regex(TASK_ID, `must be ${TASK_ID_RULE}`);
-const agentRef = z.string().min(1, 'must name an agent').max(128);
+/** A name or id by the one name rule (src/ids.ts). */
+const name = z.string().refine(isName, `must be ${NAME_RULE}`);
+const agentRef = z
+  .string()
+  .min(1, 'must name an agent')
+  .max(200)
+  .refine(isAgentRef, `must be an agent name, a terminal id or a task's window (agent+task): ${NAME_RULE}`);
+
+/** The names and ids in a route's path. */
+export const AgentParams = z.strictObject({ agent: agentRef });
+export const IdParams = z.strictObject({ id: name });
+export const NameParams = z.strictObject({ name });
 
 export const TaskQuery = z.strictObject({ task: taskId.optional() });
 
@@ -30,7 +52,7 @@ export const WaitQuery = z.strictObject({
 
 export const InputBody = z.strictObject({
   /** Chosen by the client, so a request sent again after a dropped connection types the text once. */
-  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123456789ab').optional(),
   text: z.string().min(1, 'must not be empty'),
   task: taskId.optional(),
 });
@@ -53,7 +75,7 @@ export const AnswerBody = z.strictObject({
 
 export const HandoffBody = z.strictObject({
   /** Chosen by the client, so it can follow the handoff again by id (after Ctrl-C, or a dropped connection). */
-  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123456789ab').optional(),
   agent: agentRef,
   message: z.string().refine((s) => s.trim() !== '', 'must not be empty'),
   from: agentRef.optional(),
@@ -67,6 +89,7 @@ export const HandoffBody = z.strictObject({
   workflow: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,31}$/)
+    .refine(isName, `must be ${NAME_RULE}`)
     .default('handoff'),
 });
 
@@ -79,13 +102,13 @@ export const EventsQuery = z.strictObject({
   since: z.coerce.number().int().nonnegative().optional(),
 });
 
-export const ListenBody = z.strictObject({ listen: z.string().min(1) });
+export const ListenBody = z.strictObject({ listen: z.string().min(1), allowRemote: z.boolean().optional() });
 
 const text = z.string().refine((s) => s.trim() !== '', 'must not be empty');
 
 export const JobBody = z.strictObject({
   /** Chosen by the client, so a request sent again after a dropped connection records the job once. */
-  id: z.string().regex(JOB_ID, 'must look like j-0123abcd').optional(),
+  id: z.string().regex(JOB_ID, 'must look like j-0123456789ab').optional(),
   target: agentRef,
   text,
   name: z.string().min(1).max(200).optional(),
@@ -114,12 +137,12 @@ export const JobWaitQuery = z.strictObject({ timeout: z.coerce.number().positive
 export const TaskBody = z.strictObject({
   /** Chosen by the client (default a new one); a resent request records the task once. */
   id: taskId.optional(),
-  workflow: z.string().min(1).max(64),
+  workflow: z.string().min(1).max(64).refine(isName, `must be a workflow name: ${NAME_RULE}`),
   text,
   /** The agents for the workflow's roles, in order (default: the first agents of the team). */
   agents: z.array(agentRef).min(1).max(8).optional(),
   /** Role -> agent, instead of `agents`. */
-  roles: z.record(z.string(), agentRef).optional(),
+  roles: z.record(name, agentRef).optional(),
   detached: z.boolean().default(true),
   /** The caller's JAGGERS_TERMINAL_ID: the task's final answer goes to that agent's inbox. */
   fromTerminal: agentRef.optional(),

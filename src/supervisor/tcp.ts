@@ -18,6 +18,44 @@ export function parseListen(s: string, source: string): ListenAddress {
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
 }
 
+/** `127.0.0.1:7420`, `[::1]:7420`. */
+export function formatAddress(a: ListenAddress): string {
+  return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+}
+
+/** Only this machine can reach it: 127.0.0.0/8, ::1 (also IPv4-mapped), localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^::ffff:/, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * An address beyond this machine (0.0.0.0, a LAN address) only when asked for by name: the API drives the
+ * agents, and on plain HTTP its bearer token can be read on the way.
+ */
+export function checkExposure(a: ListenAddress, allowRemote: boolean, source: string): void {
+  if (isLoopback(a.host) || allowRemote) return;
+  throw new JaggersError(
+    'E_USAGE',
+    `${source}: ${formatAddress(a)} is not a loopback address: whoever reaches it with the token drives your agents, and the ` +
+      `token travels unencrypted (plain HTTP). Listen on 127.0.0.1, or add --allow-remote (API: "allowRemote": true) to listen there anyway`,
+  );
+}
+
+/** Why a new listener could not start, naming the address, and what stays as it was. */
+export function listenFailed(a: ListenAddress, e: unknown, current: string | null): JaggersError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === 'EADDRINUSE' ? 'the address is in use' : code === 'EADDRNOTAVAIL' ? 'not an address of this machine' : (e as Error).message;
+  const same = current !== null && code === 'EADDRINUSE' && current.endsWith(`:${a.port}`);
+  const stays = current
+    ? `the API stays on ${current}${same ? ' (which holds that port: `jaggers serve --stop` first to move it)' : ''}`
+    : 'the API is not on TCP';
+  return new JaggersError(
+    'E_LISTEN',
+    `cannot listen on ${formatAddress(a)}: ${why}${code && !why.includes(code) ? ` (${code})` : ''}; ${stays}, and .jaggers/serve.json is unchanged`,
+  );
+}
+
 /** The token, made (64 hex, file mode 0600) the first time it is needed. */
 export async function ensureToken(jaggersDir: string): Promise<string> {
   const file = tokenPath(jaggersDir);

@@ -1,10 +1,13 @@
 import type { TerminalView } from '../api/types.js';
+import { windowName } from '../window-name.js';
 
-/** What window 0 shows: the agents and their states, the API's socket and log, the last errors. */
+/** What window 0 shows (after the screen is cleared): each window's agent and state, the API's socket and log, the last errors. */
 export function renderWindow0(session: string, rows: TerminalView[], errors: string[], socket: string, logFile: string): string {
-  const table = rows.map((r) => `  ${r.agent.padEnd(14)} ${(r.terminalId ?? '-').padEnd(12)} ${r.state.padEnd(14)} ${r.rule ?? ''}`).join('\n');
+  const table = rows
+    .map((r) => `  ${windowName(r.agent, r.task).padEnd(14)} ${(r.terminalId ?? '-').padEnd(12)} ${r.state.padEnd(14)} ${r.rule ?? ''}`)
+    .join('\n');
   return (
-    `\x1b[H\x1b[2Jjaggers supervisor: session ${session} (pid ${process.pid})\n` +
+    `jaggers supervisor: session ${session} (pid ${process.pid})\n` +
     `API ${socket}\nlog ${logFile}\n\n` +
     `${rows.length ? table : '  no agents yet'}\n` +
     errors

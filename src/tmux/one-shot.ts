@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { lstat, unlink } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { serverArgs, type TmuxServer } from './server.js';
 
 /** One tmux process for one command: for the few calls made before (or without) a control client. */
@@ -59,4 +61,42 @@ export async function taggedWindows(server: TmuxServer, session: string): Promis
 
 export async function killServer(server: TmuxServer): Promise<{ ok: boolean; stderr: string }> {
   return runOneShot(server, ['kill-server']);
+}
+
+/** The server's socket file (`#{socket_path}`); null when no server answers. */
+export async function socketPathOf(server: TmuxServer): Promise<string | null> {
+  const r = await runOneShot(server, ['display-message', '-p', '#{socket_path}']);
+  const p = r.stdout.trim();
+  return r.ok && p ? p : null;
+}
+
+/** Whether something accepts connections on a unix socket file. */
+function listening(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(file);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Remove a server's socket file once nobody listens on it: tmux leaves it behind after kill-server.
+ * A server that is still exiting gets up to `ms`; a new server on the same socket keeps its file.
+ */
+export async function removeStaleSocket(file: string, ms = 2000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const st = await lstat(file).catch(() => null);
+    if (!st?.isSocket()) return false;
+    if (!(await listening(file)))
+      return unlink(file).then(
+        () => true,
+        () => false,
+      );
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

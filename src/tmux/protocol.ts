@@ -18,12 +18,17 @@ const SEPARATOR = Buffer.from(' : ');
  * the complete lines in them make. Notifications never appear inside a %begin block (tmux's rule).
  */
 export class ControlParser {
-  private pending: Buffer = Buffer.alloc(0);
+  /** The start of a line not ended yet, in the chunks it came in (joined once its newline comes: a long line costs its length, not its square). */
+  private pending: Buffer[] = [];
   private block: { number: number; fromClient: boolean; lines: string[] } | null = null;
 
   feed(chunk: Buffer): ControlEvent[] {
     const events: ControlEvent[] = [];
-    let data = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    if (!chunk.includes(0x0a)) {
+      if (chunk.length) this.pending.push(Buffer.from(chunk));
+      return events;
+    }
+    let data = this.pending.length ? Buffer.concat([...this.pending, chunk]) : chunk;
     let start = 0;
     for (;;) {
       const nl = data.indexOf(0x0a, start);
@@ -34,7 +39,7 @@ export class ControlParser {
       if (ev) events.push(ev);
       start = nl + 1;
     }
-    this.pending = Buffer.from(data.subarray(start));
+    this.pending = start < data.length ? [Buffer.from(data.subarray(start))] : [];
     data = Buffer.alloc(0);
     return events;
   }

@@ -10,6 +10,10 @@ declare module 'pino-roll' {
     dateFormat?: string;
     mkdir?: boolean;
     sync?: boolean;
+    /** sonic-boom: lines beyond this many bytes waiting to be written (a full disk) are dropped. */
+    maxLength?: number;
   }
-  export default function build(options: PinoRollOptions): Promise<DestinationStream & { end(): void; flushSync?(): void }>;
+  export default function build(
+    options: PinoRollOptions,
+  ): Promise<DestinationStream & { end(): void; flushSync?(): void; file?: string; on(event: 'error', fn: (e: Error) => void): unknown }>;
 }

@@ -1,9 +1,9 @@
 // The files behind jobs and messages: a job's prompt (`.jaggers/jobs/<id>.md`, the text exactly as
 // given) and a message (`.jaggers/inbox/<id>.md`, front matter naming the sender and how to reply,
 // then the text exactly). Both are written and fsynced before the journal records them.
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../fs/durable.js';
+import { errCode, writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 
 export { JOB_ID, MESSAGE_ID, newJobId, newMessageId } from '../ids.js';
@@ -17,8 +17,21 @@ export function messageFile(jaggersDir: string, id: string): string {
   return path.join(jaggersDir, 'inbox', `${id}.md`);
 }
 
+/** Folders this process made (or found): not made again for every file (a mkdir per message showed in profiles). */
+const made = new Set<string>();
+
 export async function writeDurable(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const dir = path.dirname(file);
+  if (made.has(dir)) {
+    try {
+      return await writeFileAtomic(file, text, { sync: true });
+    } catch (e) {
+      // Its folder removed since (by hand, or a test): made again below.
+      if (!(e instanceof Error && errCode(e.cause) === 'ENOENT')) throw e;
+    }
+  }
+  await ensurePrivateFolder(dir);
+  made.add(dir);
   await writeFileAtomic(file, text, { sync: true });
 }
 

@@ -4,11 +4,11 @@
 // a caller that goes away (Ctrl-C, a dropped connection) leaves it running, and follows it again by id.
 // A handoff or send that has not started by its timeout is cancelled, so it never goes in long after
 // its caller gave up.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HandoffResult, InputResult, JobView } from '../api/types.js';
 import { describeQuestion, readQuestion } from '../detect/question.js';
 import { JaggersError, isErrorCode } from '../errors.js';
+import { readConfinedText } from '../fs/confine.js';
 import { parseArtifact } from '../handover/artifact.js';
 import { newTaskId } from '../ids.js';
 import type { Log } from '../logger.js';
@@ -189,7 +189,7 @@ export class Handoffs {
   private async result(j: JobRecord): Promise<HandoffResult> {
     const o = this.p.outcomes.get(j.id);
     const root = this.p.dirs.projectRoot;
-    const reply = j.reply ? parseArtifact(await readFile(path.resolve(root, j.reply), 'utf8')).body.replace(/\n$/, '') : null;
+    const reply = j.reply ? parseArtifact(await readConfinedText(this.p.dirs, j.reply, `${j.work} ${j.id}: its reply`)).body.replace(/\n$/, '') : null;
     const total = o ? performance.now() - o.t0 : 0;
     return {
       job: j.id,

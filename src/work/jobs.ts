@@ -2,10 +2,10 @@
 // returns, listed, waited for, their results read, cancelled. Every kind goes through `create`: an
 // `assign` (job), a `handoff`, a `send`, a workflow's turn, a flow run. An item for a team agent joins
 // that agent's queue (the runner); an item for a profile gets a worker window of its own (workers.ts).
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobResultView, JobView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText } from '../fs/confine.js';
 import { parseArtifact } from '../handover/artifact.js';
 import { JOB_ID, newJobId } from '../ids.js';
 import type { Log } from '../logger.js';
@@ -68,7 +68,7 @@ export class Jobs {
   async create(req: JobRequest): Promise<JobView> {
     const { store, dirs } = this.p;
     const what = req.work === 'send' ? 'send' : req.work === 'handoff' ? 'handoff' : 'assign';
-    if (req.id !== undefined && !JOB_ID.test(req.id)) throw new JaggersError('E_USAGE', `job id must look like j-0123abcd, got ${JSON.stringify(req.id)}`);
+    if (req.id !== undefined && !JOB_ID.test(req.id)) throw new JaggersError('E_USAGE', `job id must look like j-0123456789ab, got ${JSON.stringify(req.id)}`);
     if (req.text.trim() === '') throw new JaggersError('E_USAGE', `${what}: the ${what === 'send' ? 'text' : 'prompt'} is empty`);
     const data = store.data;
     const known = req.id && Object.hasOwn(data.jobs, req.id) ? data.jobs[req.id] : undefined;
@@ -156,9 +156,7 @@ export class Jobs {
   async result(id: string): Promise<JobResultView> {
     const job = await this.get(id);
     if (!job.reply) return { job, reply: null, artifact: null };
-    const text = await readFile(path.resolve(this.p.dirs.projectRoot, job.reply), 'utf8').catch((e: NodeJS.ErrnoException) => {
-      throw new JaggersError('E_FILE', `job ${id}: cannot read its reply ${job.reply}: ${e.code ?? e.message}`);
-    });
+    const text = await readConfinedText(this.p.dirs, job.reply, `job ${id}: its reply`);
     return { job, reply: parseArtifact(text).body.replace(/\n$/, ''), artifact: job.reply };
   }
 

@@ -19,7 +19,7 @@ export function itemAgent(i: WorkItem): string {
   return i.kind === 'job' ? (i.j.agent ?? i.j.target) : i.m.toAgent;
 }
 
-/** What an item is, in words: `job j-1a2b3c4d`, `handoff j-...`, `message m-...`. */
+/** What an item is, in words: `job j-1a2b3c4d5e6f`, `handoff j-...`, `message m-...`. */
 export function describeItem(i: WorkItem): string {
   return i.kind === 'job' ? `${i.j.headless ? 'headless ' : ''}${i.j.work} ${i.id}` : `message ${i.id}`;
 }

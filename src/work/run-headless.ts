@@ -10,10 +10,12 @@
 // for that status file instead of running the turn again.
 import { spawn } from 'node:child_process';
 import { watch } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText, RUN_FOLDERS } from '../fs/confine.js';
+import { writeFileAtomic } from '../fs/durable.js';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { Profile } from '../profiles/schema.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
 import { writeReply, type TurnParty } from '../turns/artifacts.js';
@@ -70,7 +72,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     const from = fromOf(j);
     let prepared: PreparedTurn;
     if (j.state === 'queued') {
-      const payload = await readFile(path.resolve(env.projectRoot, j.prompt), 'utf8');
+      const payload = await readConfinedText(env, j.prompt, `${label}: its prompt`);
       const id = j.id;
       const workflow = j.workflow === 'handoff' || !j.workflow ? 'headless' : j.workflow;
       prepared = await prepareTurn(env, target, { task: j.task ?? j.id, workflow, payload, from }, (pr, d) => {
@@ -94,21 +96,22 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       if (!now || now.state !== 'starting') return;
       j = now;
     } else {
-      prepared = await preparedOf(env.projectRoot, j, target, terminal.cwd || env.projectRoot);
+      prepared = await preparedOf(env, j, target, terminal.cwd || env.projectRoot);
     }
     const pointer = sanitizeText(pointerFor(target, prepared.prompt, prepared.nonce || makeNonce()));
     outcome.pointer = pointer;
     const first = !pinned || terminal.turns === 0;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensurePrivateFolder(path.dirname(dir));
+    await ensurePrivateFolder(dir);
     let attempt = await lastAttempt(dir);
     if (j.state === 'starting') {
       await pane?.stop();
       stopped = true;
-      if (!attempt || !(await exists(path.join(dir, `${attempt.n}.pid`)))) {
+      if (!attempt || (await readRunFile(dir, `${attempt.n}.pid`)) === null) {
         const launch = await p.launch(terminalId, j.task ?? j.id);
         attempt = await start(dir, 1, profile, launch, { sessionId: pinned, first, prompt: pointer, label });
       }
-      const pid = Number(await readFile(path.join(dir, `${attempt.n}.pid`), 'utf8').catch(() => '0')) || undefined;
+      const pid = Number((await readRunFile(dir, `${attempt.n}.pid`)) ?? '0') || undefined;
       j = (await journal.change(j.id, 'running', `${profile.command} runs headless (pid ${pid ?? '?'})`, pid ? { pid } : {})) ?? j;
       outcome.delivery = { kind: 'headless', submits: 0, evidence: null, ms: performance.now() - outcome.t0 };
       env.emit({
@@ -132,8 +135,10 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
     for (;;) {
       const status = await waitForStatus(dir, attempt.n, deadline, signal);
       if (status === 'stopped') return;
-      const out = await readFile(path.join(dir, `${attempt.n}.out`), 'utf8').catch(() => '');
-      const err = await readFile(path.join(dir, `${attempt.n}.err`), 'utf8').catch(() => '');
+      // What the CLI wrote (its output, errors and reply) is read as any file an agent made: confined.
+      const written = (name: string) => readConfinedText(env, path.join(dir, name), `${label}: ${profile.command}'s ${name}`, { folders: RUN_FOLDERS });
+      const out = await written(`${attempt.n}.out`).catch(() => '');
+      const err = await written(`${attempt.n}.err`).catch(() => '');
       if (status === 'timeout')
         throw new JaggersError('E_TIMEOUT', `${label}: ${profile.command} did not finish within ${Math.round((deadline - since) / 1000)} s`);
       if (status === 'vanished')
@@ -145,7 +150,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
         continue;
       }
       if (status !== 0) throw new JaggersError('E_FILE', `${label}: ${profile.command} exited ${status}: ${err.trim().slice(-500)}`);
-      const fileText = attempt.usesFile ? await readFile(attempt.replyFile, 'utf8').catch(() => null) : null;
+      const fileText = attempt.usesFile ? await written(path.basename(attempt.replyFile)).catch(() => null) : null;
       const ran = headlessResult(profile, { stdout: out, fileText, usesFile: attempt.usesFile, sessionId: attempt.sessionId });
       conversation = true;
       if (!pinned && ran.sessionId) {
@@ -211,17 +216,34 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  return readFile(file).then(
-    () => true,
-    () => false,
+/**
+ * A small file of the run's own (its pid, exit status, attempt) as text, or null when it is missing or is
+ * not such a file: read like every file in .jaggers/ an agent could reach (no link followed, a FIFO put
+ * there never waited on, the size bounded).
+ */
+async function readRunFile(dir: string, name: string): Promise<string | null> {
+  const jaggersDir = path.dirname(path.dirname(dir));
+  const dirs = { projectRoot: path.dirname(jaggersDir), jaggersDir };
+  return readConfinedText(dirs, path.join(dir, name), `headless run ${path.basename(dir)}: ${name}`, { max: RUN_FILE_MAX, folders: RUN_FOLDERS }).catch(
+    () => null,
   );
+}
+
+const RUN_FILE_MAX = 64 * 1024;
+
+async function exists(dir: string, name: string): Promise<boolean> {
+  return (await readRunFile(dir, name)) !== null;
 }
 
 async function lastAttempt(dir: string): Promise<Attempt | null> {
   for (const n of [2, 1]) {
-    const text = await readFile(path.join(dir, `${n}.json`), 'utf8').catch(() => null);
-    if (text) return JSON.parse(text) as Attempt;
+    const text = await readRunFile(dir, `${n}.json`);
+    if (!text) continue;
+    try {
+      return JSON.parse(text) as Attempt;
+    } catch {
+      // Cut short by a crash while it was written: the attempt before it, or none.
+    }
   }
   return null;
 }
@@ -246,8 +268,7 @@ async function start(
   const replyFile = path.join(dir, `${n}.reply`);
   const argv = headlessArgv(profile, launch, { ...o, replyFile });
   const attempt: Attempt = { ...argv, n, sessionId: o.sessionId, replyFile };
-  await writeFile(path.join(dir, `${n}.json.tmp`), JSON.stringify(attempt));
-  await rename(path.join(dir, `${n}.json.tmp`), path.join(dir, `${n}.json`));
+  await writeFileAtomic(path.join(dir, `${n}.json`), JSON.stringify(attempt), { sync: false });
   const child = spawn('sh', ['-c', WRAPPER, 'jaggers-headless', dir, String(n), argv.command, ...argv.args], {
     cwd: launch.cwd,
     env: launch.env,
@@ -275,10 +296,10 @@ function waitForFile(dir: string, name: string, ms: number): Promise<boolean> {
       resolve(v);
     };
     const w = watch(dir, (_e, f) => {
-      if (f?.toString() === name) void exists(path.join(dir, name)).then((x) => x && finish(true));
+      if (f?.toString() === name) void exists(dir, name).then((x) => x && finish(true));
     });
     const timer = setTimeout(() => finish(false), ms);
-    void exists(path.join(dir, name)).then((x) => x && finish(true));
+    void exists(dir, name).then((x) => x && finish(true));
   });
 }
 
@@ -289,9 +310,9 @@ function waitForFile(dir: string, name: string, ms: number): Promise<boolean> {
  */
 async function waitForStatus(dir: string, n: number, deadline: number, signal: AbortSignal): Promise<number | 'timeout' | 'vanished' | 'stopped'> {
   const statusFile = path.join(dir, `${n}.status`);
-  const pid = Number(await readFile(path.join(dir, `${n}.pid`), 'utf8').catch(() => '0'));
+  const pid = Number((await readRunFile(dir, `${n}.pid`)) ?? '0');
   const read = async () => {
-    const t = await readFile(statusFile, 'utf8').catch(() => null);
+    const t = await readRunFile(dir, path.basename(statusFile));
     return t === null ? null : Number(t.trim());
   };
   return new Promise((resolve) => {

@@ -2,13 +2,12 @@
 // agent is ready and everything before it in the queue has ended. Journaled `starting` before anything
 // is typed; after a crash in between, the text's echo on screen says it went in, text still in the
 // input box is cleared, and only then is it typed again.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { DeliveryEvidence } from '../api/types.js';
 import { deliverNow, inputTail } from '../delivery/deliver.js';
 import { inputAreaLines, sightPrompt } from '../delivery/evidence.js';
 import { sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText } from '../fs/confine.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
 import type { TurnEnv } from '../turns/turn.js';
 import type { WorkJournal } from './journal.js';
@@ -17,7 +16,7 @@ import type { Agents, TerminalEntry } from './ports.js';
 import { labelOf } from './run-turn.js';
 
 export interface SendRunPorts {
-  env: Pick<TurnEnv, 'io' | 'watch' | 'projectRoot' | 'log'>;
+  env: Pick<TurnEnv, 'io' | 'watch' | 'projectRoot' | 'jaggersDir' | 'log'>;
   journal: WorkJournal;
   agents: Pick<Agents, 'target'>;
   outcomes: Outcomes;
@@ -32,7 +31,7 @@ export async function runSend(p: SendRunPorts, given: JobRecord, e: TerminalEntr
   try {
     if (!e) throw new JaggersError('E_PANE_GONE', `send: ${j.agent ?? j.target} has no window open`);
     const target = p.agents.target(e, 'send');
-    const text = await readFile(path.resolve(env.projectRoot, j.prompt), 'utf8');
+    const text = await readConfinedText(env, j.prompt, `${label}: its text`);
     if (j.state === 'starting') {
       const screen = await env.io.capture(target.paneId).catch(() => '');
       const seen = sightPrompt(screen, inputTail(sanitizeText(text)), inputAreaLines(target.profile) || 6);

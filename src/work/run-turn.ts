@@ -6,12 +6,12 @@
 //   record   running -> done      the reply artifact, the item's end and its result message (one entry)
 // After a crash the item goes on from where the journal says it was: a `starting` item whose nonce is in
 // the transcript or on screen had gone in; one whose nonce is nowhere is typed again, with a new nonce.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DeliveryEvidence, TurnEventData } from '../api/types.js';
 import { describeQuestion, readQuestion } from '../detect/question.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText, type ConfineDirs } from '../fs/confine.js';
 import { parseArtifact, type HandoverMeta } from '../handover/artifact.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
 import type { PromptArtifact } from '../turns/artifacts.js';
@@ -40,9 +40,9 @@ export const fromOf = (j: JobRecord) =>
   j.from ? { agent: j.fromAgent ?? 'user', terminalId: j.from } : j.fromAgent ? { agent: j.fromAgent, terminalId: null } : null;
 
 /** The handover file of an item's turn, read back (after a restart, or to type it again). */
-export async function preparedOf(root: string, j: JobRecord, target: TurnTarget, cwd: string): Promise<PreparedTurn> {
-  const artifact = path.resolve(root, j.artifact!);
-  const { meta: m } = parseArtifact(await readFile(artifact, 'utf8'));
+export async function preparedOf(dirs: ConfineDirs, j: JobRecord, target: TurnTarget, cwd: string): Promise<PreparedTurn> {
+  const artifact = path.resolve(dirs.projectRoot, j.artifact!);
+  const { meta: m } = parseArtifact(await readConfinedText(dirs, artifact, `${labelOf(j)}: its handover file`));
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const meta: HandoverMeta = {
     task: str(m.task) ?? j.task ?? j.id,
@@ -94,11 +94,11 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         return;
       }
       // Its turn may have ended while no supervisor watched: the transcript or the screen says so.
-      prepared = await preparedOf(root, j, target, cwd);
+      prepared = await preparedOf(env, j, target, cwd);
     } else {
       let found: string | null = null;
       if (j.state === 'starting' && j.nonce && j.artifact) {
-        prepared = await preparedOf(root, j, target, cwd);
+        prepared = await preparedOf(env, j, target, cwd);
         found = await promptWentIn(env, target, {
           nonce: prepared.nonce,
           cwd,
@@ -114,7 +114,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
           j = again;
         }
       } else {
-        const payload = await readFile(path.resolve(root, j.prompt), 'utf8');
+        const payload = await readConfinedText(env, j.prompt, `${label}: its prompt`);
         const id = j.id;
         prepared = await prepareTurn(env, target, { task: j.task ?? j.id, workflow: j.workflow ?? 'job', payload, from }, (pr, d) => {
           const cur = d.jobs[id];

@@ -4,6 +4,7 @@
 // on by itself), a window opened or restarted (the table kicks it), a person answering (the item in
 // flight follows its own turn). An item in flight when a supervisor died is the head again on the next
 // start, and is followed from the phase the journal says it reached.
+import { isDiskError } from '../fs/disk-health.js';
 import type { Log } from '../logger.js';
 import type { JobRecord, RegistryData } from '../sessions/registry.js';
 import type { TerminalEntry } from './ports.js';
@@ -151,9 +152,23 @@ export class Runner {
     } catch (err) {
       if (this.stopped) return false;
       const e = err as Error;
+      // A full or failing disk is not the item's fault: it stays as the journal has it and goes on when a
+      // write succeeds again (the disk's recovery kicks every queue), instead of failing or running in a loop.
+      if (isDiskError(e)) {
+        this.p.log.warn({ terminal: terminalId, item: head.id, err: e.message }, 'work item held: the disk refuses writes');
+        this.why.set(terminalId, `held: ${e.message}; it goes on when the disk takes writes again`);
+        return false;
+      }
       if (head.kind === 'job') {
         this.p.log.error({ terminal: terminalId, item: head.id, err: e.message }, 'work item broke');
-        await this.p.broken(head.j, e).catch((x: Error) => this.p.log.error({ item: head.id, err: x.message }, 'could not record a broken item'));
+        try {
+          await this.p.broken(head.j, e);
+        } catch (x) {
+          this.p.log.error({ item: head.id, err: (x as Error).message }, 'could not record a broken item');
+          // Not recorded, so still the head: tried again at the next event, not at once.
+          this.why.set(terminalId, `${describeItem(head)} broke (${e.message}) and its end could not be recorded: ${(x as Error).message}`);
+          return false;
+        }
         return true;
       }
       const n = (this.failures.get(terminalId) ?? 0) + 1;

@@ -8,7 +8,8 @@ import { createActor, fromPromise } from 'xstate';
 import { workflowMachine, type TurnInput, type TurnOutput } from '../../machines/workflow.machine.js';
 import { BUILTIN_WORKFLOWS } from '../../machines/workflows/index.js';
 import { describeValue, JaggersError } from '../errors.js';
-import { formatPath, valueAt } from '../validate.js';
+import { isName, own } from '../ids.js';
+import { boundedLines, formatPath, PROBLEMS_SHOWN, valueAt } from '../validate.js';
 import { NAME, stepSchema, workflowSchema, type WorkflowDef } from './schema.js';
 
 export interface LoadedWorkflow {
@@ -29,7 +30,7 @@ export interface WorkflowListing {
   error: string | null;
 }
 
-const builtins = BUILTIN_WORKFLOWS as Record<string, { definition: unknown }>;
+const builtins: Readonly<Record<string, { definition: unknown }>> = BUILTIN_WORKFLOWS;
 
 export function workflowsDir(jaggersDir: string): string {
   return path.join(jaggersDir, 'workflows');
@@ -85,9 +86,15 @@ export function parseWorkflowFile(text: string, file: string): WorkflowDef {
       const at = e.linePos?.[0];
       return `${file}: not valid YAML: ${at ? `line ${at.line}, column ${at.col}: ` : ''}${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
     });
-    throw new JaggersError('E_WORKFLOW_INVALID', lines.join('\n'));
+    throw new JaggersError('E_WORKFLOW_INVALID', boundedLines(lines).join('\n'));
   }
-  const data = doc.toJS() as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // The yaml library refuses an alias bomb (a few lines that expand to millions of values) here.
+    throw new JaggersError('E_WORKFLOW_INVALID', `${file}: not valid YAML: ${(e as Error).message}`);
+  }
   if (!isMap(doc.contents) || data === null || typeof data !== 'object')
     throw new JaggersError('E_WORKFLOW_INVALID', `${file}: a workflow file must be a mapping (name, agents, steps), got ${describeValue(data)}`);
   const expected = path.basename(file).replace(/\.ya?ml$/, '');
@@ -98,9 +105,13 @@ export function parseWorkflowFile(text: string, file: string): WorkflowDef {
   if (!r.success) {
     for (const i of r.error.issues) {
       if (i.code === 'unrecognized_keys') {
-        // Each unknown key at its own line, named as a field.
+        // Each unknown key at its own line, named as a field (those past the ones shown only counted: finding a key's line is a search).
         for (const k of i.keys) {
           const p = [...i.path, k];
+          if (problems.length >= PROBLEMS_SHOWN) {
+            problems.push('');
+            continue;
+          }
           problems.push(
             `${file}: ${keyLine(doc, lc, i.path, k) ?? ''}: field \`${formatPath(p)}\`: not a field of a workflow${i.path.length ? ' step' : ''} (fields: ${knownFields(i.path)})`,
           );
@@ -114,7 +125,7 @@ export function parseWorkflowFile(text: string, file: string): WorkflowDef {
   } else if (r.data.name !== expected) {
     problems.push(`${file}: ${lineOf(doc, lc, ['name'])}: field \`name\`: must be the file's name "${expected}", got ${describeValue(r.data.name)}`);
   }
-  if (problems.length || !r.success) throw new JaggersError('E_WORKFLOW_INVALID', problems.join('\n'));
+  if (problems.length || !r.success) throw new JaggersError('E_WORKFLOW_INVALID', boundedLines(problems).join('\n'));
   return r.data;
 }
 
@@ -140,7 +151,7 @@ export async function listWorkflows(jaggersDir: string): Promise<WorkflowListing
     out.push({ name, description: def.description, source: 'built-in', roles: def.agents, steps: def.steps.length, overrides: false, error: null });
   }
   for (const [name, file] of files) {
-    const overrides = name in builtins;
+    const overrides = Object.hasOwn(builtins, name);
     try {
       const def = parseWorkflowFile(await readFile(file, 'utf8'), file);
       out.push({ name, description: def.description, source: file, roles: def.agents, steps: def.steps.length, overrides, error: null });
@@ -153,14 +164,14 @@ export async function listWorkflows(jaggersDir: string): Promise<WorkflowListing
 
 export async function loadWorkflow(jaggersDir: string, name: string): Promise<LoadedWorkflow> {
   const files = await projectFiles(jaggersDir);
-  const file = files.get(name);
+  const file = isName(name) ? files.get(name) : undefined;
   if (file) {
     const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
       throw new JaggersError('E_FILE', `${file}: cannot read: ${e.code ?? e.message}`);
     });
     return { def: parseWorkflowFile(text, file), source: file };
   }
-  const b = builtins[name];
+  const b = isName(name) ? own(builtins, name) : undefined;
   if (b) return { def: workflowSchema.parse(b.definition), source: 'built-in' };
   const known = [...new Set([...Object.keys(builtins), ...files.keys()])].sort();
   throw new JaggersError(

@@ -2,9 +2,15 @@
 // `.jaggers/workflows/<name>.yaml` holds. It is validated here and compiled into an XState machine by
 // machines/workflow.machine.ts, the same shape for both.
 import { z } from 'zod';
+import { isName, own } from '../ids.js';
 
 export const NAME = /^[a-z][a-z0-9_-]{0,39}$/;
-const nameOf = (what: string) => z.string().regex(NAME, `${what} must be lowercase letters, digits, - or _, starting with a letter (at most 40)`);
+/** Workflow, role and step names: lower-case, and within the one name rule (src/ids.ts: never `constructor`). */
+const nameOf = (what: string) =>
+  z
+    .string()
+    .regex(NAME, `${what} must be lowercase letters, digits, - or _, starting with a letter (at most 40)`)
+    .refine(isName, `${what} must not be a name every object has (constructor...)`);
 
 /** A test on the latest reply of one or more steps: all of them must pass. */
 export const conditionSchema = z
@@ -192,8 +198,8 @@ export function renderTemplate(template: string, v: TemplateValues): string {
       case 'reads':
         return v.reads;
     }
-    if (name.startsWith('reply.')) return v.replies[name.slice(6)] ?? '(none yet)';
-    if (name.startsWith('agent.')) return v.roles[name.slice(6)] ?? whole;
+    if (name.startsWith('reply.')) return own(v.replies, name.slice(6)) ?? '(none yet)';
+    if (name.startsWith('agent.')) return own(v.roles, name.slice(6)) ?? whole;
     return whole;
   });
 }

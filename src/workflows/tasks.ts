@@ -3,7 +3,6 @@
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
   workflowMachine,
@@ -14,11 +13,12 @@ import {
   type WorkflowMachine,
 } from '../../machines/workflow.machine.js';
 import type { TaskView } from '../api/types.js';
-import { TASK_FINAL, taskView, turnJobId, withSessions } from './task-view.js';
+import { TASK_FINAL, isJobTask, taskView, turnJobId, withSessions } from './task-view.js';
 import { JaggersError } from '../errors.js';
+import { readConfinedText } from '../fs/confine.js';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { findTerminal, isFinal, newTerminalId, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
-import { newTaskId, WORKER_AGENT } from '../ids.js';
+import { newTaskId, own, WORKER_AGENT } from '../ids.js';
 import type { Log } from '../logger.js';
 import type { ProjectFile } from '../project/project-file.js';
 import type { TerminalEntry } from '../agents/table.js';
@@ -37,7 +37,12 @@ export interface TasksPorts {
   agents: Pick<Agents, 'find' | 'list' | 'refresh' | 'status'>;
   jobs: Pick<Jobs, 'create' | 'result' | 'cancel'>;
   /** Start a dead pane again in its pinned conversation; open a task's window gone with its tmux server. */
-  launcher: { restart(e: TerminalEntry): Promise<void>; openTaskWindow(terminalId: string, task: string): Promise<void> };
+  launcher: {
+    restart(e: TerminalEntry): Promise<void>;
+    openTaskWindow(terminalId: string, task: string): Promise<void>;
+    /** Close the task's windows (it ended); `resume` opens them again. */
+    closeTask(task: string): Promise<unknown>;
+  };
   /** Resolves once the agent's state is one of `states` (rejects after `ms`). */
   waitFor(terminalId: string, states: readonly string[], ms: number): Promise<unknown>;
   /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
@@ -86,7 +91,7 @@ export class Tasks {
 
   async get(id: string): Promise<TaskView> {
     const data = await Promise.resolve(this.p.store.data);
-    const t = data.tasks[id];
+    const t = own(data.tasks, id);
     if (!t) {
       const known = Object.keys(data.tasks);
       throw new JaggersError(
@@ -97,9 +102,12 @@ export class Tasks {
     return this.view(t, data);
   }
 
+  /** Every task but a job's own (`jobs` lists those). */
   async list(): Promise<TaskView[]> {
     const data = await Promise.resolve(this.p.store.data);
-    return Object.values(data.tasks).map((t) => this.view(t, data, false));
+    return Object.values(data.tasks)
+      .filter((t) => !isJobTask(t))
+      .map((t) => this.view(t, data, false));
   }
 
   private view(t: TaskRecord, data: RegistryData, turns = true): TaskView {
@@ -116,7 +124,7 @@ export class Tasks {
 
   /** `show`: the view with each turn's session id read from its handover file. */
   async show(id: string): Promise<TaskView> {
-    return withSessions(await this.get(id), await Promise.resolve(this.p.store.data), this.root);
+    return withSessions(await this.get(id), await Promise.resolve(this.p.store.data), this.p.dirs);
   }
 
   /**
@@ -133,20 +141,20 @@ export class Tasks {
       source = loaded.source === 'built-in' ? 'built-in' : path.relative(this.root, loaded.source);
     }
     const def = parseDefinition(definition, req.workflow);
-    const known = (await Promise.resolve(this.p.store.data)).tasks[id];
+    const known = own((await Promise.resolve(this.p.store.data)).tasks, id);
     if (known?.definition) return this.get(id);
     const roles = req.roles ?? bindRoles(def, req.agents, await this.teamNames(), await this.p.profileNames().catch(() => []));
     for (const role of def.agents)
-      if (!roles[role])
+      if (!own(roles, role))
         throw new JaggersError('E_USAGE', `run: no agent for the role ${JSON.stringify(role)} of workflow ${def.name} (roles: ${def.agents.join(', ')})`);
     const from = req.fromTerminal
       ? resolveSender(this.p.agents, await Promise.resolve(this.p.store.data), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId
       : null;
     for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
     await this.p.store.update((d) => {
-      if (d.tasks[id]?.definition) return { events: [], result: null };
+      if (own(d.tasks, id)?.definition) return { events: [], result: null };
       const events: NewJournalEvent[] = [];
-      if (!d.tasks[id]) events.push({ type: 'task-created', taskId: id, workflow: def.name });
+      if (!own(d.tasks, id)) events.push({ type: 'task-created', taskId: id, workflow: def.name });
       events.push({
         type: 'task-workflow',
         taskId: id,
@@ -182,7 +190,7 @@ export class Tasks {
   /** The agent's terminal of this task, with a live window: made and opened here when `up --task` did not. */
   private async taskAgent(task: string, agent: string): Promise<void> {
     const data = await Promise.resolve(this.p.store.data);
-    const a = data.tasks[task]?.agents[agent];
+    const a = own(own(data.tasks, task)?.agents, agent);
     if (a && this.p.agents.find(a.terminalId) && !this.p.agents.find(a.terminalId)!.pane.dead) return;
     let terminalId = a?.terminalId ?? findTerminal(data, { agent, task })?.terminalId ?? null;
     if (!terminalId) {
@@ -207,14 +215,14 @@ export class Tasks {
       const tid = terminalId;
       await this.p.store.update((d) => {
         const events: NewJournalEvent[] = [];
-        if (!d.tasks[task]) events.push({ type: 'task-created', taskId: task, workflow: 'run' });
+        if (!own(d.tasks, task)) events.push({ type: 'task-created', taskId: task, workflow: 'run' });
         events.push({ type: 'terminal-created', terminalId: tid, agent, profile, cwd, task });
         return { events, result: null };
       });
     }
     const tid = terminalId;
     await this.p.store.update((d) => ({
-      events: d.tasks[task]?.agents[agent]?.terminalId === tid ? [] : [{ type: 'task-agent', taskId: task, agent, terminalId: tid }],
+      events: own(own(d.tasks, task)?.agents, agent)?.terminalId === tid ? [] : [{ type: 'task-agent', taskId: task, agent, terminalId: tid }],
       result: null,
     }));
     await this.ensureAgent({ taskId: task, agent });
@@ -223,7 +231,7 @@ export class Tasks {
   /** Continue a task from its stored snapshot (a failed or cancelled one from the last turn it was in). */
   async resume(id: string): Promise<TaskView> {
     const data = await Promise.resolve(this.p.store.data);
-    const t = data.tasks[id];
+    const t = own(data.tasks, id);
     if (!t) return this.get(id);
     if (!t.definition) return this.get(id);
     if (this.running.has(id) || t.status === 'done') return this.get(id);
@@ -246,10 +254,22 @@ export class Tasks {
     }
     const t = (await this.get(id)) as TaskView;
     if (!finalTask(t.status)) {
-      await this.record(id, [{ type: 'task-status', taskId: id, status: 'cancelled', reason: `cancelled by ${by}` }]);
+      // Its work items that have not ended (a handoff's, or the turn of a task no machine runs now) end with it.
+      for (const x of t.turns) if (x.job && !finalTask(x.state)) await this.p.jobs.cancel(x.job, by);
+      await this.closeWindows(id);
+      const reason = `cancelled by ${by}`;
+      await this.p.store.update((d) => ({
+        events: d.tasks[id] && !finalTask(d.tasks[id].status) ? [{ type: 'task-status', taskId: id, status: 'cancelled', reason }] : [],
+        result: null,
+      }));
       this.published(await this.get(id));
     }
     return this.get(id);
+  }
+
+  /** Its windows closed (a tmux that refuses is logged: the task's end is recorded all the same). */
+  private async closeWindows(id: string): Promise<void> {
+    await this.p.launcher.closeTask(id).catch((e: Error) => this.p.log.warn({ task: id, err: e.message }, "could not close the task's windows"));
   }
 
   /** Waits until the task's writes after the actor stopped are done. */
@@ -281,7 +301,7 @@ export class Tasks {
   private async resultMessage(d: RegistryData, t: TaskRecord, status: string, reason: string, final: string | null): Promise<NewJournalEvent[]> {
     const home = t.from ? d.terminals[t.from] : undefined;
     if (!home) return [];
-    const answer = final ? await readFile(path.join(this.root, final), 'utf8').catch(() => null) : null;
+    const answer = final ? await readConfinedText(this.p.dirs, final, `task ${t.id}: its final answer`).catch(() => null) : null;
     const what = `Task ${t.id} (workflow ${t.workflow}) that you started`;
     const text =
       status === 'done'
@@ -292,7 +312,7 @@ export class Tasks {
   }
 
   private async record(id: string, events: NewJournalEvent[]): Promise<void> {
-    await this.p.store.update((d) => ({ events: d.tasks[id] ? events : [], result: null }));
+    await this.p.store.update((d) => ({ events: own(d.tasks, id) ? events : [], result: null }));
   }
 
   private published(v: TaskView): void {
@@ -367,6 +387,8 @@ export class Tasks {
             ...(final ? { final } : {}),
             outcome: ctx.outcome,
           });
+        // An ended task's windows close before its end is told: whoever waits for the end finds them gone.
+        if (changed && finalTask(st.status)) await this.closeWindows(id);
         await this.p.store.update(async (d) => {
           const t = d.tasks[id];
           if (!t) return { events: [], result: null };
@@ -511,7 +533,7 @@ export class Tasks {
   }
 
   private terminalOf(input: Pick<TurnInput, 'taskId' | 'agent'>): string {
-    const a = this.p.store.data.tasks[input.taskId]?.agents[input.agent];
+    const a = own(own(this.p.store.data.tasks, input.taskId)?.agents, input.agent);
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
     return a.terminalId;
   }
@@ -519,7 +541,7 @@ export class Tasks {
   /** The task's window of the agent, started again in its pinned conversation when its process exited. */
   private async ensureAgent(input: Pick<TurnInput, 'taskId' | 'agent'>): Promise<string> {
     const data = await Promise.resolve(this.p.store.data);
-    const a = data.tasks[input.taskId]?.agents[input.agent];
+    const a = own(own(data.tasks, input.taskId)?.agents, input.agent);
     if (!a) throw new JaggersError('E_AGENT_UNKNOWN', `task ${input.taskId} has no agent ${input.agent}`);
     const alive = (x: TerminalEntry | undefined) => !!x && !x.pane.dead && this.p.agents.status(x.pane.paneId) !== 'exited';
     // The watcher hears of deaths and closed windows: tmux is read again only when it says the pane is not live.

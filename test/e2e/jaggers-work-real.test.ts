@@ -74,7 +74,7 @@ describe.skipIf(team.length === 0)('jobs and the inbox on the real CLIs', () => 
     const a = await t.jg(['assign', cli, '-m', text, ...(from ? ['--from', from] : [])]);
     expect(a.code, a.stderr).toBe(0);
     const id = a.stdout.trim();
-    expect(id, 'assign prints the job id alone').toMatch(/^j-[0-9a-f]{8}$/);
+    expect(id, 'assign prints the job id alone').toMatch(/^j-[0-9a-f]{12}$/);
     const w = await t.jg(['wait', id, '--timeout', '90']);
     if (w.code !== 0) {
       const jobs = await t.jgJson<JobView[]>(['jobs', '--json']);

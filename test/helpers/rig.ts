@@ -53,15 +53,15 @@ export class Rig {
     return { socket: { name: this.socket }, configFile: null, bin: 'tmux', env: this.env };
   }
 
-  /** Run the CLI in this process, as `jaggers <args>` from the project folder. */
-  async run(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  /** Run the CLI in this process, as `jaggers <args>` from the project folder (or `cwd`). */
+  async run(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<RunResult> {
     let stdout = '';
     let stderr = '';
     const { main } = await import('../../src/program.js');
     const code = await main(args, {
       io: { writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) },
       env: opts.env ?? this.env,
-      cwd: this.root,
+      cwd: opts.cwd ?? this.root,
     });
     return { code, stdout, stderr };
   }

@@ -202,7 +202,7 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
     const r = await rig.run(['handoff', 'ghost', '--message', 'hi']);
     expect(r.stderr).toMatch(/handoff: unknown agent "ghost" in session jgtest: agents are a1, a2, a3, a4, a5, picky, slow/);
     const f = await rig.run(['handoff', 'a1', '--file', 'missing.md']);
-    expect(f.stderr).toBe(`jaggers: handoff --file missing.md: cannot read ${path.join(rig.root, 'missing.md')}: ENOENT\n`);
+    expect(f.stderr).toBe(`jaggers: handoff --file: "missing.md" (${path.join(rig.root, 'missing.md')}) does not exist\n`);
     const both = await rig.run(['handoff', 'a1']);
     expect(both.stderr).toMatch(/give exactly one of --message TEXT or --file PATH/);
   });

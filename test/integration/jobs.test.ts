@@ -58,7 +58,7 @@ describe('assign and forget: jobs and the inbox', () => {
     for (const n of [1, 2, 3]) {
       const r = await jg(['assign', 'alpha', '-m', `job number ${n}`, '--name', `n${n}`]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/^j-[0-9a-f]{8}\n$/);
+      expect(r.stdout).toMatch(/^j-[0-9a-f]{12}\n$/);
       ids.push(r.stdout.trim());
     }
     const w = await jg(['wait', ...ids, '--timeout', '60']);

@@ -113,7 +113,7 @@ describe('jaggers mcp', () => {
 
     // assign returns at once; wait_job and job_result give the reply; the result goes to alpha's inbox.
     const a = await ok(c, 'assign', { agent: 'beta', message: 'count to three', name: 'counting' });
-    expect(a.job).toMatch(/^j-[0-9a-f]{8}$/);
+    expect(a.job).toMatch(/^j-[0-9a-f]{12}$/);
     expect(a.resultGoesTo).toBe('alpha');
     const w = await ok(c, 'wait_job', { job: a.job, timeout: 60 });
     expect([w.state, w.timedOut]).toEqual(['done', false]);
@@ -134,7 +134,7 @@ describe('jaggers mcp', () => {
 
     // send_message: stored and delivered into beta's conversation, from alpha.
     const m = await ok(c, 'send_message', { to: 'beta', text: 'a note for beta' });
-    expect(m.message).toMatch(/^m-[0-9a-f]{8}$/);
+    expect(m.message).toMatch(/^m-[0-9a-f]{12}$/);
     const betaBox = await untilEvent(
       api(rig),
       'message',
@@ -186,7 +186,7 @@ describe('jaggers mcp', () => {
     const noJob = await call(c, 'job_result', { job: 'j-00000000' });
     expect(noJob.json.error!.code).toBe('E_NOT_FOUND');
     const outside = await call(c, 'read_artifact', { path: '../../../etc/passwd' });
-    expect([outside.json.error!.code, outside.json.error!.message]).toEqual(['E_USAGE', expect.stringMatching(/is not under \.jaggers\//)]);
+    expect([outside.json.error!.code, outside.json.error!.message]).toEqual(['E_FILE_REFUSED', expect.stringMatching(/is outside \.jaggers\//)]);
     const missing = await call(c, 'read_artifact', { path: '.jaggers/handover/nope.md' });
     expect(missing.json.error!.code).toBe('E_NOT_FOUND');
     const wf = await call(c, 'run_workflow', { workflow: 'nope', task: 'x' });
@@ -228,7 +228,7 @@ describe('jaggers mcp', () => {
     expect(h.code, h.stderr).toBe(0);
     const reply = (JSON.parse(h.stdout) as { reply: { text: string } }).reply.text;
     expect(reply).toMatch(/mcp assign result:/);
-    const job = /"job": "(j-[0-9a-f]{8})"/.exec(reply)![1]!;
+    const job = /"job": "(j-[0-9a-f]{12})"/.exec(reply)![1]!;
     const j = await api(rig).call<JobView>('GET', `/v1/jobs/${job}/wait?timeout=60`);
     expect([j.state, j.name, j.from]).toEqual(['done', 'from-alpha', alpha.terminalId]);
     // The result is typed into alpha's conversation once, as an inbox message.

@@ -1,11 +1,14 @@
 // What a newcomer hits, each on real tmux with fake agents: a CLI that is not installed, an agent that
 // dies at start, an invalid jaggers.json, `up` after `down` without one, the JSON of read commands,
-// a registry rebuilt after a crash, and the supervisor's log shown live.
-import { readFile, writeFile } from 'node:fs/promises';
+// a registry rebuilt after a crash, the temp files and damaged journal lines a crash or a disk leaves,
+// the supervisor's log shown live, and its reader going away.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, ScreenView, TerminalDetail } from '../../src/api/types.js';
 import type { DoctorReport } from '../../src/commands/doctor.js';
+import { cliEntry, packageVersion } from '../../src/package-root.js';
 import { api, waitPidGone } from '../helpers/api.js';
 import { writeFakeProfile, writeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
@@ -153,6 +156,44 @@ describe('a newcomer on real tmux', () => {
     expect(JSON.parse(await readFile(snapshot, 'utf8')).terminals).toBeTruthy();
   });
 
+  it('what a kill -9 and a damaged disk leave: temp files of dead writers swept at the next start; a damaged middle line of the journal told, the snapshot kept', async () => {
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
+    expect((await rig.run(['up'])).code).toBe(0);
+    expect((await rig.run(['message', 'alpha', '-m', 'one'])).code).toBe(0);
+    expect((await rig.run(['handoff', 'alpha', '-m', 'two'])).code).toBe(0);
+    expect((await rig.run(['down'])).code).toBe(0);
+    const dir = path.join(rig.root, '.jaggers');
+    // A writer killed between its write and its rename leaves `<file>.tmp-<pid>-<hex>` beside its file.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const stale = [`inbox/m-0a1b2c3d.md.tmp-${dead}-0a1b2c3d`, `jobs/j-0a1b2c3d.md.tmp-${dead}-4e5f6a7b`, `sessions.json.tmp-${dead}-8c9d0e1f`];
+    const live = `jobs/j-1a2b3c4d.md.tmp-${process.pid}-0a1b2c3d`;
+    for (const f of [...stale, live]) await writeFile(path.join(dir, f), 'half a fil');
+    // Line 2 of the journal damaged in place (the file keeps its length), well before where the snapshot ends.
+    const journal = path.join(dir, 'events.jsonl');
+    const snapshot = path.join(dir, 'sessions.json');
+    expect((JSON.parse(await readFile(snapshot, 'utf8')) as { journal: { lines: number } }).journal.lines).toBeGreaterThan(3);
+    const rows = (await readFile(journal, 'utf8')).split('\n');
+    rows[1] = rows[1]!.slice(0, 10) + '\0'.repeat(rows[1]!.length - 10);
+    await writeFile(journal, rows.join('\n'));
+
+    const up = await rig.run(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    const warnings = up.stderr.split('\n').filter((l) => l.startsWith('jaggers: warning:'));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^jaggers: warning: ${journal} line 2: not valid JSON .*; the journal is damaged before the point ${snapshot} was built from .*: kept ${snapshot}, `,
+        ),
+      ),
+    ]);
+    expect(await readdir(path.join(dir, 'inbox'))).not.toContain(path.basename(stale[0]!));
+    expect((await readdir(path.join(dir, 'jobs'))).filter((n) => n.includes('.tmp-'))).toEqual([path.basename(live)]);
+    expect((await readdir(dir)).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect((await rig.run(['logs'])).stdout).toMatch(/removed 3 temp file\(s\) left by writers killed mid-write/);
+    // The registry is whole: the agent is back in its conversation, and work goes on.
+    expect((await rig.run(['handoff', 'alpha', '-m', 'three'])).stdout).toMatch(/turn 3 of session/);
+  });
+
   it('--verbose shows the supervisor log live; jaggers logs prints it', async () => {
     await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
     expect((await rig.run(['up'])).code).toBe(0);
@@ -167,5 +208,34 @@ describe('a newcomer on real tmux', () => {
       .map((l) => JSON.parse(l) as { msg: string; level: number; task?: string; time: string });
     expect(lines.find((l) => l.msg === 'turn finished')).toMatchObject({ level: 30, task: 'loud', time: expect.stringMatching(/^\d{4}-/) });
     expect(lines.some((l) => l.msg === 'supervisor serving')).toBe(true);
+  });
+
+  it('`jaggers logs | head -1`: the reader going away ends the command quietly, status 0; --version prints the version', async () => {
+    // A log far longer than a pipe holds (64 KiB), so the CLI still writes when its reader has gone.
+    const logs = path.join(rig.root, '.jaggers', 'logs');
+    await mkdir(logs, { recursive: true });
+    const line = (i: number) => JSON.stringify({ level: 30, time: '2026-01-01T00:00:00.000Z', msg: `line ${i}`, pad: 'x'.repeat(80) });
+    await writeFile(path.join(logs, 'current.log'), Array.from({ length: 20_000 }, (_, i) => line(i)).join('\n') + '\n');
+    // As the shell runs it: the built CLI, its stdout a pipe that `head -1` closes after one line.
+    const child = spawn(process.execPath, [cliEntry, 'logs'], { cwd: rig.root, env: rig.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const first = await new Promise<string>((resolve) => {
+      let got = '';
+      child.stdout.on('data', (b: Buffer) => {
+        got += b.toString();
+        if (got.includes('\n')) {
+          child.stdout.destroy();
+          resolve(got.split('\n')[0]!);
+        }
+      });
+    });
+    expect(first).toMatch(/^00:00:00\.000 info {2}line 0 pad=x+$/);
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+
+    const v = await rig.run(['--version']);
+    expect(v).toEqual({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
   });
 });

@@ -269,8 +269,10 @@ describe('workflows', () => {
     expect(shown.turns[2]!.sessionId).toBe(shown.turns[0]!.sessionId);
     expect(shown.turns[1]!.sessionId).toBe(before.agents.slowpoke!.sessionId);
     expect((await received()).map((p) => p.agent)).toEqual(['alpha', 'slowpoke', 'slowpoke', 'alpha']);
+    // Its windows were opened again for the rest of the task, and closed when it ended.
+    expect((await jg(['logs'])).stdout).toMatch(new RegExp(`the task's window of the agent was gone: opened again .*task=${id}`));
     const windows = await rig.tmux(['list-windows', '-t', rig.session, '-F', '#{window_name}']);
-    expect(windows.split('\n')).toEqual(expect.arrayContaining([`alpha+${id}`, `slowpoke+${id}`]));
+    expect(windows.split('\n').filter((w) => w.endsWith(`+${id}`))).toEqual([]);
   });
 
   it('an agent that exits during its turn is restarted in its pinned conversation and the turn tried once more', async () => {
@@ -330,10 +332,17 @@ describe('workflows', () => {
     expect(done.status, done.reason ?? '').toBe('done');
     expect(done.turns.map((x) => x.agent)).toEqual(['gamma', 'delta', 'gamma']);
     expect(done.turns[2]!.sessionId).toBe(done.turns[0]!.sessionId);
-    const windows = (await rig.tmux(['list-windows', '-t', rig.session, '-F', '#{window_name}'])).split('\n');
-    expect(windows).toEqual(expect.arrayContaining([`gamma+${created.id}`, `delta+${created.id}`, 'gamma', 'delta']));
-    // The team's own gamma got nothing: the task's gamma is a window and a conversation of its own.
+    // The task's gamma and delta had windows of their own, closed when it ended; the team's stay.
     const reg = await registry();
+    expect(
+      Object.values(reg.terminals)
+        .filter((t) => t.task === created.id)
+        .map((t) => t.agent),
+    ).toEqual(['gamma', 'delta']);
+    const windows = (await rig.tmux(['list-windows', '-t', rig.session, '-F', '#{window_name}'])).split('\n');
+    expect(windows).toEqual(expect.arrayContaining(['gamma', 'delta']));
+    expect(windows.filter((w) => w.endsWith(`+${created.id}`))).toEqual([]);
+    // The team's own gamma got nothing: the task's gamma is a window and a conversation of its own.
     const teamGamma = Object.values(reg.terminals).find((t) => t.agent === 'gamma' && t.task === null)!;
     expect(teamGamma.terminalId).not.toBe(done.agents.gamma!.terminalId);
     expect(teamGamma.sessionId).not.toBe(done.turns[0]!.sessionId);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { nextTurn, parseArtifact, renderArtifact, writeArtifact, type HandoverMeta } from '../../src/handover/artifact.js';
 import { replyFromScreen } from '../../src/handover/reply.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
+import { mkfifo } from '../helpers/confine-fixture.js';
 import { tempDirs } from '../helpers/temp-dir.js';
 
 const tempDir = tempDirs('jg-art-');
@@ -34,6 +35,16 @@ describe('handover artifacts', () => {
     expect(await nextTurn(dir, 'b')).toBe(2);
     expect(await nextTurn(dir, 'task: "q"')).toBe(10);
   });
+
+  it('a FIFO, or a link out, in the handover folder (agents can write there) is passed over, not read', async () => {
+    const dir = await tempDir();
+    await writeArtifact(dir, meta('a', 1), 'x');
+    const { symlink, writeFile } = await import('node:fs/promises');
+    mkfifo(path.join(dir, 'handover', 'turn_5_abcdef.md'));
+    await writeFile(path.join(dir, 'outside.md'), renderArtifact(meta('a', 6), 'y'));
+    await symlink(path.join(dir, 'outside.md'), path.join(dir, 'handover', 'turn_6_abcdef.md'));
+    expect(await nextTurn(dir, 'a')).toBe(2);
+  }, 10_000);
 
   it('render and parse round-trip, quoting values that need it', () => {
     const text = renderArtifact({ ...meta('task: with "quotes"', 2), replyTo: 'turn_1_abc123.md' }, 'the body\n---\nstill body');

@@ -126,7 +126,7 @@ describe('the launcher', () => {
     const h = await setup(ProjectSchema.parse({ agents: [{ name: 'coder', profile: 'fake', env: { PATH: '/nowhere' } }] }));
     const opened = await h.launcher.up({});
     expect(opened.windows).toEqual([]);
-    expect(opened.missing).toEqual([{ agent: 'coder', command: 'sh', path: `${path.join(h.root, 'bin')}:/nowhere` }]);
+    expect(opened.missing).toEqual([{ agent: 'coder', command: 'sh', path: `${path.join(h.root, 'bin')}:/nowhere`, install: null }]);
     expect(h.tmux.named('new-window')).toEqual([]);
   });
 

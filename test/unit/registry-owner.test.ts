@@ -3,7 +3,7 @@
 // (vitest's fake timers) or after many events; a change that cannot be written changes nothing; the
 // lock is held for the handle's life and given back by close().
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JaggersError } from '../../src/errors.js';
@@ -185,5 +185,43 @@ describe('the registry owner', () => {
     // Caught up, the snapshot was written back at once.
     expect(Object.keys(peekRegistry(next.paths).terminals)).toEqual(['jg-1', 'jg-2', 'jg-3']);
     expect(Object.keys(JSON.parse(await readFile(path.join(copy, 'sessions.json'), 'utf8')).terminals as object)).toHaveLength(3);
+  });
+
+  it('a line damaged in the middle of the journal, before the point the snapshot holds, is told on open naming the file, the line and what was kept', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    await o.record(terminal(1), terminal(2), terminal(3), terminal(4), terminal(5));
+    await o.close();
+    owners.splice(owners.indexOf(o), 1);
+    const text = await readFile(o.paths.journal, 'utf8');
+    const rows = text.split('\n');
+    // Damaged in place, as a disk does it (the file keeps its length, every line its place): line 2's
+    // end overwritten, line 4 zeroed.
+    rows[1] = rows[1]!.slice(0, 30) + '#'.repeat(rows[1]!.length - 30);
+    rows[3] = '\0'.repeat(rows[3]!.length);
+    await writeFile(o.paths.journal, rows.join('\n'));
+    const warned: string[] = [];
+    const next = await open(dir, { onWarning: (w) => warned.push(w) });
+    expect(Object.keys(next.data.terminals)).toEqual(['jg-1', 'jg-2', 'jg-3', 'jg-4', 'jg-5']);
+    expect(next.warnings).toEqual(warned);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(
+      new RegExp(
+        `^${o.paths.journal} line 2: not valid JSON .* \\(and 1 more damaged line: 4\\); the journal is damaged before the point ${o.paths.snapshot} was built from \\(its first 5 lines\\): kept ${o.paths.snapshot}, which holds every event up to there, and the journal as it is; a rebuild from the journal alone would stop at line 2`,
+      ),
+    );
+    // Nothing was changed on disk; new events go on after it.
+    expect(await readFile(o.paths.journal, 'utf8')).toBe(rows.join('\n'));
+    await next.record(terminal(6));
+    expect(next.data.terminals['jg-6']).toBeTruthy();
+  });
+
+  it('an undamaged journal is checked without a word', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    await o.record(terminal(1), terminal(2));
+    await o.close();
+    owners.splice(owners.indexOf(o), 1);
+    expect((await open(dir)).warnings).toEqual([]);
   });
 });

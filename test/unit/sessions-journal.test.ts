@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/sessions/events.js';
-import { parseJournal, serializeEvents } from '../../src/sessions/journal.js';
+import { damagedLines, parseJournal, serializeEvents } from '../../src/sessions/journal.js';
 
 const ts = '2025-11-21T10:00:00.000Z';
 const events: JournalEvent[] = [
@@ -52,5 +52,21 @@ describe('parseJournal', () => {
     expect(parsed.entries.map((e) => e.line)).toEqual([12, 13, 14]);
     expect(parsed.lines).toBe(4);
     expect(parsed.goodBytes).toBe(start + 1 + Buffer.byteLength(text));
+  });
+});
+
+describe('damagedLines', () => {
+  it('finds each line damaged in place (cut, garbage, NUL, bad UTF-8) by its number; blank and good lines pass', () => {
+    const good = text.split('\n')[0]!;
+    const rows = [good, '', good.slice(0, 20) + '#'.repeat(good.length - 20), '\0\0\0\0', `  ${good}  `, good, '{"ts": "x"}', good];
+    // Line 9: the right shape, bytes that are not UTF-8.
+    const chunk = Buffer.concat([Buffer.from(rows.join('\n') + '\n'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a])]);
+    const d = damagedLines(chunk, file, 2);
+    expect(d.count).toBe(3);
+    expect(d.lines.map((l) => l.line)).toEqual([3, 4]);
+    expect(d.lines[0]!.message).toMatch(new RegExp(`^${file} line 3: not valid JSON`));
+    expect(damagedLines(chunk, file).lines.map((l) => l.line)).toEqual([3, 4, 9]);
+    // Line 7 is one well-formed object, though no event: the shape check lets it by (no checksums to tell).
+    expect(damagedLines(Buffer.from(text), file)).toEqual({ lines: [], count: 0 });
   });
 });

@@ -82,7 +82,12 @@ async function setup() {
   };
   const opened: string[] = [];
   const restarted: string[] = [];
+  /** Each closing of a task's windows, with the task's status at that moment. */
+  const closed: { task: string; status: string | undefined }[] = [];
   const launcher = {
+    closeTask: async (task: string) => {
+      closed.push({ task, status: store.data.tasks[task]?.status });
+    },
     restart: async (e: TerminalEntry) => {
       restarted.push(e.pane.terminalId!);
       e.pane = { ...e.pane, dead: false, deadStatus: null };
@@ -134,7 +139,7 @@ async function setup() {
       });
     });
   const req = { id: 't-1', workflow: 'pair', text: 'a poem', roles: { writer: 'alpha', critic: 'beta' }, detached: true, definition: PAIR, source: 'built-in' };
-  return { root, store, hub, agents, created, finish, opened, restarted, make, nthJob, req, setFinishing: (v: boolean) => (finishing = v) };
+  return { root, store, hub, agents, created, finish, opened, restarted, closed, make, nthJob, req, setFinishing: (v: boolean) => (finishing = v) };
 }
 
 describe('workflow tasks', () => {
@@ -158,6 +163,8 @@ describe('workflow tasks', () => {
     expect(h.opened).toEqual([alpha, t.agents.beta!.terminalId]);
     expect(h.created[0]!.target).toBe(alpha);
     expect(t.final).toBe(h.store.data.jobs[turnJobId('t-1', 2, 1)]!.reply);
+    // Its windows closed once, as it ended and before its end was recorded (whoever waits finds them gone).
+    expect(h.closed).toEqual([{ task: 't-1', status: 'running' }]);
     // A resent request changes nothing.
     await tasks.create(h.req);
     expect(h.created).toHaveLength(2);
@@ -226,6 +233,7 @@ describe('workflow tasks', () => {
     h.hub.publish('job', { id: turn1, state: 'failed' });
     const failed = await tasks.wait('t-1', 60_000);
     expect(failed.status).toBe('failed');
+    expect(h.closed.map((c) => c.task)).toEqual(['t-1']);
     expect(failed.reason).toMatch(new RegExp(`^turn 1 \\(draft, alpha\\) .*handoff: coder never became ready \\(job ${turn1}\\)`));
     expect(h.created).toHaveLength(1);
 

@@ -2,7 +2,7 @@
 // real event hub and journal, and fake runner and workers: validation with codes and texts, where an
 // item goes (an agent's queue or a worker), ids given twice, list/get/wait/result, cancel.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JaggersError } from '../../src/errors.js';
@@ -103,7 +103,7 @@ describe('creating work items', () => {
     const h = await setup();
     expect(await refused(h.jobs.create({ id: 'j-1', target: 'coder', text: 'x' }))).toEqual({
       code: 'E_USAGE',
-      message: 'job id must look like j-0123abcd, got "j-1"',
+      message: 'job id must look like j-0123456789ab, got "j-1"',
     });
     expect(await refused(h.jobs.create({ target: 'coder', text: '  \n' }))).toEqual({ code: 'E_USAGE', message: 'assign: the prompt is empty' });
     expect(await refused(h.jobs.create({ target: 'coder', text: '', work: 'send' }))).toEqual({ code: 'E_USAGE', message: 'send: the text is empty' });
@@ -205,7 +205,7 @@ describe('following work items', () => {
     expect((await h.jobs.wait(b.id, 1)).state).toBe('queued');
   });
 
-  it("result() reads the reply artifact's body; an item without a reply has none; a reply gone is E_FILE", async () => {
+  it("result() reads the reply artifact's body; an item without a reply has none; a reply gone is E_NOT_FOUND", async () => {
     const h = await setup();
     const a = await h.jobs.create({ target: 'coder', text: 'a' });
     expect(await h.jobs.result(a.id)).toMatchObject({ reply: null, artifact: null, job: { id: a.id } });
@@ -216,7 +216,21 @@ describe('following work items', () => {
     expect(await h.jobs.result(a.id)).toMatchObject({ reply: 'It is done.', artifact: reply });
     const b = await h.jobs.create({ target: 'coder', text: 'b' });
     await h.journal.change(b.id, 'done', 'finished', { reply: '.jaggers/handover/gone.md' });
-    expect(await refused(h.jobs.result(b.id))).toEqual({ code: 'E_FILE', message: `job ${b.id}: cannot read its reply .jaggers/handover/gone.md: ENOENT` });
+    expect(await refused(h.jobs.result(b.id))).toEqual({ code: 'E_NOT_FOUND', message: `job ${b.id}: its reply: ".jaggers/handover/gone.md" does not exist` });
+  });
+
+  it('result() reads a reply only as read_artifact would: a reply turned into a link to a secret out of .jaggers/ is refused', async () => {
+    const h = await setup();
+    const secret = path.join(h.root, 'secret.txt');
+    await writeFile(secret, 'the secret');
+    await mkdir(path.join(h.root, '.jaggers', 'handover'), { recursive: true });
+    await symlink(secret, path.join(h.root, '.jaggers', 'handover', 'turn_2_abc.md'));
+    const a = await h.jobs.create({ target: 'coder', text: 'a' });
+    await h.journal.change(a.id, 'done', 'finished', { reply: '.jaggers/handover/turn_2_abc.md' });
+    expect(await refused(h.jobs.result(a.id))).toEqual({
+      code: 'E_FILE_REFUSED',
+      message: `job ${a.id}: its reply: ".jaggers/handover/turn_2_abc.md" is a symbolic link, not a regular file`,
+    });
   });
 });
 

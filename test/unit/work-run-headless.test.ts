@@ -1,8 +1,9 @@
 // A headless work item (src/work/run-headless.ts) with a real `sh` for the agent's CLI (no tmux): its
 // phases journaled, its run's files under .jaggers/work/<id>/, the pane's TUI stopped and resumed around
 // it, and a supervisor restarted during the run waiting for the status file instead of running it again.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnEventData } from '../../src/api/types.js';
@@ -126,6 +127,15 @@ describe('a headless work item', () => {
     expect(existsSync(path.join(h.work, '2.json'))).toBe(false);
     // The pane still holds its placeholder: told so, then resumed at the end.
     expect(h.paneCalls).toEqual(['stop', 'hold', `resume ${SESSION} true`]);
+  });
+
+  it("files an agent put in the run's folder (a FIFO where its attempt and pid files go) are never waited on", async () => {
+    const h = await setup({ pane: true });
+    await mkdir(h.work, { recursive: true, mode: 0o700 });
+    for (const name of ['1.json', '2.json', '1.json.tmp', '1.pid']) execFileSync('mkfifo', [path.join(h.work, name)]);
+    await h.run();
+    expect(h.j().state).toBe('done');
+    expect(await h.runs()).toBe(1);
   });
 
   it('fails with the exit status and the end of stderr when the CLI fails; the pane gets its TUI back', async () => {

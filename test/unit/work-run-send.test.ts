@@ -100,7 +100,12 @@ describe('a send', () => {
     expect(h.tui.pasted).toEqual([]);
     await h.send('j-02', 'x');
     await runSend(
-      { env: { io: h.tui, watch: h.tui, projectRoot: h.root, log: recordingLog() }, journal: h.journal, agents: h.agents, outcomes: h.outcomes },
+      {
+        env: { io: h.tui, watch: h.tui, projectRoot: h.root, jaggersDir: path.join(h.root, '.jaggers'), log: recordingLog() },
+        journal: h.journal,
+        agents: h.agents,
+        outcomes: h.outcomes,
+      },
       h.store.data.jobs['j-02']!,
       undefined,
       new AbortController().signal,

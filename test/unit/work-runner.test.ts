@@ -2,6 +2,7 @@
 // only the head of an agent's queue runs, only when the agent is ready (or the item is already in
 // flight), and the next item goes in as soon as the one before it ends, with no other event needed.
 import { describe, expect, it } from 'vitest';
+import { JaggersError } from '../../src/errors.js';
 import type { JobRecord } from '../../src/sessions/registry.js';
 import type { WorkItem } from '../../src/work/queue.js';
 import { Runner } from '../../src/work/runner.js';
@@ -18,7 +19,7 @@ interface Run {
   fail(err: Error): void;
 }
 
-function setup(status = 'idle') {
+function setup(status = 'idle', over: { broken?: (j: JobRecord, err: Error) => Promise<void> } = {}) {
   const store = new FakeStore();
   store.seed(...terminalEvents(T, 'coder'));
   const agents = new FakeAgents();
@@ -60,6 +61,7 @@ function setup(status = 'idle') {
       broken.push({ id: j.id, err: err.message });
       store.seed({ type: 'job-state', jobId: j.id, state: 'failed', reason: err.message, code: 'E_INTERNAL' });
     },
+    ...over,
     log,
   });
   const ran = () => runs.map((r) => r.item.id);
@@ -242,6 +244,39 @@ describe('the runner', () => {
     expect(h.broken).toEqual([{ id: 'j-01', err: 'disk full' }]);
     expect(h.ran()).toEqual(['j-01', 'j-02']);
     expect(h.store.data.jobs['j-02']!.state).toBe('done');
+  });
+
+  it('a job held by a full disk is neither failed nor run again in a loop: it waits, says why, and goes on at the next kick', async () => {
+    const h = setup();
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const full = new JaggersError('E_DISK_FULL', 'writing .jaggers/handover/turn_1.md failed: ENOSPC: no space left on device, write', { cause: enospc });
+    let disk = 'full';
+    h.behave((r) => (disk === 'full' ? r.fail(full) : r.end()));
+    h.store.seed(jobEvent('j-01'), jobEvent('j-02'));
+    h.runner.kick(T);
+    await settle();
+    // One try, not a loop; not recorded broken (failed): it stays the head.
+    expect(h.ran()).toEqual(['j-01']);
+    expect(h.broken).toEqual([]);
+    expect(h.runner.waiting(T, 'j-01')).toMatch(
+      /^held: writing \.jaggers\/handover\/turn_1\.md failed: ENOSPC.*; it goes on when the disk takes writes again$/,
+    );
+    expect(h.runner.waiting(T, 'j-02')).toBe('behind job j-01 (running) for coder');
+    disk = 'ok';
+    h.runner.kick(T);
+    await settle();
+    expect(h.ran()).toEqual(['j-01', 'j-01', 'j-02']);
+    expect(h.store.data.jobs['j-01']!.state).toBe('done');
+  });
+
+  it('a broken job whose end cannot be recorded waits for the next kick instead of running again at once', async () => {
+    const h = setup('idle', { broken: async () => Promise.reject(new Error('cannot write')) });
+    h.behave((r) => r.fail(new Error('a bug')));
+    h.store.seed(jobEvent('j-01'));
+    h.runner.kick(T);
+    await settle();
+    expect(h.ran()).toEqual(['j-01']);
+    expect(h.runner.waiting(T, 'j-01')).toBe('job j-01 broke (a bug) and its end could not be recorded: cannot write');
   });
 
   it('runs a headless job without a pane', async () => {

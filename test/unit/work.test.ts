@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent, NewJournalEvent } from '../../src/sessions/events.js';
 import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from '../../src/sessions/schema.js';
+import { Undo } from '../../src/sessions/work.js';
 import { queueOf } from '../../src/work/queue.js';
 
 let clock = 0;
@@ -69,25 +70,47 @@ describe('jobs and messages in the registry', () => {
     expect(() => apply(d, { type: 'message-claimed', messageId: 'm-1', nonce: 'cc' })).toThrow(/already delivered/);
   });
 
-  it('keeps the newest 500 delivered messages and ended jobs in the snapshot, every pending one', () => {
-    let d = emptyRegistry();
-    const created = [];
-    for (let i = 0; i < 520; i++) created.push(msg(`m-${i}`), job(`j-${i}`));
-    d = apply(d, ...created);
-    const ended = [];
-    for (let i = 0; i < 510; i++)
+  it('keeps the newest 500 delivered messages and ended jobs in the snapshot, every pending one, dropping 100 more at a time', () => {
+    const created: NewJournalEvent[] = [];
+    for (let i = 0; i < 700; i++) created.push(msg(`m-${i}`), job(`j-${i}`));
+    const ended: NewJournalEvent[] = [];
+    for (let i = 0; i < 650; i++)
       ended.push(
         { type: 'message-delivered', messageId: `m-${i}`, how: 'verified' } as const,
         { type: 'job-state', jobId: `j-${i}`, state: 'done', reason: '' } as const,
       );
-    d = apply(d, ...ended);
+    // Up to 600 ended, all kept; the 601st drops the oldest 101, then 49 more end: 549 ended, 50 pending.
     const ids = (r: Record<string, unknown>) => Object.keys(r);
-    expect(ids(d.messages)).toHaveLength(510);
-    expect(ids(d.messages)[0]).toBe('m-10');
-    expect(Object.values(d.messages).filter((m) => m.state === 'pending')).toHaveLength(10);
-    expect(ids(d.jobs)).toHaveLength(510);
-    expect(d.jobs['j-9']).toBeUndefined();
-    expect(d.jobs['j-519']!.state).toBe('queued');
+    const d = apply(apply(emptyRegistry(), ...created), ...ended);
+    expect(ids(d.messages)).toHaveLength(599);
+    expect(ids(d.messages)[0]).toBe('m-101');
+    expect(Object.values(d.messages).filter((m) => m.state === 'pending')).toHaveLength(50);
+    expect(ids(d.jobs)).toHaveLength(599);
+    expect(d.jobs['j-100']).toBeUndefined();
+    expect(d.jobs['j-101']!.state).toBe('done');
+    expect(d.jobs['j-699']!.state).toBe('queued');
+    // In place for good (as the registry's owner applies them) gives the same records, in the same order.
+    const stamped = [...created, ...ended].map((e) => ({ ...e, ts: ts() }) as JournalEvent);
+    const inPlace = stamped.reduce((x, e) => applyEvent(x, e, 'commit'), emptyRegistry());
+    expect(ids(inPlace.messages)).toEqual(ids(d.messages));
+    expect(ids(inPlace.jobs)).toEqual(ids(d.jobs));
+    expect(Object.values(inPlace.messages).map((m) => m.state)).toEqual(Object.values(d.messages).map((m) => m.state));
+  });
+
+  it('checks events in place and puts every record back: a new one removed, a changed one as it was, the order kept', () => {
+    const d = apply(emptyRegistry(), msg('m-1'), msg('m-2'), job('j-1'));
+    const before = JSON.stringify(d);
+    const undo = new Undo();
+    let x = applyEvent(d, { ...msg('m-3'), ts: ts() } as JournalEvent, undo);
+    x = applyEvent(x, { type: 'message-claimed', messageId: 'm-1', nonce: 'aa', ts: ts() }, undo);
+    x = applyEvent(x, { type: 'message-delivered', messageId: 'm-1', how: 'verified', ts: ts() }, undo);
+    x = applyEvent(x, { type: 'job-state', jobId: 'j-1', state: 'done', reason: '', ts: ts() }, undo);
+    expect(d.messages['m-3']).toBeDefined();
+    expect(d.messages['m-1']!.state).toBe('delivered');
+    // A later event that does not fit is found by the same check.
+    expect(() => applyEvent(x, { type: 'message-claimed', messageId: 'm-1', nonce: 'bb', ts: ts() }, undo)).toThrow(/already delivered/);
+    undo.restore();
+    expect(JSON.stringify(d)).toBe(before);
   });
 
   it('loads a snapshot written before jobs and messages existed', () => {

@@ -75,7 +75,10 @@ export function replyInTranscript(entries: readonly ClaudeEntry[], tag: string):
   for (const e of entries) {
     if (e.uuid === null || e.sidechain || byUuid.has(e.uuid)) continue;
     byUuid.set(e.uuid, e);
-    if (e.parentUuid !== null) children.set(e.parentUuid, [...(children.get(e.parentUuid) ?? []), e]);
+    if (e.parentUuid === null) continue;
+    const siblings = children.get(e.parentUuid);
+    if (siblings) siblings.push(e);
+    else children.set(e.parentUuid, [e]);
   }
 
   const pieces: string[] = [];
@@ -106,7 +109,8 @@ export function replyInTranscript(entries: readonly ClaudeEntry[], tag: string):
       for (const id of e.toolResults) pending.delete(id);
       if (isInterruption(e)) interrupted = true;
     } else if (e.type === 'system' && e.subtype === 'turn_duration') turnDuration = true;
-    stack.push(...[...(children.get(e.uuid!) ?? [])].sort(byTime).reverse());
+    // One at a time: a prompt with a hundred thousand answers is more than a call's arguments.
+    for (const c of [...(children.get(e.uuid!) ?? [])].sort(byTime).reverse()) stack.push(c);
   }
 
   const headlessLeaf = entries.some((e) => {

@@ -20,7 +20,9 @@ export function opencodeRunJson(stdout: string): { sessionId: string | null; tex
     if (sessionId === null && typeof e.sessionID === 'string' && e.sessionID) sessionId = e.sessionID;
     if (e.type === 'text' && typeof e.part?.text === 'string') {
       const id = typeof e.part.messageID === 'string' ? e.part.messageID : '';
-      texts.set(id, [...(texts.get(id) ?? []), e.part.text]);
+      const parts = texts.get(id);
+      if (parts) parts.push(e.part.text);
+      else texts.set(id, [e.part.text]);
     }
   }
   return { sessionId, text: [...texts.values()].at(-1)?.join('') ?? '' };
