@@ -171,11 +171,14 @@ export class DurableAppender {
   }
 }
 
-/** The temp file `writeFileAtomic` writes before its rename: `<file>.tmp-<pid>-<8 hex>`. */
-const TEMP_FILE = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+/**
+ * The temp file `writeFileAtomic` writes before its rename (`<file>.tmp-<pid>-<8 hex>`), and the disk's
+ * probe (`.jaggers-probe-<pid>-<8 hex>`, src/fs/disk-health.ts), which a kill during a probe leaves too.
+ */
+const TEMP_FILE = /(?:\.tmp-|^\.jaggers-probe-)(\d+)-[0-9a-f]{8}$/;
 
 /**
- * Temp files of `writeFileAtomic` in `dir` left by a writer killed between its write and its rename
+ * Temp files of `writeFileAtomic` (and disk probes) in `dir` left by a writer killed between its write and its rename
  * (`kill -9`, a crash): those whose pid no longer runs are removed; a live writer's are left alone.
  * Returns the names removed. A folder that does not exist has none.
  */

@@ -7,8 +7,8 @@ import { sweepStaleTemps } from '../fs/durable.js';
 import type { Log } from '../logger.js';
 import { processRuns } from '../proc-state.js';
 
-/** The folders of `.jaggers/` that files are written into atomically. */
-const FOLDERS = ['.', 'inbox', 'jobs', 'handover', 'flows', 'workflows', 'profiles'];
+/** The folders of `.jaggers/` that files are written into atomically (and the disk is probed in). */
+const FOLDERS = ['.', 'inbox', 'jobs', 'handover', 'flows', 'workflows', 'profiles', 'logs'];
 
 export function sweepTemps(jaggersDir: string, log: Log): string[] {
   const removed: string[] = [];

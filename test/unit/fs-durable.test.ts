@@ -17,13 +17,15 @@ describe('sweepStaleTemps', () => {
     const names = [
       `m-1a2b3c4d.md.tmp-${dead}-0a1b2c3d`,
       `sessions.json.tmp-${dead}-deadbeef`,
+      `.jaggers-probe-${dead}-0a1b2c3d`,
       `m-5e6f7a8b.md.tmp-${process.pid}-0a1b2c3d`,
       'm-1a2b3c4d.md',
       'notes.tmp-12-xyz',
+      `x.jaggers-probe-${dead}-0a1b2c3d`,
     ];
     for (const n of names) await writeFile(path.join(dir, n), 'x');
-    expect(sweepStaleTemps(dir, processRuns).sort()).toEqual([names[0], names[1]].sort());
-    expect((await readdir(dir)).sort()).toEqual([names[2], names[3], names[4]].sort());
+    expect(sweepStaleTemps(dir, processRuns).sort()).toEqual([names[0], names[1], names[2]].sort());
+    expect((await readdir(dir)).sort()).toEqual([names[3], names[4], names[5], names[6]].sort());
     expect(sweepStaleTemps(path.join(dir, 'none'), processRuns)).toEqual([]);
   });
 });
