@@ -1,19 +1,19 @@
 // Claude Code: its transcript, its state file (`~/.claude/sessions/<pid>.json`) and its resume flags.
 import path from 'node:path';
-import { readText } from '../shared/read-text.js';
 import { flagRewriter } from '../shared/resume-flags.js';
 import { parseStateFile } from '../shared/status-json.js';
 import type { CliFolder } from '../types.js';
 import { claudeFlags } from './flags.js';
-import { claudeReply, claudeTranscriptFile } from './transcript.js';
+import { readClaudeEntries } from './entries-cache.js';
+import { claudeTranscriptFile, replyInTranscript } from './transcript.js';
 
 export { claudeFlags };
 
 export const claude = {
   transcripts: {
     async claude(home, cwd, sessionId, tag) {
-      const text = await readText(claudeTranscriptFile(home, cwd, sessionId));
-      const reply = text === null ? null : claudeReply(text, tag);
+      const entries = await readClaudeEntries(claudeTranscriptFile(home, cwd, sessionId));
+      const reply = entries === null ? null : replyInTranscript(entries, tag);
       return reply && { text: reply.text, finished: reply.finished };
     },
   },
