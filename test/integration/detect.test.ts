@@ -146,8 +146,9 @@ describe('status detection on real tmux with the fake agent', () => {
     }
     // 1.2 s of spinner is 15 frames (one every 80 ms). They need no capture: the typed prompt, the
     // turn's last screen and the look after the output stopped do (2-3 here; `send`'s own checks of the
-    // input box can add a few on a loaded machine: 6 seen once in CI). Every frame captured would be 15+.
-    for (const n of perTurn) expect(n, `captures per turn: ${perTurn.join(', ')}`).toBeLessThanOrEqual(8);
+    // input box can add a few on a loaded machine: 6 seen once in CI, 9 once with benchmarks running
+    // beside it). Every frame captured would be 15+.
+    for (const n of perTurn) expect(n, `captures per turn: ${perTurn.join(', ')}`).toBeLessThanOrEqual(10);
     expect(await rig.waitForScreen(pane.paneId, /Worked for/)).toContain('(esc to cancel, 3s)');
     watcher.stop();
   });
