@@ -61,7 +61,8 @@ describe('pinned sessions on real tmux with the fake agent', () => {
     expect(panes.map((p) => p.windowName).sort()).toEqual(['claude', 'claude+A', 'claude+B']);
 
     await rig.tmux(['kill-server']);
-    expect((await rig.run(['resume', 'A'])).stdout).toMatch(/claude\s+jg-\w+\s+@\d+\s+started\s+idle\s+session/);
+    const resumed = await rig.run(['resume', 'A']);
+    expect(resumed.stdout, `exit ${resumed.code}: ${resumed.stderr}`).toMatch(/claude\s+jg-\w+\s+@\d+\s+started\s+idle\s+session/);
     expect((await rig.run(['resume', 'B'])).code).toBe(0);
     const a2 = await ask(rig, 'claude', 'alpha two', 'A');
     const b2 = await ask(rig, 'claude', 'bravo two', 'B');
