@@ -22,12 +22,12 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/src/api/client.js';
-import { benchWorld, cpuPressure, cpuTicks, load, pct, startedAt, ticks } from './bench-lib.mjs';
+import { benchWorld, worldEnd, cpuPressure, cpuTicks, load, pct, startedAt, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -83,16 +83,7 @@ const ready = (agent) => ['idle', 'done'].includes(state.get(agent)?.state);
 /** Once the turn started after `turnsBefore` has ended, `agent` is free for the next prompt. */
 const turnEnded = (agent, turnsBefore) => until(() => ready(agent) && state.get(agent).turns > turnsBefore, `${agent} done with its turn`);
 
-let serverStarted = false;
-const cleanup = () => {
-  events.abort();
-  if (serverStarted) spawnSync('tmux', ['-L', socket, 'kill-server'], { env });
-  serverStarted = false;
-};
-process.once('SIGINT', () => {
-  cleanup();
-  rm(base, { recursive: true, force: true }).finally(() => process.exit(130));
-});
+const world = worldEnd({ base, socket, env }, () => events.abort());
 
 try {
   // Agents: `j0` answers at once (it takes the assigned jobs); `rx` and `t0`..`t9` think THINK_MS.
@@ -108,7 +99,7 @@ try {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ${execFileSync('tmux', ['-V']).toString().trim()}`);
   console.log(`commit ${commit}; load average ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
-  serverStarted = true;
+  world.started();
   const up = jaggers('up');
   if (up.status !== 0) throw new Error(`up failed: ${up.stderr}`);
   for (const t of await api.call('GET', '/v1/terminals')) state.set(t.agent, { state: t.state, turns: t.turns });
@@ -261,6 +252,5 @@ try {
   console.log(`  ${'  started -> ls succeeded'.padEnd(34)} p50 ${ms(pct(boot, 50))}  (the supervisor boots and answers)`);
   console.log(`\nload average at the end ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
 } finally {
-  cleanup();
-  await rm(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  await world.end();
 }

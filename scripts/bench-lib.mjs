@@ -1,8 +1,8 @@
 // What the benchmark scripts share: a private world (project, HOME, TMUX_TMPDIR, socket) and readings
 // of /proc for a process's CPU time and start, the machine's load and a percentile.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -52,4 +52,28 @@ export async function benchWorld(name, extra = []) {
   const env = { ...process.env, HOME: dirs.home, TMUX_TMPDIR: dirs.tmux, JAGGERS_SOCKET: socket };
   for (const k of ['TMUX', 'TMUX_PANE', 'JAGGERS_TERMINAL_ID', 'JAGGERS_TASK_ID', 'JAGGERS_PROJECT', 'JAGGERS_LOG']) delete env[k];
   return { base, root: dirs.project, home: dirs.home, tmux: dirs.tmux, dirs, socket, env };
+}
+
+/**
+ * The end of a world: its tmux server killed by its socket (once `started()` says there is one) and its
+ * folder removed, at `end()` and on Ctrl-C (then exit 130). `before` runs first (closing event streams).
+ */
+export function worldEnd(world, before = () => {}) {
+  let started = false;
+  const kill = () => {
+    before();
+    if (started) spawnSync('tmux', ['-L', world.socket, 'kill-server'], { env: world.env });
+    started = false;
+  };
+  process.once('SIGINT', () => {
+    kill();
+    rm(world.base, { recursive: true, force: true }).finally(() => process.exit(130));
+  });
+  return {
+    started: () => void (started = true),
+    end: async () => {
+      kill();
+      await rm(world.base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    },
+  };
 }

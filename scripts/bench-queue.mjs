@@ -18,12 +18,12 @@
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/src/api/client.js';
-import { benchWorld, cpuPressure, cpuTicks, load, pct, ticks } from './bench-lib.mjs';
+import { benchWorld, worldEnd, cpuPressure, cpuTicks, load, pct, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -38,17 +38,8 @@ const prompts = dirs.prompts;
 const jaggers = (...args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, env, encoding: 'utf8' });
 const api = new ApiClient({ socketPath: path.join(root, '.jaggers', 'jaggers.sock') });
 
-let serverStarted = false;
 const events = new AbortController();
-const cleanup = () => {
-  events.abort();
-  if (serverStarted) spawnSync('tmux', ['-L', socket, 'kill-server'], { env });
-  serverStarted = false;
-};
-process.once('SIGINT', () => {
-  cleanup();
-  rm(base, { recursive: true, force: true }).finally(() => process.exit(130));
-});
+const world = worldEnd({ base, socket, env }, () => events.abort());
 
 /** Every line of the journal, parsed. */
 const journal = async () =>
@@ -181,7 +172,7 @@ try {
   }
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ${execFileSync('tmux', ['-V']).toString().trim()}`);
   console.log(`commit ${commit}; load average ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
-  serverStarted = true;
+  world.started();
   const up = jaggers('up');
   if (up.status !== 0) throw new Error(`up failed: ${up.stderr}`);
   const states = [];
@@ -209,6 +200,5 @@ try {
   );
   console.log(`\nload average at the end ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
 } finally {
-  cleanup();
-  await rm(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  await world.end();
 }

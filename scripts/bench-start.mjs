@@ -16,12 +16,12 @@
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchWorld, cpuPressure, load, pct, startedAt } from './bench-lib.mjs';
+import { benchWorld, worldEnd, cpuPressure, load, pct, startedAt } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -67,15 +67,7 @@ const servingAt = (pid) => {
   return NaN;
 };
 
-let serverStarted = false;
-const cleanup = () => {
-  if (serverStarted) spawnSync('tmux', ['-L', socket, 'kill-server'], { env });
-  serverStarted = false;
-};
-process.once('SIGINT', () => {
-  cleanup();
-  rm(base, { recursive: true, force: true }).finally(() => process.exit(130));
-});
+const world = worldEnd({ base, socket, env });
 
 try {
   const demo = JSON.parse(await readFile(path.join(repo, 'profiles', 'demo.json'), 'utf8'));
@@ -93,7 +85,7 @@ try {
   })();
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ${execFileSync('tmux', ['-V']).toString().trim()}`);
   console.log(`commit ${commit}; load average ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
-  serverStarted = true;
+  world.started();
   const up = spawnSync(process.execPath, [bin, 'up'], { cwd: root, env, encoding: 'utf8' });
   if (up.status !== 0) throw new Error(`up failed: ${up.stderr}`);
 
@@ -166,6 +158,5 @@ try {
   row('  serving -> ls succeeded', untilAnswered, '   (the client notices it answers; ls)');
   console.log(`\nload average at the end ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
 } finally {
-  cleanup();
-  await rm(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  await world.end();
 }

@@ -8,6 +8,9 @@ import fc from 'fast-check';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** The event-loop delay monitor's sampling period. */
+const LOOP_SAMPLE_MS = 10;
+
 export const FUZZ_SEED = Number(process.env.JAGGERS_FUZZ_SEED ?? 20261126);
 /** What counts as an event-loop stall: one case (one parse, one request) taking this long. */
 export const STALL_MS = 100;
@@ -62,7 +65,7 @@ export async function fuzz<T>(target: string, arb: fc.Arbitrary<T>, check: (inpu
     await check(input);
     return performance.now() - t;
   };
-  const h = o.loopDelay ? monitorEventLoopDelay({ resolution: 10 }) : null;
+  const h = o.loopDelay ? monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS }) : null;
   h?.enable();
   const started = performance.now();
   await fc.assert(
@@ -79,7 +82,8 @@ export async function fuzz<T>(target: string, arb: fc.Arbitrary<T>, check: (inpu
     { seed: FUZZ_SEED, numRuns: o.numRuns, plugins: [fc.interruptAfterTimeLimit(o.timeLimitMs)] },
   );
   const seconds = (performance.now() - started) / 1000;
-  if (h) await sleep(20);
+  // The monitor samples on a timer of its own: two of its periods let it record what the last case held.
+  if (h) await sleep(2 * LOOP_SAMPLE_MS);
   h?.disable();
   const figures = { target, cases, slowestMs, slowest, overTarget, loopDelayMs: h ? h.max / 1e6 : null, seconds };
   console.log(
