@@ -1,5 +1,6 @@
 import { paneField, subscribe } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
+import { zombieExitStatus } from './process-home.js';
 
 /** The subscription that reports pane deaths (and revivals) on the output connection. */
 export const DEAD_SUBSCRIPTION = 'jaggers-dead';
@@ -36,10 +37,14 @@ export interface PaneLife {
 export class DeathTracker {
   private readonly panes = new Map<string, PaneLife>();
 
-  /** `client` receives the notifications; `cmd` answers the queries (exit status, pid). */
+  /**
+   * `client` receives the notifications; `cmd` answers the queries (exit status, pid); `zombieStatus`
+   * reads the status of an unreaped process when tmux has none.
+   */
   constructor(
     private readonly client: ControlClient,
     private readonly cmd: ControlClient,
+    private readonly zombieStatus: (pid: number) => Promise<number | null> = zombieExitStatus,
   ) {}
 
   /** Subscribe to pane deaths (tmux reports them on its own 1 s timer) once per connection. */
@@ -106,9 +111,15 @@ export class DeathTracker {
   private died(p: PaneLife): void {
     p.dead = true;
     p.hooks.dying();
-    void paneField(this.cmd, p.paneId, '#{pane_dead_status}').then((text) => {
-      const status = text === null ? null : Number(text);
-      p.hooks.exited(status === null || Number.isNaN(status) ? null : status);
-    });
+    const pid = p.hooks.pid();
+    void this.exitStatus(p.paneId, pid).then((status) => p.hooks.exited(status));
+  }
+
+  /** tmux's `pane_dead_status`, else (tmux never reaped the process) the zombie's own. */
+  private async exitStatus(paneId: string, pid: number | null): Promise<number | null> {
+    const text = await paneField(this.cmd, paneId, '#{pane_dead_status}');
+    const status = text === null ? NaN : Number(text);
+    if (!Number.isNaN(status)) return status;
+    return pid === null ? null : this.zombieStatus(pid);
   }
 }

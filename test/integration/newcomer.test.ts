@@ -67,9 +67,9 @@ describe('a newcomer on real tmux', () => {
     expect(up.stdout).toMatch(
       /crashy\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start \(exit status 3\); last lines:\n\s+\| broken-cli: cannot find its config\n/,
     );
-    // Its status: once in 15 runs beside two busy loops tmux had none for this pane within the 5 s `up`
-    // looks (nor its `Pane is dead` line), though it had them for every such pane made by hand. Not understood.
-    expect(up.stdout).toMatch(/silent\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start \(exit status (?:4|unknown)\), printing nothing\n/);
+    // Beside two busy loops tmux 3.3a sometimes never reaps such a pane's process (4 of 8 runs): the
+    // status is then read from the zombie itself.
+    expect(up.stdout).toMatch(/silent\s+jg-\w+\s+@\d+\s+started\s+exited\n\s+its pane died at start \(exit status 4\), printing nothing\n/);
     const why = await rig.run(['why', 'crashy']);
     expect(why.stdout).toMatch(/crashy is exited/);
     expect(why.stdout).toMatch(/waiting for: `jaggers up` to restart it/);

@@ -11,11 +11,11 @@ afterEach(async () => {
   for (const t of opened.splice(0)) await t.close();
 });
 
-function setup() {
+function setup(zombies: Record<number, number> = {}) {
   const events = fakeControl();
   const cmd = fakeControl();
   opened.push(events, cmd);
-  const deaths = new DeathTracker(events.client, cmd.client);
+  const deaths = new DeathTracker(events.client, cmd.client, async (pid) => zombies[pid] ?? null);
   events.client.onNotification((name, args) => deaths.notification(name, args));
   const log: string[] = [];
   const add = (paneId: string, windowId: string, pid: number | null = 100) => {
@@ -70,6 +70,19 @@ describe('death tracker', () => {
     cmd.reply([''], false);
     await flush();
     expect(log).toEqual(['%1 dying', '%1 exited null']);
+  });
+
+  it('tmux without the status (it never reaped the process): the zombie process says it', async () => {
+    const { cmd, log, add, changed } = setup({ 100: 3 });
+    add('%1', '@1', 100);
+    add('%2', '@2', 200);
+    changed('%1', 1);
+    cmd.reply([''], true);
+    await flush();
+    changed('%2', 1);
+    cmd.reply([''], true);
+    await flush();
+    expect(log).toEqual(['%1 dying', '%1 exited 3', '%2 dying', '%2 exited null']);
   });
 
   it('a dead pane that lives again is restarted, with its new pid asked of tmux', async () => {
