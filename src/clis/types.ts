@@ -18,6 +18,61 @@ export interface CliFolder {
   mcpFormats?: Readonly<Record<string, McpFormat>>;
   /** `jaggers exec <command> ...`, by the command's file name: "resume the latest" made "resume the pinned one". */
   execCommands?: Readonly<Record<string, ResumeRewriter>>;
+  /** `detect.hooks`: how the CLI is made to call jaggers' hook bridge, and what its calls say. */
+  hooks?: Readonly<Record<string, HookKit>>;
+}
+
+/**
+ * What one of a CLI's native hook calls says, in jaggers' terms (issue 27). Several may come of one
+ * call, or none (an event jaggers has no use for, a payload it cannot read).
+ */
+export type HookSignal =
+  /** The CLI took a prompt: its turn runs (claude UserPromptSubmit, gemini BeforeAgent...). */
+  | { kind: 'turn-start'; sessionId?: string }
+  /**
+   * The turn ended (claude/codex/qwen Stop with `last_assistant_message`, gemini AfterAgent, opencode
+   * `session.idle`, copilot agentStop); `reply` when the payload holds the reply itself, exactly.
+   */
+  | { kind: 'turn-end'; sessionId?: string; reply?: string; transcriptPath?: string }
+  /** The CLI waits for a person (a permission request); `question` when the payload names it. */
+  | { kind: 'waiting'; sessionId?: string; question?: string }
+  /** The CLI is in this conversation now (SessionStart; a new id after `/clear` is a fork to follow). */
+  | { kind: 'session'; sessionId: string; transcriptPath?: string };
+
+/** Where and how one pane's hooks are installed. */
+export interface HookInstallContext {
+  /**
+   * The bridge's command line, to which the CLI's own event name is appended as one more argument
+   * (`node /abs/bin/jaggers-hook.js`): the CLI runs `<bridge...> <event>` with the payload on stdin
+   * (codex `notify`: as its last argument). Already shell-quoted in `bridgeShell` for CLIs that take a
+   * command string.
+   */
+  bridge: readonly string[];
+  bridgeShell: string;
+  /** A folder jaggers owns for this pane (under `.jaggers/hooks/<terminalId>/`), emptied on `down`. */
+  dir: string;
+  /** The pane's working folder. */
+  cwd: string;
+  /** The CLI's version, when known (`null`: unknown): a kit may install differently per release. */
+  version: string | null;
+}
+
+/** What the launcher adds to a pane's start so that the CLI calls the bridge. */
+export interface HookInstall {
+  args: string[];
+  env: Record<string, string>;
+  /** Files to write before the start, each under `dir` (the launcher refuses any other path). */
+  files: { path: string; text: string }[];
+}
+
+export interface HookKit {
+  /** The flags, environment and files that make this CLI call the bridge (never the user's own settings). */
+  install(ctx: HookInstallContext): HookInstall;
+  /**
+   * One call of the bridge: the CLI's event name and its payload (parsed JSON, or the raw text when it
+   * was not JSON). Pure and defensive: a payload of another shape gives [] and never throws.
+   */
+  read(event: string, payload: unknown): HookSignal[];
 }
 
 export interface TranscriptReply {
