@@ -43,9 +43,11 @@ export type HookSignal =
 export interface HookInstallContext {
   /**
    * The bridge's command line, to which the CLI's own event name is appended as one more argument
-   * (`node /abs/bin/jaggers-hook.js`): the CLI runs `<bridge...> <event>` with the payload on stdin
-   * (codex `notify`: as its last argument). Already shell-quoted in `bridgeShell` for CLIs that take a
-   * command string.
+   * (`sh /abs/bin/jaggers-hook <spool folder> <terminalId>`): the CLI runs `<bridge...> <event>` with the
+   * payload on stdin, or `<bridge...> <event> <payload>` when it passes the payload as an argument
+   * (codex `notify`). A POSIX sh script that drops the payload into a folder the supervisor watches
+   * (inotify) and exits 0 at once, printing nothing. Already shell-quoted in `bridgeShell` for CLIs that
+   * take a command string.
    */
   bridge: readonly string[];
   bridgeShell: string;
