@@ -37,7 +37,10 @@ export async function zombieExitStatus(pid: number): Promise<number | null> {
 
 /** `zombieExitStatus` of one /proc/<pid>/stat text (the command name may hold spaces and parentheses). */
 export function exitStatusOfStat(stat: string): number | null {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(' ');
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
   // fields[0] is field 3 (the state), so field 52 (exit_code) is fields[49].
   const code = Number(fields[49]);
   if (fields[0] !== 'Z' || !Number.isInteger(code) || (code & 0x7f) !== 0) return null;
