@@ -43,8 +43,13 @@ export async function screenSinceEcho(io: PaneIO, paneId: string, nonce: string,
   if (recent.includes(tag) && splitAtInputArea(recent, inputAreaLines(profile)).above.some((l) => l.includes(tag))) return recent;
   return io.capture(paneId, { history: HISTORY_LINES }).catch(() => null);
 }
-/** How long a screen that shows the end waits for the transcript's finished reply, where the CLI keeps one. */
-const TRANSCRIPT_GRACE_MS = 1500;
+/**
+ * How long a screen that shows the end waits for the transcript's finished reply, where the CLI keeps one.
+ * A CLI whose transcript works has written it by then; only one whose reader finds nothing pays it. At
+ * 1.5 s, qwen 0.24.4 on a machine loaded by other test runs had not (its screen showed the reply's first
+ * paragraph only, and that became the reply).
+ */
+const TRANSCRIPT_GRACE_MS = 5000;
 /**
  * How long a finished reply in the transcript waits for the screen to stop showing busy: copilot 1.0.102
  * writes the turn's end before its footer stops saying `Working`, and a turn confirmed then was followed

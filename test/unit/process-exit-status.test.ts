@@ -18,13 +18,18 @@ describe('zombie exit status', () => {
   });
 
   it.skipIf(process.platform !== 'linux')('a real unreaped process: its status; a gone one: null', async () => {
-    const parent = spawn('sh', ['-c', '(exit 7) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The subshell exits only once its parent runs `sleep` (which never waits for children): had it
+    // exited before the exec, sh could have reaped it.
+    const script = '(while [ "$(cat /proc/$$/comm)" != sleep ]; do :; done; exit 7) & echo $!; exec sleep 30';
+    const parent = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (d: Buffer) => r(d.toString()))));
+      // The subshell ends on its own time (slow on a loaded machine): asked again until it has, for up to 20 s.
       let status: number | null = null;
-      for (let i = 0; i < 500 && status === null; i++) {
+      const deadline = Date.now() + 20_000;
+      while (status === null && Date.now() < deadline) {
         status = await zombieExitStatus(pid);
-        if (status === null) await new Promise((r) => setImmediate(r));
+        if (status === null) await new Promise((r) => setTimeout(r, 5));
       }
       expect(status).toBe(7);
     } finally {
