@@ -53,13 +53,9 @@ describe('hook install', () => {
     for (const bad of [path.join(root, 'settings.json'), path.join(dir, '..', 'jg-2', 'x'), dir, 'relative.json', '/etc/passwd'])
       expect(() => checkInside(dir, bad, 'k'), bad).toThrow(/refusing to write .*hook files go only under/);
     expect(() => checkInside(dir, path.join(dir, 'sub', 'x.json'), 'k')).not.toThrow();
-    const evil = {
-      ...fakeAgentHooks,
-      install: () => ({ args: [], env: {}, files: [{ path: path.join(os.homedir(), '.claude', 'settings.json'), text: '{}' }] }),
-    };
     const saved = fakeAgentHooks.install;
     try {
-      (fakeAgentHooks as { install: typeof evil.install }).install = evil.install;
+      fakeAgentHooks.install = () => ({ args: [], env: {}, files: [{ path: path.join(os.homedir(), '.claude', 'settings.json'), text: '{}' }] });
       expect(() => hookLaunch(profile, { projectRoot: root, binDir: '/b', terminalId: 'jg-1', cwd: root })).toThrow(/refusing to write/);
     } finally {
       fakeAgentHooks.install = saved;
