@@ -3,6 +3,7 @@
 // under `.jaggers/hooks/<terminalId>/` (any other path is refused), never into the user's own settings,
 // and that folder goes on `down` and when the agent's window closes.
 import { rm, writeFile, rename } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { HOOKS } from '../clis/kinds.js';
 import type { HookInstall } from '../clis/types.js';
@@ -92,4 +93,27 @@ export async function writeHookFiles(hooks: HookLaunch | null, off: { dir: strin
 /** A terminal's hook folder, gone (its window closed). */
 export async function removeHookDir(projectRoot: string, terminalId: string): Promise<void> {
   await rm(hookDir(projectRoot, terminalId), { recursive: true, force: true });
+}
+
+/**
+ * The signals a profile reads its CLI by, strongest first, on the installed release (`version`; null:
+ * unknown): its hooks where its kit installs any for that release, its state file, its screen rules.
+ */
+export function profileSignals(profile: Profile, version: string | null): string[] {
+  const out: string[] = [];
+  const kind = profile.detect.hooks;
+  if (kind) {
+    let got: HookInstall | null = null;
+    try {
+      const dir = path.join(os.tmpdir(), 'jaggers-hooks-probe');
+      got = HOOKS[kind].install({ bridge: ['sh', 'jaggers-hook'], bridgeShell: 'sh jaggers-hook', dir, cwd: dir, version });
+    } catch {
+      got = null;
+    }
+    const any = got && (got.args.length > 0 || got.files.length > 0 || Object.keys(got.env).length > 0);
+    out.push(any ? `hooks (${kind})` : `no hooks on ${version ? `release ${version}` : 'this release'} (${kind} installs none)`);
+  }
+  if (profile.detect.stateFile) out.push(`state file (${profile.detect.stateFile})`);
+  out.push(`screen (${profile.detect.rules.length} rule${profile.detect.rules.length === 1 ? '' : 's'})`);
+  return out;
 }

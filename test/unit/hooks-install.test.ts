@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkInside, hookLaunch, hooksOff, writeHookFiles } from '../../src/agents/hooks-install.js';
+import { checkInside, hookLaunch, hooksOff, profileSignals, writeHookFiles } from '../../src/agents/hooks-install.js';
 import { planLaunch, type LaunchInput } from '../../src/agents/plan.js';
 import { fakeAgentHooks } from '../../src/clis/fake-agent/hooks.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
@@ -69,6 +69,25 @@ describe('hook install', () => {
     expect(hooksOff({ JAGGERS_HOOKS: 'off' }, null, null)).toBe('JAGGERS_HOOKS=off');
     expect(hooksOff({}, { hooks: false }, null)).toMatch(/jaggers.json/);
     expect(hooksOff({}, null, { hooks: false })).toMatch(/agent/);
+  });
+});
+
+describe('profile signals (doctor, profile check)', () => {
+  it('names hooks, state file and screen, strongest first; a kit that installs nothing for a release says so', () => {
+    const full = ProfileSchema.parse({
+      name: 'f',
+      command: 'c',
+      detect: { hooks: 'fake-agent', stateFile: 'fake-agent', rules: [{ name: 'r', status: 'idle', pattern: 'x' }] },
+    });
+    expect(profileSignals(full, '1.0.0')).toEqual(['hooks (fake-agent)', 'state file (fake-agent)', 'screen (1 rule)']);
+    const saved = fakeAgentHooks.install;
+    try {
+      fakeAgentHooks.install = () => ({ args: [], env: {}, files: [] });
+      expect(profileSignals(full, '0.9.0')[0]).toBe('no hooks on release 0.9.0 (fake-agent installs none)');
+    } finally {
+      fakeAgentHooks.install = saved;
+    }
+    expect(profileSignals(ProfileSchema.parse({ name: 's', command: 'c' }), null)).toEqual(['screen (0 rules)']);
   });
 });
 
