@@ -13,6 +13,11 @@ export type TerminalEvent =
    * shows the prompt's echo followed by the CLI's end-of-turn mark), whatever the last reading said.
    */
   | { type: 'TURN_CONFIRMED'; at: number; by: string }
+  /**
+   * A CLI's native hook said so (issue 27): the strongest evidence for busy (turn start), done (turn
+   * end) and waiting (a permission request). The watcher ranks it against the state file and the screen.
+   */
+  | { type: 'HOOK'; at: number; status: 'busy' | 'done' | 'waiting_input'; rule: string }
   | { type: 'PANE_EXITED'; at: number; exitStatus: number | null }
   | { type: 'PANE_RESTARTED'; at: number };
 
@@ -24,7 +29,7 @@ export interface TerminalContext {
   since: number;
   rule: string | null;
   lines: string[];
-  source: 'screen' | 'state-file' | 'output' | 'tmux' | 'delivery' | 'turn';
+  source: 'screen' | 'state-file' | 'output' | 'tmux' | 'delivery' | 'turn' | 'hook';
   /** A prompt went in (or busy was seen) and its turn has not finished yet. */
   turnOpen: boolean;
   exitStatus: number | null;
@@ -47,6 +52,16 @@ const toBusyOpening = { guard: 'busy', target: 'busy', actions: ['note', 'openTu
 const toBusy = { guard: 'busy', target: 'busy', actions: 'note' } as const;
 const toWaiting = { guard: 'waiting', target: 'waiting_input', actions: 'note' } as const;
 const toError = { guard: 'error', target: 'error', actions: 'note' } as const;
+// A hook's word (issue 27): busy opens a turn where none is open, done closes the open one at once
+// (no settle wait: the CLI itself said the turn ended), waiting is a permission request.
+const hookBusyOpening = { guard: 'hookBusy', target: 'busy', actions: ['note', 'openTurn'] } as const;
+const hookBusy = { guard: 'hookBusy', target: 'busy', actions: 'note' } as const;
+const hookDone = { guard: 'hookDone', target: 'done', actions: ['note', 'closeTurn'] } as const;
+const hookWaiting = { guard: 'hookWaiting', target: 'waiting_input', actions: 'note' } as const;
+/** Where no turn runs (starting, idle, done, error): a turn start opens one, a permission request waits. */
+const hookQuiet = [hookBusyOpening, hookWaiting, { guard: 'hookDoneOpen', target: 'done', actions: ['note', 'closeTurn'] }] as const;
+/** Where a turn runs (busy, settling, waiting_input): its end closes it. */
+const hookInTurn = [hookBusy, hookDone, hookWaiting] as const;
 
 const doneOf = (event: Extract<TerminalEvent, { type: 'SCREEN' }>): string | null =>
   event.classification.status === 'done' ? event.classification.lines.join('\n') : null;
@@ -71,6 +86,7 @@ export const terminalMachine = setup({
       if (event.type === 'PANE_RESTARTED')
         return { since: event.at, rule: 'pane-restarted', lines: [], source: 'tmux' as const, exitStatus: null, turnOpen: false };
       if (event.type === 'TURN_CONFIRMED') return { since: event.at, rule: `turn-confirmed (${event.by})`, lines: [], source: 'turn' as const };
+      if (event.type === 'HOOK') return { since: event.at, rule: event.rule, lines: [], source: 'hook' as const };
       return {};
     }),
     openTurn: assign({ turnOpen: true }),
@@ -88,6 +104,11 @@ export const terminalMachine = setup({
     /** Quiet enough to start settling: any quiet screen, or only `done` evidence where the CLI needs it. */
     turnEnding: ({ context, event }) => (context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event })),
     doneEvidence: is('done'),
+    hookBusy: ({ event }) => event.type === 'HOOK' && event.status === 'busy',
+    hookDone: ({ event }) => event.type === 'HOOK' && event.status === 'done',
+    hookWaiting: ({ event }) => event.type === 'HOOK' && event.status === 'waiting_input',
+    /** A turn end where the prompt went in but no busy was seen (its start event lost): it ends that turn. */
+    hookDoneOpen: ({ context, event }) => context.turnOpen && event.type === 'HOOK' && event.status === 'done',
     turnOpen: ({ context }) => context.turnOpen,
     /** A turn summary that was not on screen when the prompt went in: a turn too fast for its busy screen. */
     freshSummary: ({ context, event }) => context.turnOpen && event.type === 'SCREEN' && doneOf(event) !== null && doneOf(event) !== context.doneAtInput,
@@ -126,6 +147,7 @@ export const terminalMachine = setup({
     starting: {
       description: 'The CLI is booting: no input box or spinner seen yet.',
       on: {
+        HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
           toWaiting,
@@ -140,6 +162,7 @@ export const terminalMachine = setup({
       description: 'A quiet screen after a start, not trusted yet: some CLIs draw a ready-looking screen, then load more (gemini resuming).',
       after: { startSettle: { target: 'idle' } },
       on: {
+        HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
           toWaiting,
@@ -154,6 +177,7 @@ export const terminalMachine = setup({
     idle: {
       description: 'Ready for a prompt; no turn has run since the last one finished (or ever).',
       on: {
+        HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
           toWaiting,
@@ -168,6 +192,7 @@ export const terminalMachine = setup({
     busy: {
       description: 'The agent is working on a turn (spinner, "esc to interrupt").',
       on: {
+        HOOK: [...hookInTurn],
         SCREEN: [{ guard: 'busy', actions: 'note' }, toWaiting, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
       },
     },
@@ -175,6 +200,7 @@ export const terminalMachine = setup({
       description: 'The screen went quiet after work; it must stay quiet for settleMs before the turn is done.',
       after: { settle: { target: 'done', actions: 'closeTurn' } },
       on: {
+        HOOK: [...hookInTurn],
         SCREEN: [
           toBusy,
           toWaiting,
@@ -187,6 +213,7 @@ export const terminalMachine = setup({
     waiting_input: {
       description: 'A permission or choice menu waits for a person (or for jaggers) to answer.',
       on: {
+        HOOK: [...hookInTurn],
         SCREEN: [toBusy, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
         INPUT_SENT: { actions: 'promptWentIn' },
       },
@@ -194,6 +221,7 @@ export const terminalMachine = setup({
     done: {
       description: 'A turn finished and its reply is on screen; it stays done until new input or clear busy evidence.',
       on: {
+        HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
           toWaiting,
@@ -207,6 +235,7 @@ export const terminalMachine = setup({
     error: {
       description: 'The CLI shows an error it cannot continue from by itself.',
       on: {
+        HOOK: [...hookQuiet],
         SCREEN: [toBusyOpening, toWaiting, { guard: 'quiet', target: 'idle', actions: 'note' }],
       },
     },

@@ -1,7 +1,7 @@
 import type { ControlClient } from '../tmux/control-client.js';
 import { fixWindowSize, newWindow, respawnPane, setGlobalOption, setWindowOptions } from '../tmux/commands.js';
 import type { Launch, WindowAction } from './plan.js';
-import { writeLaunchFiles } from '../mcp/register.js';
+import { writeLaunchFiles } from './launch-files.js';
 
 export interface AppliedWindow {
   agent: string;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { DEFAULT_WINDOW_SIZE, newTerminalId, own } from '../ids.js';
 import type { Log } from '../logger.js';
-import { writeLaunchFiles } from '../mcp/register.js';
+import { writeLaunchFiles } from './launch-files.js';
 import { parseSize, type AgentSpec, type ProjectFile } from '../project/project-file.js';
 import type { Profile } from '../profiles/schema.js';
 import type { NewJournalEvent } from '../sessions/events.js';
@@ -19,6 +19,7 @@ import type { AgentLaunch, HeadlessPane } from '../turns/headless.js';
 import type { TurnTarget } from '../turns/turn.js';
 import { applyPlan, configureServer, fixWindowSize, windowTags, type AppliedWindow } from './apply.js';
 import { findCommand } from './find-command.js';
+import { hooksOff } from './hooks-install.js';
 import { waitGroupGone } from './proc.js';
 import { planLaunch, planWindows, type Launch, type LaunchInput, type WindowAction } from './plan.js';
 import type { TerminalEntry } from './table.js';
@@ -78,9 +79,14 @@ export class Launcher {
     return project?.size ? parseSize(project.size, `${this.p.where.projectRoot}/jaggers.json size`) : DEFAULT_WINDOW_SIZE;
   }
 
-  private input(size: { width: number; height: number }, task: string | null, newSessionId: () => string): LaunchInput {
+  private input(size: { width: number; height: number }, task: string | null, newSessionId: () => string, hooksOff: string | null): LaunchInput {
     const w = this.p.where;
-    return { projectRoot: w.projectRoot, session: w.session, socket: w.socket, binDir: w.binDir, basePath: w.basePath, size, task, newSessionId };
+    return { projectRoot: w.projectRoot, session: w.session, socket: w.socket, binDir: w.binDir, basePath: w.basePath, size, task, newSessionId, hooksOff };
+  }
+
+  /** Why the CLIs' hooks are off for every agent now (JAGGERS_HOOKS=0, jaggers.json `"hooks": false`); null: on. */
+  private async hooksOff(): Promise<string | null> {
+    return hooksOff(this.p.where.env, await this.p.project().catch(() => null), null);
   }
 
   /** The agent's entry in jaggers.json, else what the registry knows of it (an `up` or `demo` without one). */
@@ -96,7 +102,7 @@ export class Launcher {
   /** How the terminal's agent starts: resuming its pinned conversation when it has one (`conversation`), else starting under that id. */
   async launchOf(terminalId: string, profile: Profile, o: { agent: string; task: string | null; conversation: boolean }): Promise<Launch> {
     const pinned = this.p.store.data.terminals[terminalId]?.sessionId ?? null;
-    const input = this.input(await this.sizeFor(profile), o.task, () => pinned ?? randomUUID());
+    const input = this.input(await this.sizeFor(profile), o.task, () => pinned ?? randomUUID(), await this.hooksOff());
     return planLaunch(input, await this.specOf(o.agent, profile.name, terminalId), profile, terminalId, o.conversation ? pinned : null);
   }
 
@@ -135,7 +141,7 @@ export class Launcher {
       .filter((t) => t.task === task)
       .sort((a, b) => a.created.localeCompare(b.created));
     const plan = planWindows({
-      ...this.input(size, task, newSessionId),
+      ...this.input(size, task, newSessionId, await this.hooksOff()),
       team: runnable,
       panes,
       terminals: terminals.map((t) => ({ terminalId: t.terminalId, agent: t.agent, sessionId: t.sessionId })),
@@ -225,7 +231,7 @@ export class Launcher {
     const agent = `${j.target}-${j.id}`;
     const pinned = this.p.store.data.terminals[terminalId]?.sessionId ?? null;
     const launch = planLaunch(
-      this.input(await this.sizeFor(profile), j.id, () => randomUUID()),
+      this.input(await this.sizeFor(profile), j.id, () => randomUUID(), await this.hooksOff()),
       { name: agent, profile: j.target, args: [], env: {} },
       profile,
       terminalId,
@@ -314,7 +320,7 @@ export class Launcher {
       resume: async (sessionId, conversation) => {
         const terminalId = e.pane.terminalId!;
         const pinned = sessionId ?? this.p.store.data.terminals[terminalId]?.sessionId ?? null;
-        const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID());
+        const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID(), await this.hooksOff());
         const launch = planLaunch(input, await this.specOf(t.agent, t.profile.name, terminalId), t.profile, terminalId, conversation ? pinned : null);
         await writeLaunchFiles(launch);
         await respawnPane(tmux, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });

@@ -3,6 +3,7 @@ import type { AgentSpec } from '../project/project-file.js';
 import type { Profile } from '../profiles/schema.js';
 import type { PaneInfo } from '../tmux/commands.js';
 import { mcpLaunch, type McpLaunch } from '../mcp/register.js';
+import { hookDir, hookLaunch, type HookLaunch } from './hooks-install.js';
 
 export interface TeamMember {
   spec: AgentSpec;
@@ -27,6 +28,10 @@ export interface Launch {
   pin: 'pre-generated' | 'resumed' | null;
   /** jaggers' MCP server for this agent (its arguments are in `command` already); files to write first. */
   mcp: McpLaunch | null;
+  /** The CLI's native hooks (issue 27): their arguments and environment are in `command`/`env` already; files to write first. */
+  hooks: HookLaunch | null;
+  /** The terminal's hook folder (`.jaggers/hooks/<terminalId>/`): written, or removed when hooks are off. */
+  hooksDir: string;
 }
 
 export type WindowAction =
@@ -47,6 +52,8 @@ export interface PlanInput {
   task: string | null;
   newTerminalId: () => string;
   newSessionId: () => string;
+  /** Why hooks are off for this launch (`JAGGERS_HOOKS=0`, jaggers.json); null or absent: on where the profile has them. */
+  hooksOff?: string | null;
 }
 
 export function fillTemplate(args: readonly string[], vars: Record<string, string>): string[] {
@@ -68,7 +75,7 @@ export function planWindows(input: PlanInput): WindowAction[] {
 }
 
 /** What starting an agent needs besides its spec and profile. */
-export type LaunchInput = Pick<PlanInput, 'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId'>;
+export type LaunchInput = Pick<PlanInput, 'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId' | 'hooksOff'>;
 
 /**
  * The command, environment and folder that start an agent: resuming `pinned` when the profile can, else
@@ -112,14 +119,18 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
         })
       : null;
   const size = profile.size ?? input.size;
+  const cwd = path.resolve(input.projectRoot, spec.cwd ?? '.');
+  const hooks = input.hooksOff || spec.hooks === false ? null : hookLaunch(profile, { projectRoot: input.projectRoot, binDir: input.binDir, terminalId, cwd });
   return {
-    command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...sessionArgs],
-    env: { ...mcp?.env, ...env },
-    cwd: path.resolve(input.projectRoot, spec.cwd ?? '.'),
+    command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...sessionArgs],
+    env: { ...mcp?.env, ...hooks?.env, ...env },
+    cwd,
     width: size.width,
     height: size.height,
     sessionId,
     pin,
     mcp,
+    hooks,
+    hooksDir: hookDir(input.projectRoot, terminalId),
   };
 }

@@ -1,5 +1,7 @@
 // The supervisor's table of agent panes, rebuilt from tmux's window tags: each pane with its profile,
 // watched by the one PaneWatcher. Commands ask for agents by name (or terminal id) through the API.
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { TERMINAL_ID } from '../ids.js';
 import type { Log } from '../logger.js';
@@ -65,10 +67,14 @@ export class TerminalTable {
         this.watcher.sync(p.paneId, { dead: p.dead, pid: p.panePid });
       }
     }
+    const live = new Set(panes.map((p) => p.terminalId));
     for (const id of [...this.entries.keys()]) {
       if (seen.has(id)) continue;
+      const tid = this.entries.get(id)?.pane.terminalId;
       this.entries.delete(id);
       this.watcher.unwatch(id);
+      // Its window closed: its hook files go with it (a new start writes them again).
+      if (tid && !live.has(tid)) void rm(path.join(this.jaggersDir, 'hooks', tid), { recursive: true, force: true }).catch(() => {});
     }
   }
 

@@ -29,6 +29,7 @@ export interface ViewsPorts {
     pane(paneId: string): { pid: number | null } | undefined;
     status(paneId: string): string | undefined;
     onChange(l: (c: StatusChange) => void): () => void;
+    hookView?(paneId: string): TerminalDetail['hooks'];
   };
   data(): RegistryData;
   io: Pick<PaneIO, 'capture'>;
@@ -86,7 +87,12 @@ export class AgentViews {
       : { status: 'unknown', rule: null, lines: [] };
     const screenLines = screen.split('\n').map((l) => l.trimEnd());
     while (screenLines.length && screenLines.at(-1) === '') screenLines.pop();
-    return { ...view, now: { ...reading, screenLines: screenLines.slice(-12) }, queue: e.pane.terminalId ? this.p.queue(e.pane.terminalId) : [] };
+    return {
+      ...view,
+      now: { ...reading, screenLines: screenLines.slice(-12) },
+      queue: e.pane.terminalId ? this.p.queue(e.pane.terminalId) : [],
+      hooks: this.p.watcher.hookView?.(e.pane.paneId) ?? null,
+    };
   }
 
   async screen(agent: string, o: { ansi: boolean; history: number; task?: string | null }): Promise<ScreenView> {

@@ -45,7 +45,7 @@ export interface TerminalView {
   since: string | null;
   rule: string | null;
   lines: string[];
-  /** What decided the state: `screen`, `state-file`, `tmux`, `turn`. */
+  /** What decided the state: `hook` (rule `hook <event>`), `state-file`, `screen`, `output`, `tmux`, `turn`. */
   source: string;
   turns: number;
   sessionId: string | null;
@@ -63,6 +63,8 @@ export interface TerminalDetail extends TerminalView {
   now: Reading & { screenLines: string[] };
   /** The agent's work items that have not ended, in the order they run, each with what it waits for. */
   queue: QueueEntry[];
+  /** Its CLI's native hooks (issue 27), where its profile has them: installed, calls seen, a fallback warning. */
+  hooks?: { kind: string; installed: boolean; calls: number; lastEvent: { event: string; at: string } | null; warning: string | null } | null;
 }
 
 /** One work item in an agent's queue (`why`): the one that runs now first. */
@@ -111,7 +113,7 @@ export interface InputResult {
 
 export interface HandoffReply {
   text: string;
-  from: 'transcript' | 'screen' | 'headless';
+  from: 'transcript' | 'screen' | 'headless' | 'hook';
   artifact: string;
 }
 
@@ -129,7 +131,7 @@ export interface HandoffResult {
   timings: { deliverMs: number; replyMs: number | null; totalMs: number };
   states: string[];
   /** How the turn's end was confirmed: the transcript's finished reply, or the screen. */
-  confirmedBy: 'transcript' | 'screen' | 'headless' | null;
+  confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
 }
 
 export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'gap';

@@ -1,4 +1,4 @@
-// The kinds a profile names (`session.transcript: "claude"`, `detect.stateFile`, `session.discover`,
+// The kinds a profile names (`session.transcript: "claude"`, `detect.stateFile`, `detect.hooks`, `session.discover`,
 // `session.headlessIdFrom`, `session.headlessReply`, `mcp.via`) mapped to the CLI folders' functions,
 // gathered from every folder in ./index.ts; the profile schema accepts exactly these names.
 import * as folders from './index.js';
@@ -35,9 +35,12 @@ export const HEADLESS_REPLIES = { text: (stdout: string) => stdout, ...gather('h
 export const MCP_FORMATS = { 'config-file': { config: (entry) => ({ mcpServers: { jaggers: entry } }) } satisfies McpFormat, ...gather('mcpFormats') };
 /** `jaggers exec <command>`, by the command's file name (lower case). */
 export const EXEC_COMMANDS = gather('execCommands');
+/** `detect.hooks`: how a CLI is made to call jaggers' hook bridge, and what its calls say (issue 27). */
+export const HOOKS = gather('hooks');
 
 export type TranscriptKind = keyof typeof TRANSCRIPTS;
 export type StateFileKind = keyof typeof STATE_FILES;
+export type HookKind = keyof typeof HOOKS;
 
 export const TRANSCRIPT_KINDS = namesOf(TRANSCRIPTS);
 export const STATE_FILE_KINDS = namesOf(STATE_FILES);
@@ -45,3 +48,4 @@ export const DISCOVER_KINDS = namesOf(DISCOVERERS);
 export const HEADLESS_ID_KINDS = namesOf(HEADLESS_IDS);
 export const HEADLESS_REPLY_KINDS = namesOf(HEADLESS_REPLIES);
 export const MCP_VIA_KINDS = namesOf(MCP_FORMATS);
+export const HOOK_KINDS = namesOf(HOOKS);

@@ -8,6 +8,7 @@ import { binDir } from '../package-root.js';
 import { installedVersion, type VersionReport } from '../profiles/cli-version.js';
 import { checkAllProfiles, loadProfile } from '../profiles/load.js';
 import type { Profile } from '../profiles/schema.js';
+import { profileSignals } from '../agents/hooks-install.js';
 import type { AgentSpec } from '../project/project-file.js';
 import { findCommand } from '../agents/find-command.js';
 import { checkTmux, describeSocket, serverRunning } from '../api/session.js';
@@ -23,7 +24,17 @@ export interface DoctorReport {
   /** jaggers.json could not be read or is invalid: the error, with the line and column or the field. */
   projectError: string | null;
   /** Every profile; `found` null: its command is not installed (`install` says how, when the profile knows). */
-  profiles: { name: string; file?: string; error?: string; command?: string; found?: string | null; install?: string; version?: VersionReport }[];
+  profiles: {
+    name: string;
+    file?: string;
+    error?: string;
+    command?: string;
+    found?: string | null;
+    install?: string;
+    version?: VersionReport;
+    /** What its agents' states are read from, strongest first, on the installed release (issue 27). */
+    signals?: string[];
+  }[];
   /** The team's agents (jaggers.json, else the team an earlier `up` made) and whether each command is found. */
   agents: { agent: string; profile: string; command: string | null; found: string | null; install?: string; error?: string; version?: VersionReport }[];
   supervisor: { pid: number; uptimeMs: number; socket: string; log: string } | null;
@@ -64,10 +75,12 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
       if (p.error) return;
       const { profile } = await loadProfile(p.name, ctx.jaggersDir);
       const found = findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? basePath}`, ctx.projectRoot);
+      const version = found ? await versionOf(found, profile, {}) : null;
       Object.assign(p, {
         command: profile.command,
         found,
-        ...(found ? { version: await versionOf(found, profile, {}) } : profile.install ? { install: profile.install } : {}),
+        ...(version ? { version } : profile.install ? { install: profile.install } : {}),
+        signals: profileSignals(profile, version?.installed ?? null),
       });
     }),
   );
@@ -132,7 +145,7 @@ const versionMark = (v: VersionReport) => (v.fit === 'newer' || v.fit === 'older
 function profileLine(p: DoctorReport['profiles'][number]): string {
   if (p.error) return `FAIL profile ${p.name}: ${p.error}`;
   if (!p.found) return `miss profile ${p.name}: ${p.file} (command ${p.command}: not found on PATH${p.install ? `; install it: ${p.install}` : ''})`;
-  return `${p.version ? versionMark(p.version) : 'ok  '} profile ${p.name}: ${p.file} (command ${p.command}: ${p.found})${p.version ? `, ${p.version.note}` : ''}`;
+  return `${p.version ? versionMark(p.version) : 'ok  '} profile ${p.name}: ${p.file} (command ${p.command}: ${p.found})${p.version ? `, ${p.version.note}` : ''}${p.signals ? `; reads ${p.signals.join(', then ')}` : ''}`;
 }
 
 export function renderDoctor(r: DoctorReport): string {

@@ -1,6 +1,8 @@
 import { checkTmux, describeSocket, serverRunning, stopServer } from '../api/session.js';
 import { pidIsAlive, supervisorPid } from '../api/stored.js';
 import type { Context } from '../context.js';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 
 export { supervisorPid };
 
@@ -11,12 +13,18 @@ export { supervisorPid };
 export async function down(ctx: Context): Promise<{ stopped: boolean; socket: string }> {
   await checkTmux(ctx.server.bin, ctx.server.env);
   const socket = describeSocket(ctx.server);
-  if (!(await serverRunning(ctx.server))) return { stopped: false, socket };
+  // Every agent's hook files (`.jaggers/hooks/<terminalId>/`) go with its window; the next `up` writes them again.
+  const dropHooks = () => rm(path.join(ctx.jaggersDir, 'hooks'), { recursive: true, force: true }).catch(() => {});
+  if (!(await serverRunning(ctx.server))) {
+    await dropHooks();
+    return { stopped: false, socket };
+  }
   const supervisor = await supervisorPid(ctx.jaggersDir);
   await stopServer(ctx);
   if (supervisor) {
     const deadline = Date.now() + 5000;
     while (pidIsAlive(supervisor) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
   }
+  await dropHooks();
   return { stopped: true, socket };
 }

@@ -16,6 +16,7 @@ import { loadProfile } from '../profiles/load.js';
 import { findCommand } from '../agents/find-command.js';
 import { stopServer } from '../api/session.js';
 import { binDir } from '../package-root.js';
+import { profileSignals } from '../agents/hooks-install.js';
 
 export interface CheckStep {
   /** Seconds since the agent's window opened. */
@@ -38,6 +39,8 @@ export interface ProfileCheckReport {
   command: string;
   found: string | null;
   version: VersionReport | null;
+  /** What the agent's states are read from, strongest first, on the installed release: hooks, state file, screen. */
+  signals: string[];
   cwd: string;
   prompt: string;
   steps: CheckStep[];
@@ -68,12 +71,14 @@ export async function profileCheck(ctx: Context, name: string, opts: ProfileChec
   if (prompt.trim() === '' || /[\r\n]/.test(prompt))
     throw new JaggersError('E_USAGE', `profile check: --prompt must be one non-empty line, got ${JSON.stringify(prompt)}`);
   const found = findCommand(profile.command, `${binDir}${path.delimiter}${profile.env.PATH ?? ctx.env.PATH ?? ''}`, ctx.cwd);
+  const version = found ? await installedVersion(found, profile, { ...ctx.env, ...profile.env, NO_UPDATE_NOTIFIER: '1' }) : null;
   const report: ProfileCheckReport = {
     profile: name,
     file,
     command: profile.command,
     found,
-    version: found ? await installedVersion(found, profile, { ...ctx.env, ...profile.env, NO_UPDATE_NOTIFIER: '1' }) : null,
+    version,
+    signals: profileSignals(profile, version?.installed ?? null),
     cwd: '',
     prompt,
     steps: [],
@@ -220,7 +225,11 @@ const rulesFor = (rules: readonly { name: string; status: string; pattern: strin
     .join(', ') || 'none';
 
 export function renderProfileCheck(r: ProfileCheckReport): string {
-  const out = [`profile ${r.profile}: ${r.file}`, `command ${r.command}: ${r.found ?? 'not found'}${r.version ? `, ${r.version.note}` : ''}`];
+  const out = [
+    `profile ${r.profile}: ${r.file}`,
+    `command ${r.command}: ${r.found ?? 'not found'}${r.version ? `, ${r.version.note}` : ''}`,
+    `signals: ${r.signals.join(', then ')}`,
+  ];
   if (r.cwd) out.push(`ran in ${r.cwd} on a private tmux server, prompt ${JSON.stringify(r.prompt)}`);
   for (const s of r.steps) {
     const why = s.evidence

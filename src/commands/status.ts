@@ -65,6 +65,16 @@ export function renderWhy(r: TerminalDetail): string {
       ...(r.question.choices.length ? [`answer with: jaggers answer ${r.agent} <number or label>`] : []),
     );
   if (r.problem) lines.push(`problem: ${r.problem}`);
+  if (r.hooks) {
+    const h = r.hooks;
+    const last = h.lastEvent ? `, the last ${h.lastEvent.event} at ${h.lastEvent.at}` : '';
+    lines.push(
+      h.installed
+        ? `hooks: ${h.kind}, ${h.calls} call${h.calls === 1 ? '' : 's'}${last}`
+        : `hooks: ${h.kind}, turned off for this agent (read from the state file and the screen)`,
+    );
+    if (h.warning) lines.push(`warning: ${h.warning}`);
+  }
   lines.push(`waiting for: ${r.waitingFor ?? '-'}`);
   if (r.queue.length) {
     lines.push(`its queue (${r.queue.length}):`, ...r.queue.map((q) => `  ${q.id} ${q.work} ${q.state}${q.waiting ? `: ${q.waiting}` : ': runs now'}`));

@@ -32,6 +32,8 @@ export interface AgentIO {
   exit(code: number): void;
   /** `/crash`: print the message and die with code 3, leaving everything as it is. */
   crash(message: string): void;
+  /** Run the `--hooks` command of an event (waited for, as claude waits for its hooks). Absent: no hooks. */
+  hook?(event: string, payload: Record<string, unknown>): void;
   /** Call an MCP tool (`--mcp-config`); the reply's lines. Absent: `mcp:` lines are not tool calls. */
   callTool?(tool: string, args: Record<string, unknown>): Promise<string[]>;
 }
@@ -87,6 +89,7 @@ export class Agent {
 
   start(): void {
     this.io.saveSession(this.session);
+    this.sessionStarted('startup');
     if (this.config.bootMs > 0) {
       this.setStatus('starting');
       this.io.setTimer(() => this.setStatus('idle'), this.config.bootMs);
@@ -115,7 +118,7 @@ export class Agent {
       case 'waiting':
         return this.handleMenuKey(event);
       case 'busy':
-        if (event.type === 'esc' || event.type === 'ctrl-c') return this.finish(['Interrupted.']);
+        if (event.type === 'esc' || event.type === 'ctrl-c') return this.finish(['Interrupted.'], false);
         if (event.type === 'enter') return; // the prompt waits in the box until the turn ends
         break;
       case 'idle':
@@ -140,7 +143,7 @@ export class Agent {
     }
     const key = event.type === 'text' ? event.text.trim().charAt(0).toLowerCase() : event.type;
     if (key === '1' || key === 'y' || key === 'enter') this.finish([...this.turnReply(), 'approved']);
-    else if (key === '2' || key === 'n' || key === 'esc' || key === 'ctrl-c') this.finish([...this.turnReply(), 'denied']);
+    else if (key === '2' || key === 'n' || key === 'esc' || key === 'ctrl-c') this.finish([...this.turnReply(), 'denied'], false);
     else if (key === 'ctrl-d') this.io.exit(0);
   }
 
@@ -151,6 +154,7 @@ export class Agent {
     if (command === '/clear') return this.fork();
 
     this.io.promptSubmitted?.(prompt);
+    this.io.hook?.('UserPromptSubmit', { session_id: this.session.id, cwd: this.config.cwd, prompt });
     const turn: Turn = {
       prompt,
       digest: digest(prompt),
@@ -171,7 +175,7 @@ export class Agent {
       if ('error' in call) turn.cancelTimer = this.io.setTimer(() => end([call.error]), thinkMs);
       else this.io.callTool!(call.tool, call.args).then(end, (e: unknown) => end([`mcp ${call.tool} failed: ${e instanceof Error ? e.message : String(e)}`]));
     } else if (command !== '/hang') {
-      const done = (): void => (turn.needsApproval ? this.setStatus('waiting') : this.finish(this.turnReply()));
+      const done = (): void => (turn.needsApproval ? this.askPermission() : this.finish(this.turnReply()));
       turn.cancelTimer = this.io.setTimer(done, thinkMs);
     }
     this.setStatus('busy');
@@ -203,8 +207,22 @@ export class Agent {
     return replyBody(prompt, this.config, this.io.readFile);
   }
 
-  /** Ends the current turn with `body`, framed as the reply mode says (receipt: turn header, hash and nonces). */
-  private finish(body: readonly string[]): void {
+  /** The permission menu opens: the PermissionRequest hook first, as claude fires it. */
+  private askPermission(): void {
+    this.io.hook?.('PermissionRequest', { session_id: this.session.id, cwd: this.config.cwd, tool_name: 'Shell', message: 'Allow execution of [Shell]?' });
+    this.setStatus('waiting');
+  }
+
+  private sessionStarted(source: string): void {
+    this.io.hook?.('SessionStart', { session_id: this.session.id, cwd: this.config.cwd, source });
+  }
+
+  /**
+   * Ends the current turn with `body`, framed as the reply mode says (receipt: turn header, hash and
+   * nonces). `stop`: the Stop hook fires with the reply; not after Esc or a denied permission, where
+   * real CLIs fire no end-of-turn event either (REAL-CLIS.md, traps).
+   */
+  private finish(body: readonly string[], stop = true): void {
     const turn = this.turn;
     if (!turn) return;
     turn.cancelTimer?.();
@@ -215,6 +233,7 @@ export class Agent {
     const title = this.session.turns.length === 0 ? takeCodePoints(firstLine(turn.prompt), 40) : this.session.title;
     this.session = { ...this.session, turns, title, updated: new Date(this.io.now()).toISOString() };
     this.io.saveSession(this.session);
+    if (stop) this.io.hook?.('Stop', { session_id: this.session.id, cwd: this.config.cwd, last_assistant_message: lines.join('\n') });
     this.setStatus('idle');
   }
 
@@ -223,6 +242,7 @@ export class Agent {
     this.session = newSession(this.io.newSessionId(), this.config.cwd, new Date(this.io.now()));
     this.transcript = [];
     this.io.saveSession(this.session);
+    this.sessionStarted('clear');
     this.io.redraw(true);
     this.io.statusChanged(this.status, this.session.id);
   }

@@ -22,6 +22,10 @@ export interface FakeAgentOptions {
   replies: ReplyMode;
   /** `--mcp-config FILE` (claude's flag): MCP servers a `mcp: <tool> {json}` line in a prompt calls. */
   mcpConfig: string | undefined;
+  /** `--hooks FILE`: `{"hooks": {"<event>": "<command line>"}}`, run at session start, prompt submit, stop, permission request. */
+  hooksFile: string | undefined;
+  /** `--no-hooks`: ignore `--hooks` (a release whose hooks never fire). */
+  noHooks: boolean;
 }
 
 export type ParsedArgs =
@@ -42,6 +46,9 @@ A scriptable stand-in for an agent CLI (jaggers demo agent).
   -r, --resume ID      resume a session by uuid, or "latest" (the newest of any session)
   --mcp-config FILE    {"mcpServers": {...}} as claude takes it: a line "mcp: <tool> {json}" in a
                        prompt (or in the file it names) calls that tool and replies with its result
+  --hooks FILE         {"hooks": {"SessionStart"|"UserPromptSubmit"|"Stop"|"PermissionRequest": "<sh
+                       command>"}}: each run as claude runs its hooks, the payload JSON on stdin, waited for
+  --no-hooks           ignore --hooks (a release whose hooks never fire)
   -p, --print PROMPT   answer one prompt headless in the session and exit
   --list-sessions      print the stored sessions, oldest first, and exit
   --version            print the version and exit
@@ -57,6 +64,7 @@ const STRING_FLAGS = {
   '-p': 'print',
   '--print': 'print',
   '--mcp-config': 'mcpConfig',
+  '--hooks': 'hooksFile',
 } as const;
 
 export function defaultOptions(): FakeAgentOptions {
@@ -71,6 +79,8 @@ export function defaultOptions(): FakeAgentOptions {
     print: undefined,
     replies: 'receipt',
     mcpConfig: undefined,
+    hooksFile: undefined,
+    noHooks: false,
   };
 }
 
@@ -96,6 +106,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       listSessions = true;
     } else if (flag === '--picker') {
       options.picker = true;
+    } else if (flag === '--no-hooks') {
+      options.noHooks = true;
     } else if (flag === '--replies') {
       const value = takeValue();
       if (typeof value !== 'string') return { kind: 'error', message: value.error };

@@ -10,6 +10,7 @@ import { parseRules } from './rules.js';
 import { formatSessionList, listSessions } from './session-store.js';
 import { runTui } from './tui.js';
 import { headlessTurn } from './headless.js';
+import { loadHooks } from './hooks.js';
 
 type Loaded<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -52,6 +53,11 @@ function main(argv: readonly string[]): number | 'running' {
     process.stderr.write(`fake-agent: ${rules.message}\n`);
     return 2;
   }
+  const hooks = options.hooksFile !== undefined && !options.noHooks ? loadHooks(options.hooksFile) : null;
+  if (hooks && !hooks.ok) {
+    process.stderr.write(`fake-agent: ${hooks.message}\n`);
+    return 2;
+  }
   const cwd = process.cwd();
   const reply = { replies: options.replies, rules: rules.value, agentName: process.env.JAGGERS_AGENT || undefined };
   const opened = openSession(options, { home, cwd, now: new Date(), newId: randomUUID });
@@ -69,6 +75,7 @@ function main(argv: readonly string[]): number | 'running' {
       pid: process.pid,
       traceFile: process.env.FAKE_AGENT_TRACE || undefined,
       promptsFile: process.env.FAKE_AGENT_PROMPTS || undefined,
+      hooks: hooks?.hooks,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,

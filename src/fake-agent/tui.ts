@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentConfig, AgentIO } from './agent.js';
 import { Agent } from './agent.js';
+import { runHook, type HookCommands } from './hooks.js';
 import { InputParser } from './input-parser.js';
 import { McpTools } from './mcp-client.js';
 import { renderScreen } from './render.js';
@@ -26,6 +27,8 @@ export interface TuiContext {
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** `--hooks`' commands (none with `--no-hooks`). */
+  hooks?: HookCommands | undefined;
 }
 
 /** Redraws for typing and the spinner come at most this often; status changes are drawn at once. */
@@ -98,6 +101,10 @@ export function runTui(config: AgentConfig, session: SessionRecord, ctx: TuiCont
       process.exit(3);
     },
   };
+  if (ctx.hooks) {
+    const hooks = ctx.hooks;
+    io.hook = (event, payload) => runHook(hooks, event, payload);
+  }
   if (config.mcpConfig) {
     const tools = new McpTools(config.mcpConfig);
     io.callTool = (tool, args) => tools.call(tool, args);

@@ -52,6 +52,34 @@ export interface WatcherOptions {
    */
   pauseBusy?: boolean;
   pausedCheckMs?: number;
+  /**
+   * After a hook's turn start, a quiet screen (or state file) must stay quiet this long before it ends
+   * the turn: a CLI's end event may lag its screen, and no end event comes after Esc or a denied
+   * permission (the screen ends those). Default 3000.
+   */
+  hookGraceMs?: number;
+  /** Whether the pane's CLI was started with its hooks installed (not turned off): a turn without hook calls is then warned of. */
+  hooksInstalled?: (pane: WatchedPane) => boolean;
   /** Ask tmux to pause a pane whose output to this watcher is this many seconds behind (0: never, the default). */
   pauseAfterS?: number;
+}
+
+/** A turn end a hook reported: the machine's closed-turn count after it, and the reply where the payload held it. */
+export interface HookEnd {
+  turn: number;
+  event: string;
+  reply?: string;
+  transcriptPath?: string;
+}
+
+/** A pane's hooks, for `why`. */
+export interface HookView {
+  kind: string;
+  /** Started with them installed (false: turned off for this agent or project). */
+  installed: boolean;
+  /** Bridge calls seen for the pane. */
+  calls: number;
+  lastEvent: { event: string; at: string } | null;
+  /** Set once a turn passed with no hook call: the pane is read from the state file and screen. */
+  warning: string | null;
 }

@@ -1,18 +1,21 @@
 import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
+import { HOOKS } from '../clis/kinds.js';
+import type { HookSignal } from '../clis/types.js';
 import { classify, type Classification } from '../detect/classify.js';
-import { combine } from '../detect/state-file.js';
+import { rank, type HookWord } from '../detect/rank.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { CaptureScheduler, type PaneCaptures } from './capture-scheduler.js';
 import { realClock, withNow, type Clock } from './clock.js';
 import { DeathTracker, type PaneLife } from './death-tracker.js';
 import { FlowControl, type PaneFlow } from './flow-control.js';
+import type { HookCall } from './hook-spool.js';
 import { OutputTail } from './output-tail.js';
 import { StateFiles, type PaneStateFile } from './state-files.js';
-import type { StatusChange, WatchedPane, WatcherOptions } from './types.js';
+import type { HookEnd, HookView, StatusChange, WatchedPane, WatcherOptions } from './types.js';
 
-export type { StatusChange, WatchedPane, WatcherOptions } from './types.js';
+export type { HookEnd, HookView, StatusChange, WatchedPane, WatcherOptions } from './types.js';
 
 /** One watched pane: its machine, and its part in each piece. */
 interface Entry {
@@ -29,8 +32,28 @@ interface Entry {
   lastScreen: string | null;
   lastScreenClass: Classification | null;
   lastFileStatus: string | null;
+  lastFile: Classification | null;
   /** A headless turn holds the pane: its screen (a placeholder) says nothing; the state stays busy. */
   held: boolean;
+  hooks: PaneHooks;
+}
+
+/** What a pane's hooks said (issue 27), for ranking, the turn engine and `why`. */
+interface PaneHooks {
+  /** The hooks' word that readings of the screen and state file are ranked against. */
+  word: HookWord | null;
+  /** Cancels the look again at the end of a quiet reading's grace. */
+  timer: (() => void) | null;
+  /** Calls of the bridge for this pane (not counting stale ones), and that count when the open turn began. */
+  calls: number;
+  callsAtOpen: number;
+  turnOpen: boolean;
+  turns: number;
+  lastEvent: { event: string; at: number } | null;
+  session: string | null;
+  /** Turn ends a hook reported, newest last (a few): the turn engine takes the reply from them. */
+  ends: HookEnd[];
+  warning: string | null;
 }
 
 /** A profile without detection rules: nothing on screen can say more than "running", shown as idle. */
@@ -51,6 +74,9 @@ export class PaneWatcher {
   private readonly listeners = new Set<(c: StatusChange) => void>();
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
+  private readonly hookWarningListeners = new Set<(pane: WatchedPane, warning: string) => void>();
+  private readonly hookGraceMs: number;
+  private readonly hooksInstalled: (pane: WatchedPane) => boolean;
   private readonly offs: (() => void)[] = [];
   /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
   private readonly cmd: ControlClient;
@@ -79,6 +105,8 @@ export class PaneWatcher {
       busyGapMs: options.busyGapMs ?? 100,
     });
     this.stateFiles = new StateFiles(options.stateFiles);
+    this.hookGraceMs = options.hookGraceMs ?? 3000;
+    this.hooksInstalled = options.hooksInstalled ?? (() => true);
     this.flow = new FlowControl(client, this.clock, {
       pauseBusy: options.pauseBusy ?? true,
       pausedCheckMs: options.pausedCheckMs ?? 2000,
@@ -118,6 +146,15 @@ export class PaneWatcher {
     return () => this.sessionListeners.delete(l);
   }
 
+  /**
+   * A pane whose profile has hooks finished a turn the screen saw with no hook call during it (hooks
+   * disabled, an older release): it falls back to the screen, and this says so once per pane.
+   */
+  onHookWarning(l: (pane: WatchedPane, warning: string) => void): () => void {
+    this.hookWarningListeners.add(l);
+    return () => this.hookWarningListeners.delete(l);
+  }
+
   /** Every new (changed) screen of a watched pane, as captured for classification. */
   onScreen(l: (paneId: string, screen: string) => void): () => void {
     this.screenListeners.add(l);
@@ -146,6 +183,8 @@ export class PaneWatcher {
         pid: () => entry.pane.pid,
         changed: () => void this.onStateFile(entry),
         session: (sessionId) => {
+          // A session a hook reported outranks the state file's.
+          if (entry.hooks.session) return;
           for (const l of this.sessionListeners) l(entry.pane, sessionId);
         },
       }),
@@ -173,10 +212,13 @@ export class PaneWatcher {
       lastScreen: null,
       lastScreenClass: null,
       lastFileStatus: null,
+      lastFile: null,
       held: false,
+      hooks: { word: null, timer: null, calls: 0, callsAtOpen: 0, turnOpen: false, turns: 0, lastEvent: null, session: null, ends: [], warning: null },
     };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
+      this.noteTurn(entry, snap.context.turnOpen, snap.context.turns);
       const status = publicStatus(snap.value as TerminalStatus);
       const key = `${status}|${snap.context.turns}`;
       if (key === entry.last) return;
@@ -200,6 +242,7 @@ export class PaneWatcher {
     const e = this.entries.get(paneId);
     if (!e) return;
     this.stateFiles.remove(e.file);
+    this.clearHookTimer(e);
     this.flow.resume(e.flow);
     this.scheduler.remove(e.schedule);
     this.flow.remove(e.flow);
@@ -210,7 +253,72 @@ export class PaneWatcher {
 
   /** Tell the machine a prompt went in (delivery does this after pressing Enter). */
   inputSent(paneId: string): void {
-    this.entries.get(paneId)?.actor.send({ type: 'INPUT_SENT', at: this.now() });
+    const e = this.entries.get(paneId);
+    if (!e) return;
+    // A hook's turn end no longer holds back busy readings: the next turn's may come now.
+    if (e.hooks.word?.status === 'done') e.hooks.word = null;
+    e.actor.send({ type: 'INPUT_SENT', at: this.now() });
+  }
+
+  /**
+   * One call of a CLI's hook bridge (from the spool): read by the pane's profile's HookKit and its
+   * signals applied. Returns why it was skipped, or null.
+   */
+  hookCall(call: HookCall): string | null {
+    const e = this.byTerminal(call.terminalId);
+    if (!e) return `no watched pane has terminal id ${call.terminalId}`;
+    const kind = e.pane.profile.detect.hooks;
+    if (!kind) return `profile ${e.pane.profile.name} of ${e.pane.agent} has no detect.hooks`;
+    let signals: HookSignal[];
+    try {
+      signals = HOOKS[kind].read(call.event, call.payload);
+    } catch (err) {
+      return `the ${kind} hook kit could not read its ${call.event} payload: ${(err as Error).message}`;
+    }
+    if (!call.stale) {
+      e.hooks.calls++;
+      e.hooks.lastEvent = { event: call.event, at: this.now() };
+    }
+    for (const sig of signals) this.applyHook(e, sig, call.event, call.stale);
+    return null;
+  }
+
+  /**
+   * Feed one HookSignal to a terminal's pane (the spool does it for every bridge call; tests and other
+   * sources may too): the strongest evidence for busy, done, waiting and the session id. `stale`: left
+   * from before the supervisor started: only its session counts. False when no pane has that id.
+   */
+  hookSignal(terminalId: string, signal: HookSignal, event: string, stale = false): boolean {
+    const e = this.byTerminal(terminalId);
+    if (!e) return false;
+    this.applyHook(e, signal, event, stale);
+    return true;
+  }
+
+  /** The first turn end a hook reported after `turnsBefore` closed turns (its reply, where the payload held it). */
+  hookEnd(paneId: string, turnsBefore: number): HookEnd | null {
+    return this.entries.get(paneId)?.hooks.ends.find((h) => h.turn > turnsBefore) ?? null;
+  }
+
+  /** The pane's profile has hooks, they were installed, and no turn passed without a call of them. */
+  hooksExpected(paneId: string): boolean {
+    const e = this.entries.get(paneId);
+    return Boolean(e?.pane.profile.detect.hooks && !e.hooks.warning && this.hooksInstalled(e.pane));
+  }
+
+  /** What the pane's hooks did, for `why`: null when its profile has none. */
+  hookView(paneId: string): HookView | null {
+    const e = this.entries.get(paneId);
+    const kind = e?.pane.profile.detect.hooks;
+    if (!e || !kind) return null;
+    const installed = this.hooksInstalled(e.pane);
+    return {
+      kind,
+      installed,
+      calls: e.hooks.calls,
+      lastEvent: e.hooks.lastEvent ? { event: e.hooks.lastEvent.event, at: new Date(e.hooks.lastEvent.at).toISOString() } : null,
+      warning: e.hooks.warning,
+    };
   }
 
   /** Tell the machine the turn engine confirmed the open turn's end (transcript or screen evidence). */
@@ -310,7 +418,8 @@ export class PaneWatcher {
     if (e.output.saysBusy(text, e.pane.profile.detect.outputBusy)) {
       this.scheduler.busyOutput(e.schedule, at);
       // The state file, where the CLI writes one, decides busy and idle: output may lag it by a second.
-      if (!e.life.dead && !e.held && e.lastFileStatus === null && this.status(paneId) !== 'busy') {
+      // After a hook's turn end, busy output is the screen lagging behind it (rank() holds it too).
+      if (!e.life.dead && !e.held && e.lastFileStatus === null && e.hooks.word === null && this.status(paneId) !== 'busy') {
         e.actor.send({ type: 'SCREEN', at, classification: { status: 'busy', rule: 'outputBusy (the output says busy)', lines: [] }, source: 'output' });
       }
       this.scheduler.armQuiet(e.schedule);
@@ -343,14 +452,103 @@ export class PaneWatcher {
     e.lastScreen = screen;
     e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }) : NO_RULES;
     e.lastFileStatus = file?.status ?? null;
+    e.lastFile = file;
     this.decide(e, at, file);
     for (const l of this.screenListeners) l(e.pane.paneId, screen);
   }
 
   private decide(e: Entry, at: number, file: Classification | null): void {
     if (!e.lastScreenClass || e.life.dead || e.held) return;
-    const { c, source } = combine(e.lastScreenClass, file);
-    if (c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: c, source });
+    const h = e.hooks;
+    const r = rank(e.lastScreenClass, file, h.word, at, this.hookGraceMs);
+    if (r.kind === 'hold') {
+      if (h.word?.status === 'busy') {
+        if (r.until === null) {
+          h.word.quietSince = null;
+          this.clearHookTimer(e);
+        } else {
+          h.word.quietSince ??= at;
+          // A screen that stays quiet is not captured again: look again when the grace ends.
+          if (!h.timer) {
+            const t = this.clock.setTimeout(
+              () => {
+                h.timer = null;
+                if (this.entries.get(e.pane.paneId) === e) this.decide(e, this.now(), e.lastFile);
+              },
+              Math.max(0, r.until - at),
+            );
+            h.timer = () => this.clock.clearTimeout(t);
+          }
+        }
+      }
+      return;
+    }
+    const quiet = r.c.status === 'idle' || r.c.status === 'done';
+    // The screen took over: after a turn start, a menu, an error or a quiet screen past the grace; after
+    // a turn end, the first quiet reading (the screen caught up).
+    if (h.word && (h.word.status === 'busy' || quiet)) {
+      h.word = null;
+      this.clearHookTimer(e);
+    }
+    if (r.c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: r.c, source: r.source });
+  }
+
+  private byTerminal(terminalId: string): Entry | undefined {
+    for (const e of this.entries.values()) if (e.pane.terminalId === terminalId) return e;
+    return undefined;
+  }
+
+  private applyHook(e: Entry, sig: HookSignal, event: string, stale: boolean): void {
+    const h = e.hooks;
+    if (sig.sessionId && sig.sessionId !== h.session) {
+      h.session = sig.sessionId;
+      for (const l of this.sessionListeners) l(e.pane, sig.sessionId);
+    }
+    if (stale || e.life.dead || e.held || sig.kind === 'session') return;
+    const at = this.now();
+    const rule = `hook ${event}`;
+    this.clearHookTimer(e);
+    if (sig.kind === 'turn-start') {
+      h.word = { status: 'busy', event, quietSince: null };
+      e.actor.send({ type: 'HOOK', at, status: 'busy', rule });
+    } else if (sig.kind === 'turn-end') {
+      const before = e.actor.getSnapshot().context.turns;
+      h.word = { status: 'done', event, quietSince: null };
+      e.actor.send({ type: 'HOOK', at, status: 'done', rule });
+      const turns = e.actor.getSnapshot().context.turns;
+      if (turns > before) {
+        h.ends.push({
+          turn: turns,
+          event,
+          ...(sig.reply !== undefined ? { reply: sig.reply } : {}),
+          ...(sig.transcriptPath ? { transcriptPath: sig.transcriptPath } : {}),
+        });
+        if (h.ends.length > 8) h.ends.shift();
+      }
+    } else {
+      // A permission request: the menu on screen says what it asks, and the screen follows it from here
+      // (the answer has no hook event: approved work shows busy, a denial ends with no end event).
+      h.word = null;
+      e.actor.send({ type: 'HOOK', at, status: 'waiting_input', rule });
+    }
+  }
+
+  /** A turn opened or closed on the pane's machine: a turn the hooks said nothing of is warned of once. */
+  private noteTurn(e: Entry, turnOpen: boolean, turns: number): void {
+    const h = e.hooks;
+    if (turnOpen && !h.turnOpen) h.callsAtOpen = h.calls;
+    h.turnOpen = turnOpen;
+    if (turns <= h.turns) return;
+    h.turns = turns;
+    const kind = e.pane.profile.detect.hooks;
+    if (!kind || h.warning || h.calls > h.callsAtOpen || !this.hooksInstalled(e.pane)) return;
+    h.warning = `no ${kind} hook event came during turn ${turns} of ${e.pane.agent} (hooks disabled in the CLI, or a release without them): its state comes from the state file and the screen`;
+    for (const l of this.hookWarningListeners) l(e.pane, h.warning);
+  }
+
+  private clearHookTimer(e: Entry): void {
+    e.hooks.timer?.();
+    e.hooks.timer = null;
   }
 
   /**
@@ -366,6 +564,7 @@ export class PaneWatcher {
     // which says what it asks: the capture asked for below (or by the resumed output) reads both.
     if (status !== e.lastFileStatus && (status === 'busy' || status === 'idle')) {
       e.lastFileStatus = status;
+      e.lastFile = file;
       this.decide(e, at, file);
     } else if (status !== e.lastFileStatus) this.scheduler.want(e.schedule, 0, true, 'state-file');
     if (status === 'busy' && !e.life.dead && !e.held) this.flow.pause(e.flow);
@@ -378,8 +577,12 @@ export class PaneWatcher {
   private restarting(e: Entry): void {
     this.stateFiles.reset(e.file);
     this.flow.resume(e.flow);
+    this.clearHookTimer(e);
+    e.hooks.word = null;
+    e.hooks.session = null;
     e.lastScreen = null;
     e.lastFileStatus = null;
+    e.lastFile = null;
     e.output.reset();
     this.scheduler.forgetEvidence(e.schedule);
   }

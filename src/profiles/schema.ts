@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isName, NAME_RULE } from '../ids.js';
-import { DISCOVER_KINDS, HEADLESS_ID_KINDS, HEADLESS_REPLY_KINDS, MCP_VIA_KINDS, STATE_FILE_KINDS, TRANSCRIPT_KINDS } from '../clis/kinds.js';
+import { DISCOVER_KINDS, HEADLESS_ID_KINDS, HEADLESS_REPLY_KINDS, HOOK_KINDS, MCP_VIA_KINDS, STATE_FILE_KINDS, TRANSCRIPT_KINDS } from '../clis/kinds.js';
 
 export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -49,6 +49,11 @@ export const DetectSchema = z.strictObject({
   outputBusy: z.array(regex).default([]),
   /** Where the CLI writes its own state to disk, used as stronger evidence than the screen. */
   stateFile: z.enum(STATE_FILE_KINDS).optional(),
+  /**
+   * The CLI's native hooks (issue 27): jaggers installs them per pane (src/clis/<cli>/hooks.ts) and
+   * their calls decide busy, done, waiting and the session id before the state file and the screen.
+   */
+  hooks: z.enum(HOOK_KINDS).optional(),
   /**
    * The CLI shows nothing busy while it streams (codex): a quiet screen after busy is not enough,
    * only `done` evidence (its turn summary) ends the turn.

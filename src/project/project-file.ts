@@ -13,6 +13,8 @@ const AgentSchema = z.strictObject({
   env: z.record(z.string(), z.string()).default({}),
   /** Register jaggers' MCP server in this agent (when its profile says how); false: the agent uses the commands. */
   mcp: z.boolean().optional(),
+  /** Install its CLI's native hooks (where its profile has them); false: read from the state file and screen only. */
+  hooks: z.boolean().optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 
@@ -33,6 +35,8 @@ export const ProjectSchema = z
     notify: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
     /** How many worker windows `assign <profile>` may run at once: one number for every profile, or per profile. */
     maxWorkers: z.union([z.number().int().positive(), z.record(z.string(), z.number().int().positive())]).optional(),
+    /** false: no agent of this project gets its CLI's native hooks installed (the state file and screen decide). */
+    hooks: z.boolean().optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();

@@ -46,7 +46,9 @@ import { Notifier } from './notify.js';
 import { PaneWatcher } from '../panes/watcher.js';
 import { publishStatus } from './publish.js';
 import { readFile } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { ensurePrivateFolder } from '../fs/private-dir.js';
+import { HookSpool, hookSpoolDir } from '../panes/hook-spool.js';
 
 export interface SupervisorDeps {
   ctx: Context;
@@ -83,7 +85,20 @@ export function compose(d: SupervisorDeps) {
   const profile = async (name: string) => (await loadProfile(name, ctx.jaggersDir)).profile;
   const warnings = [...store.warnings].slice(0, 20);
 
-  const watcher = new PaneWatcher(d.events, { commands });
+  const watcher = new PaneWatcher(d.events, {
+    commands,
+    // Started with its hooks installed: the launcher wrote its hook folder (hooks off: it removed it).
+    hooksInstalled: (pane) => pane.terminalId != null && existsSync(path.join(ctx.jaggersDir, 'hooks', pane.terminalId)),
+  });
+  // The CLIs' hook calls (issue 27): the bridge drops each into this folder; one watch, each handed to its pane.
+  const spool = new HookSpool({
+    dir: hookSpoolDir(ctx.jaggersDir),
+    deliver: (call) => {
+      const skipped = watcher.hookCall(call);
+      if (skipped) log.info({ terminal: call.terminalId, event: call.event }, `hook call skipped: ${skipped}`);
+    },
+    skipped: (file, why) => log.warn({ file }, `hook spool file skipped: ${why}`),
+  });
   const table = new TerminalTable(commands, ctx.session, ctx.jaggersDir, watcher, log);
   const notifier = new Notifier(
     commands,
@@ -349,7 +364,7 @@ export function compose(d: SupervisorDeps) {
         const t = data.terminals[terminalId];
         if (!t || t.sessionId === sessionId) return { events: [], result: null };
         const events: NewJournalEvent[] = t.sessionId
-          ? [{ type: 'session-forked', terminalId, from: t.sessionId, to: sessionId, reason: 'the CLI reported a new session in its state file' }]
+          ? [{ type: 'session-forked', terminalId, from: t.sessionId, to: sessionId, reason: 'the CLI reported a new session (its hook or state file)' }]
           : [{ type: 'session-pinned', terminalId, sessionId, how: 'discovered' }];
         return { events, result: events[0]! };
       });
@@ -409,7 +424,15 @@ export function compose(d: SupervisorDeps) {
       await watcher.start();
       watcher.onChange(onStatus);
       watcher.onSession((pane, sessionId) => void followSession(pane.terminalId ?? null, pane.agent, sessionId));
+      watcher.onHookWarning((pane, warning) => log.warn({ agent: pane.agent, terminal: pane.terminalId }, warning));
       await table.refresh();
+      // After the panes are watched: calls left from before this start give their sessions.
+      try {
+        await ensurePrivateFolder(hookSpoolDir(ctx.jaggersDir));
+        spool.start();
+      } catch (e) {
+        log.warn({ err: (e as Error).message }, 'the hook spool cannot be watched: states come from state files and screens');
+      }
       await launcher.recordTags();
       // Items left by an earlier supervisor: lost workers reopened, in-flight items followed, queues run.
       await workers.pumpNow();
@@ -429,6 +452,7 @@ export function compose(d: SupervisorDeps) {
       runner.stop();
       tasks.stop();
       flows.stop();
+      spool.stop();
       watcher.stop();
     },
   };

@@ -7,5 +7,9 @@ export interface TurnWatch extends PaneStatusSource {
   turns(paneId: string): number;
   /** Tell the machine the open turn ended (the engine saw the evidence). */
   confirmTurn(paneId: string, by: string): void;
+  /** The first turn end a CLI's hook reported after `turnsBefore` closed turns, with its reply where the payload held it. */
+  hookEnd?(paneId: string, turnsBefore: number): { event: string; reply?: string } | null;
+  /** The pane's CLI calls its hooks (installed, and not gone silent): its turn end is worth a moment's wait. */
+  hooksExpected?(paneId: string): boolean;
   snapshot(paneId: string): { status: string; context: { since: number; rule: string | null; lines: string[] }; screen: Classification | null } | undefined;
 }

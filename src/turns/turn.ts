@@ -115,9 +115,9 @@ export async function deliverPointer(
 
 export interface TurnReply {
   text: string;
-  from: 'transcript' | 'screen';
+  from: 'transcript' | 'screen' | 'hook';
   artifact: string;
-  by: 'transcript' | 'screen';
+  by: 'transcript' | 'screen' | 'hook';
 }
 
 /**
@@ -138,10 +138,7 @@ export async function awaitReply(
   const home = await env.homeOf(target.pid);
   const sessionId = prompt.meta.targetSession;
   const end = await turnEnd(env, target, { nonce, cwd: prompt.cwd, sessionId, artifact: prompt.artifact, home }, req, turnsBefore);
-  const reply =
-    end.by === 'transcript'
-      ? { text: end.reply, from: 'transcript' as const }
-      : { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const };
+  const reply = end.by === 'screen' ? { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const } : { text: end.reply, from: end.by };
   const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
   const artifact = await writeReply(env.registry, dirs, {
     prompt,

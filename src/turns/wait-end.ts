@@ -9,7 +9,7 @@ import { describeScreenEnd, screenTurnEnd, type ScreenEnd } from '../handover/re
 import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
 
-export type TurnEnd = { by: 'transcript'; reply: string } | { by: 'screen'; screen: string };
+export type TurnEnd = { by: 'transcript'; reply: string } | { by: 'screen'; screen: string } | { by: 'hook'; reply: string; event: string };
 
 export interface WaitSpec {
   paneId: string;
@@ -56,6 +56,12 @@ const TRANSCRIPT_GRACE_MS = 5000;
  * by that busy screen, counted as a second turn. A screen busy longer than this does not hold the reply.
  */
 const SCREEN_BUSY_GRACE_MS = 3000;
+/**
+ * How long a finished reply in the transcript waits for the hook's turn end, on a pane whose hooks
+ * fire: a CLI writes its transcript a moment before it runs its Stop hook, and the hook's word (and
+ * its reply) decides. A pane whose hooks went silent is not waited for.
+ */
+const HOOK_END_GRACE_MS = 1500;
 
 export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promise<TurnEnd> {
   const hasDoneRules = w.profile.detect.rules.some((r) => r.status === 'done');
@@ -71,6 +77,8 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
     let transcriptWait: number | undefined;
     /** When the transcript first had the finished reply while the screen still read busy. */
     let busyWait: number | undefined;
+    /** When the transcript first had the finished reply while the pane's hooks had not ended the turn. */
+    let hookWait: number | undefined;
     /** A screen that shows the end while the machine has not settled: it must stay so for settleMs. */
     let candidate: { screen: string; at: number } | null = null;
 
@@ -84,10 +92,20 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       if (status === 'exited') {
         return finish(new JaggersError('E_PANE_GONE', `${w.label}: ${w.agent}'s pane died before its turn ended; the handover file stays at ${w.artifact}`));
       }
+      // A hook's turn end that carried the reply (claude/codex/qwen Stop's last_assistant_message): the
+      // turn ended with it, and neither the transcript nor the screen is read.
+      const hook = watch.hookEnd?.(w.paneId, w.turnsBefore);
+      if (hook?.reply !== undefined) return finish(null, { by: 'hook', reply: hook.reply, event: hook.event });
       if (w.readTranscript) {
         const t = await w.readTranscript().catch(() => null);
         sawTranscript = t === null ? 'no reply to this prompt yet' : t.finished ? 'a finished reply' : 'a reply still being written';
         if (t?.finished) {
+          if (watch.hooksExpected?.(w.paneId)) {
+            hookWait ??= performance.now();
+            const waited = performance.now() - hookWait;
+            // The hook's turn end changes the pane's state, which checks again at once.
+            if (waited < HOOK_END_GRACE_MS) return later(HOOK_END_GRACE_MS - waited);
+          }
           // The pane's machine already says the turn ended (a CLI's state file decides that before its
           // screen is read again): the last screen reading is older than that, and holds nothing back.
           if (watch.snapshot(w.paneId)?.screen?.status === 'busy' && status === 'busy') {

@@ -11,8 +11,8 @@ export interface Outcome {
   delivery: { kind: 'delivered' | 'headless'; submits: number; evidence: DeliveryEvidence | null; ms: number } | null;
   deliverMs: number | null;
   replyMs: number | null;
-  confirmedBy: 'transcript' | 'screen' | 'headless' | null;
-  replyFrom: 'transcript' | 'screen' | 'headless' | null;
+  confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
+  replyFrom: 'transcript' | 'screen' | 'headless' | 'hook' | null;
   pointer: string | null;
   bytes: number | null;
 }

@@ -180,7 +180,8 @@ describe('status detection on real tmux with the fake agent', () => {
     expect(st).toMatchObject({ agent: 'ag', state: 'done', from: 'supervisor' });
     const why = await rig.run(['why', 'ag']);
     expect(why.stdout).toMatch(/^ag is done since \d{4}-/);
-    expect(why.stdout).toMatch(/decided by: (turn-summary \(screen\)|state-file .* \(state-file\))/);
+    // The demo profile's hooks decide first (issue 27); the state file or the screen where a hook said nothing.
+    expect(why.stdout).toMatch(/decided by: (hook Stop \(hook\)|turn-summary \(screen\)|state-file .* \(state-file\))/);
     const table = await rig.run(['status']);
     expect(table.stdout).toMatch(/ag\s+done/);
     // A person attached sees the state in the window list.

@@ -25,6 +25,7 @@ describe('profile check', () => {
     const p = JSON.parse(await readFile(file, 'utf8')) as { detect: Record<string, unknown> };
     delete p.detect.stateFile;
     delete p.detect.outputBusy;
+    delete p.detect.hooks;
     await writeProfile(rig.root, 'screens', p);
 
     const { code, report } = await check(['screens', '--capture', 'shots']);
@@ -32,6 +33,7 @@ describe('profile check', () => {
     expect(report!.ok).toBe(true);
     expect(report!.seen).toEqual({ idle: 'input-box', busy: 'spinner', done: 'turn-summary' });
     expect(report!.version).toMatchObject({ installed: '1.0.0' });
+    expect(report!.signals).toEqual(['screen (5 rules)']);
     const busy = report!.steps.find((s) => s.state === 'busy')!;
     expect(busy.lines.join('\n')).toMatch(/esc to cancel/);
     // Each step's screen is saved, and shows what the rule matched.
@@ -51,7 +53,10 @@ describe('profile check', () => {
 
   it('a busy rule that never fires: FAIL naming the rule; unknown profile and missing command', async () => {
     const file = await writeFakeProfile(rig.root, 'nobusy', ['--think-ms', '1500']);
-    const p = JSON.parse(await readFile(file, 'utf8')) as { detect: { rules: { name: string; pattern: string }[]; stateFile?: string; outputBusy?: string[] } };
+    const p = JSON.parse(await readFile(file, 'utf8')) as {
+      detect: { rules: { name: string; pattern: string }[]; stateFile?: string; outputBusy?: string[]; hooks?: string };
+    };
+    delete p.detect.hooks;
     delete p.detect.stateFile;
     delete p.detect.outputBusy;
     p.detect.rules.find((r) => r.name === 'spinner')!.pattern = 'NEVER-SHOWN';

@@ -31,8 +31,15 @@ describe('fake agent: parseArgs', () => {
         sessionId: '6f1c2a3b-0000-4000-8000-000000000001',
         resume: undefined,
         replies: 'receipt',
+        noHooks: false,
       },
     });
+  });
+
+  it('--hooks names the settings file of hook commands; --no-hooks ignores it (a release without hooks)', () => {
+    expect(parseArgs(['--hooks', 'h.json'])).toMatchObject({ kind: 'run', options: { hooksFile: 'h.json', noHooks: false } });
+    expect(parseArgs(['--hooks=h.json', '--no-hooks'])).toMatchObject({ kind: 'run', options: { hooksFile: 'h.json', noHooks: true } });
+    expect(parseArgs(['--hooks'])).toEqual({ kind: 'error', message: "option '--hooks' needs a value" });
   });
 
   it('--replies picks the reply mode: receipt by default, or work', () => {

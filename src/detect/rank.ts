@@ -1,0 +1,46 @@
+// The one place that ranks a pane's signals (issue 27): a CLI's hook event first, its state file next
+// (src/detect/state-file.ts `combine`), the screen last. The screen still decides what no hook reports:
+// a menu or an error on screen, and the end of a turn that no hook ended (Esc, a denied permission)
+// once it has shown the CLI quiet for a while. Pure: times come in, a decision goes out.
+import type { Classification } from './classify.js';
+import { combine } from './state-file.js';
+
+/** What the pane's hooks said last, as ranking needs it. */
+export interface HookWord {
+  /** busy: a turn started (no end seen yet); done: a turn ended (the screen may still lag); null: nothing pending. */
+  status: 'busy' | 'done' | null;
+  event: string;
+  /** When the screen and state file first read quiet while the hook said busy (null: not quiet since). */
+  quietSince: number | null;
+}
+
+export type Ranked =
+  /** Hand this reading to the machine. */
+  | { kind: 'apply'; c: Classification; source: 'screen' | 'state-file' }
+  /** The hook's word stands; look again at `until` when set (a quiet screen that may be an unreported end). */
+  | { kind: 'hold'; until: number | null; why: string };
+
+/**
+ * Rank a fresh reading of the screen (and state file) against what the hooks said.
+ * - A menu or an error on screen always goes through: no hook reports them.
+ * - After a hook's turn start, a quiet reading goes through only once it has stayed quiet `graceMs`
+ *   (no end event after Esc or a denied permission: the screen ends such a turn, named as such).
+ * - After a hook's turn end, a busy reading is the screen lagging behind: held until the screen reads
+ *   quiet once (the caller then forgets the hook's word) or the next turn starts.
+ */
+export function rank(screen: Classification, file: Classification | null, hook: HookWord | null, at: number, graceMs: number): Ranked {
+  const base = combine(screen, file);
+  const s = base.c.status;
+  if (!hook?.status || s === 'waiting_input' || s === 'error' || s === 'unknown') return { kind: 'apply', ...base };
+  const quiet = s === 'idle' || s === 'done';
+  if (hook.status === 'busy') {
+    if (s === 'busy' || s === 'starting') return { kind: 'hold', until: null, why: `hook ${hook.event} says busy` };
+    const since = hook.quietSince ?? at;
+    if (at - since < graceMs) return { kind: 'hold', until: since + graceMs, why: `hook ${hook.event} says busy; quiet for ${at - since} ms` };
+    const c = { ...base.c, rule: `${base.c.rule ?? 'quiet'} (no hook end event after ${hook.event} within ${graceMs} ms)` };
+    return { kind: 'apply', c, source: base.source };
+  }
+  // hook.status === 'done'
+  if (quiet) return { kind: 'apply', ...base };
+  return { kind: 'hold', until: null, why: `hook ${hook.event} ended the turn; the ${base.source} still reads ${s}` };
+}

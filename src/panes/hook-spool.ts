@@ -1,0 +1,191 @@
+// The hook spool (issue 27): the folder `.jaggers/hook-spool/` into which the hook bridge
+// (bin/jaggers-hook) drops one file per call of a CLI's native hook, named
+// `<terminal id>.<time in ns>.<pid>.<event>`. One inotify watch on the folder (no polling); each file is
+// read (bounded), removed, and handed on as a HookCall in the order the calls were made.
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, rmSync, watch } from 'node:fs';
+import path from 'node:path';
+import { coalesced } from '../coalesced.js';
+
+/** A hook's payload is a few KB (a Stop holds the turn's last reply): a larger file is not read. */
+export const MAX_HOOK_BYTES = 4 * 1024 * 1024;
+
+/** The spool folder of a project's `.jaggers/`. */
+export function hookSpoolDir(jaggersDir: string): string {
+  return path.join(jaggersDir, 'hook-spool');
+}
+
+/** One call of the bridge, as its file says. */
+export interface HookCall {
+  terminalId: string;
+  event: string;
+  /** The payload: parsed JSON, else the raw text ('' when the CLI gave none). */
+  payload: unknown;
+  /** When the bridge ran (ns since the epoch) and its pid: the order of calls. */
+  ns: bigint;
+  pid: number;
+  /** Made before this spool was started (left by a supervisor that stopped): only its session counts. */
+  stale: boolean;
+}
+
+export interface SpoolName {
+  terminalId: string;
+  ns: bigint;
+  pid: number;
+  event: string;
+}
+
+const NAME = /^([A-Za-z0-9_-]{1,64})\.(\d{1,20})\.(\d{1,10})\.([A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63})$/;
+
+/** A spool file's name taken apart; null when it is not one the bridge makes. */
+export function parseSpoolName(name: string): SpoolName | null {
+  const m = NAME.exec(name);
+  if (!m) return null;
+  return { terminalId: m[1]!, ns: BigInt(m[2]!), pid: Number(m[3]!), event: m[4]! };
+}
+
+/** The order of calls: by time, then pid (two calls in one nanosecond), then name. */
+export function bySpoolOrder(a: { name: string; n: SpoolName }, b: { name: string; n: SpoolName }): number {
+  if (a.n.ns !== b.n.ns) return a.n.ns < b.n.ns ? -1 : 1;
+  if (a.n.pid !== b.n.pid) return a.n.pid - b.n.pid;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export interface SpoolPorts {
+  list(dir: string): string[];
+  /** The file's text; null when it is not a regular file or is larger than `max`. */
+  read(file: string, max: number): string | null;
+  remove(file: string): void;
+  watchFolder(dir: string, onChange: () => void): { close(): void };
+}
+
+/** Open without following a link and without blocking on a FIFO, check the open file, read at most `max` bytes. */
+function readBounded(file: string, max: number): string | null {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > max) return null;
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.toString('utf8', 0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export const realSpoolPorts: SpoolPorts = {
+  list: (dir) => readdirSync(dir),
+  read: readBounded,
+  remove: (file) => rmSync(file, { force: true }),
+  watchFolder: (dir, onChange) => watch(dir, () => onChange()),
+};
+
+export interface SpoolOptions {
+  dir: string;
+  /** Each call, in order. */
+  deliver(call: HookCall): void;
+  /** One line per file skipped (a bad name, an unreadable or huge file). */
+  skipped(file: string, why: string): void;
+  ports?: SpoolPorts;
+  /** Wall time in ns (the bridge's clock): files older than the start are stale. */
+  nowNs?: () => bigint;
+}
+
+/** A bridge's temp file (`.<id>.<ns>.<pid>.tmp`) this old was left by a bridge that died mid-write. */
+const TEMP_MAX_AGE_NS = 60_000_000_000n;
+
+export class HookSpool {
+  private watcher: { close(): void } | null = null;
+  private startNs = 0n;
+  private readonly ports: SpoolPorts;
+  private readonly nowNs: () => bigint;
+  readonly drain: () => Promise<void>;
+
+  constructor(private readonly o: SpoolOptions) {
+    this.ports = o.ports ?? realSpoolPorts;
+    this.nowNs = o.nowNs ?? (() => BigInt(Date.now()) * 1_000_000n);
+    this.drain = coalesced(async () => this.drainNow());
+  }
+
+  /** Watch the folder (it must exist: the supervisor makes it private) and take what is in it already. */
+  start(): void {
+    this.startNs = this.nowNs();
+    this.watcher = this.ports.watchFolder(this.o.dir, () => void this.drain());
+    this.drainNow(true);
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  /** Every file in the folder, in call order: read, removed, delivered. */
+  drainNow(starting = false): void {
+    let names: string[];
+    try {
+      names = this.ports.list(this.o.dir);
+    } catch (e) {
+      this.o.skipped(this.o.dir, `cannot list the hook spool: ${(e as Error).message}`);
+      return;
+    }
+    const files: { name: string; n: SpoolName }[] = [];
+    for (const name of names) {
+      const file = path.join(this.o.dir, name);
+      if (name.startsWith('.')) {
+        // A bridge still writing; one left by a bridge that died goes at the start.
+        const t = /^\.[A-Za-z0-9_-]{1,64}\.(\d{1,20})\.\d{1,10}\.tmp$/.exec(name);
+        if (starting && (!t || this.startNs - BigInt(t[1]!) > TEMP_MAX_AGE_NS)) this.remove(file);
+        continue;
+      }
+      const n = parseSpoolName(name);
+      if (!n) {
+        this.o.skipped(file, 'not a name the hook bridge makes (<terminal id>.<ns>.<pid>.<event>)');
+        this.remove(file);
+        continue;
+      }
+      files.push({ name, n });
+    }
+    files.sort(bySpoolOrder);
+    for (const { name, n } of files) {
+      const file = path.join(this.o.dir, name);
+      let text: string | null;
+      try {
+        text = this.ports.read(file, MAX_HOOK_BYTES);
+      } catch (e) {
+        // Gone meanwhile (another drain took it) says nothing; anything else is one log line.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.o.skipped(file, `cannot read it: ${(e as Error).message}`);
+        this.remove(file);
+        continue;
+      }
+      this.remove(file);
+      if (text === null) {
+        this.o.skipped(file, `not a regular file of at most ${MAX_HOOK_BYTES} bytes`);
+        continue;
+      }
+      this.o.deliver({ ...n, payload: parsePayload(text), stale: n.ns < this.startNs });
+    }
+  }
+
+  private remove(file: string): void {
+    try {
+      this.ports.remove(file);
+    } catch {
+      // gone already, or the folder is: nothing to do
+    }
+  }
+}
+
+/** Parsed JSON, else the raw text (codex passes JSON; a CLI might pass plain words). */
+export function parsePayload(text: string): unknown {
+  const t = text.trim();
+  if (t === '') return '';
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return text;
+  }
+}
