@@ -1,10 +1,11 @@
-// Claude Code: its transcript, its state file (`~/.claude/sessions/<pid>.json`) and its resume flags.
+// Claude Code: its transcript, its state file (`~/.claude/sessions/<pid>.json`), its resume flags and its hooks.
 import path from 'node:path';
 import { flagRewriter } from '../shared/resume-flags.js';
 import { parseStateFile } from '../shared/status-json.js';
 import type { CliFolder } from '../types.js';
 import { claudeFlags } from './flags.js';
 import { readClaudeEntries } from './entries-cache.js';
+import { claudeHooks } from './hooks.js';
 import { claudeTranscriptFile, replyInTranscript } from './transcript.js';
 
 export { claudeFlags };
@@ -19,4 +20,5 @@ export const claude = {
   },
   stateFiles: { 'claude-sessions': { path: (home, pid) => path.join(home, '.claude', 'sessions', `${pid}.json`), parse: parseStateFile } },
   execCommands: { claude: flagRewriter(claudeFlags) },
+  hooks: { claude: claudeHooks },
 } satisfies CliFolder;
