@@ -1,10 +1,11 @@
 // Codex CLI: its session found in its rollout files, `codex exec --json`'s session id, its MCP
-// overrides and `codex resume --last`.
+// overrides, `codex resume --last`, and its native hooks.
 import path from 'node:path';
 import type { CliFolder } from '../types.js';
 import { findNewCodexSession } from './discover.js';
 import { rewriteCodex } from './exec-rewrite.js';
 import { threadIdFromJson } from './headless.js';
+import { codexHooks } from './hooks.js';
 import { codexOverrides } from './mcp.js';
 
 export const codex = {
@@ -14,4 +15,5 @@ export const codex = {
   headlessIds: { 'codex-json': threadIdFromJson },
   mcpFormats: { 'codex-overrides': codexOverrides },
   execCommands: { codex: rewriteCodex },
+  hooks: { codex: codexHooks },
 } satisfies CliFolder;
