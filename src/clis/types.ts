@@ -65,6 +65,11 @@ export interface HookInstall {
   env: Record<string, string>;
   /** Files to write before the start, each under `dir` (the launcher refuses any other path). */
   files: { path: string; text: string }[];
+  /**
+   * Set when this CLI cannot be hooked here without writing outside `.jaggers/` (gemini as an ordinary
+   * user): why, for `doctor`/`profile check`. args, env and files are then empty and the screen decides.
+   */
+  unavailable?: string;
 }
 
 export interface HookKit {

@@ -188,6 +188,7 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     const body = method === 'POST' ? await readBody(req) : undefined;
     const rec = describeRequest(requests.length + 1, method, path, body);
     requests.push(rec);
+    // The time of the answer's last byte: hook latencies are measured from it.
     res.once('finish', () => {
       rec.endedAt = Date.now();
     });

@@ -1,7 +1,8 @@
-// Qwen Code: its chat recording and its resume flags.
+// Qwen Code: its chat recording, its resume flags and its hooks (./hooks.ts).
 import { readText } from '../shared/read-text.js';
 import { flagRewriter } from '../shared/resume-flags.js';
 import type { CliFolder } from '../types.js';
+import { qwenHooks } from './hooks.js';
 import { qwenReply, qwenTranscriptFile } from './transcript.js';
 
 export const qwen = {
@@ -11,5 +12,6 @@ export const qwen = {
       return text === null ? null : qwenReply(text, tag);
     },
   },
+  hooks: { qwen: qwenHooks },
   execCommands: { qwen: flagRewriter({ cli: 'qwen', resume: (id) => ['-r', id], continueFlags: ['-c', '--continue'] }) },
 } satisfies CliFolder;

@@ -1,0 +1,93 @@
+// A stand-in for jaggers' hook bridge in the real-CLI hook tests: a sh script that records each call
+// (its arguments, its stdin, the time in ns) as files in a folder and exits 0 at once, printing nothing.
+// `installContext` gives a HookKit the same context the launcher would, with this script as `bridge`.
+
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HookInstall, HookInstallContext } from '../../src/clis/types.js';
+
+const SCRIPT = `#!/bin/sh
+# capture <calls dir> <args...>: stdin to <ns>-<pid>.in, then the arguments to <ns>-<pid>.argv (last: a
+# reader that sees .argv finds .in complete).
+d=$1; shift
+f="$d/$(date +%s%N)-$$"
+cat > "$f.in"
+date +%s%N > "$f.end"
+printf '%s\\n' "$@" > "$f.argv.tmp" && mv "$f.argv.tmp" "$f.argv"
+`;
+
+export interface HookCall {
+  /** The call's file name in the calls folder (`<ns>-<pid>`). */
+  id: string;
+  /** When the script ran (ms since the epoch, fractional). */
+  atMs: number;
+  /** When the CLI closed its stdin (ms): a bridge that reads stdin to the end waits that long. */
+  stdinClosedMs: number;
+  /** The arguments after the calls folder: the CLI's event name last. */
+  argv: string[];
+  event: string;
+  stdin: string;
+  /** stdin as JSON, or the raw text. */
+  payload: unknown;
+}
+
+const quote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+export interface HookCapture {
+  calls(): HookCall[];
+  context(opts: { dir: string; cwd: string; version: string | null }): HookInstallContext;
+}
+
+export function createHookCapture(root: string): HookCapture {
+  const script = join(root, 'capture-hook.sh');
+  const callsDir = join(root, 'hook-calls');
+  mkdirSync(callsDir, { recursive: true });
+  writeFileSync(script, SCRIPT);
+  chmodSync(script, 0o755);
+  const bridge = ['sh', script, callsDir];
+  return {
+    context: ({ dir, cwd, version }) => ({ bridge, bridgeShell: bridge.map(quote).join(' '), dir, cwd, version }),
+    calls() {
+      const names = readdirSync(callsDir)
+        .filter((n) => n.endsWith('.argv'))
+        .sort((a, b) => (BigInt(a.split('-')[0]!) < BigInt(b.split('-')[0]!) ? -1 : 1));
+      return names.map((n) => {
+        const base = join(callsDir, n.slice(0, -'.argv'.length));
+        const argv = readFileSync(`${base}.argv`, 'utf8').split('\n').slice(0, -1);
+        const stdin = existsSync(`${base}.in`) ? readFileSync(`${base}.in`, 'utf8') : '';
+        let payload: unknown = stdin;
+        try {
+          payload = JSON.parse(stdin) as unknown;
+        } catch {
+          // not JSON: kept as text
+        }
+        const ns = (t: string): number => Number(BigInt(t.trim()) / 1000n) / 1000;
+        return {
+          id: n.slice(0, -'.argv'.length),
+          atMs: ns(n.split('-')[0]!),
+          stdinClosedMs: ns(readFileSync(`${base}.end`, 'utf8')),
+          argv,
+          event: argv.at(-1) ?? '',
+          stdin,
+          payload,
+        };
+      });
+    },
+  };
+}
+
+/** Writes an install's files as the launcher would (folders 0755, files 0644: gemini wants neither group- nor other-writable). */
+export function writeInstall(install: HookInstall): void {
+  for (const f of install.files) {
+    mkdirSync(join(f.path, '..'), { recursive: true, mode: 0o755 });
+    writeFileSync(f.path, f.text, { mode: 0o644 });
+  }
+}
+
+/** Saves a payload as test/fixtures/hooks/<name>.json when JAGGERS_CAPTURE_HOOKS=1. */
+export function saveFixture(name: string, payload: unknown): void {
+  if (process.env.JAGGERS_CAPTURE_HOOKS !== '1') return;
+  const dir = join(import.meta.dirname, '..', 'fixtures', 'hooks');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(payload, null, 2)}\n`);
+}
