@@ -63,6 +63,9 @@ export function hookLaunch(
   const dir = hookDir(id.projectRoot, id.terminalId);
   const bridge = bridgeCommand(id.binDir, id.projectRoot, id.terminalId);
   const got = HOOKS[kind].install({ bridge, bridgeShell: bridge.map(shellQuote).join(' '), dir, cwd: id.cwd, version: id.version ?? null });
+  // A kit that can install nothing here (gemini not run as root: `unavailable` says why, and doctor
+  // shows it): no hooks, so no warning that they never fired either; the screen decides.
+  if (got.unavailable || (got.args.length === 0 && got.files.length === 0 && Object.keys(got.env).length === 0)) return null;
   for (const f of got.files) checkInside(dir, f.path, kind);
   return { kind, dir, args: [...got.args], env: { ...got.env }, files: got.files.map((f) => ({ path: path.resolve(f.path), text: f.text })) };
 }
@@ -97,21 +100,24 @@ export async function removeHookDir(projectRoot: string, terminalId: string): Pr
 
 /**
  * The signals a profile reads its CLI by, strongest first, on the installed release (`version`; null:
- * unknown): its hooks where its kit installs any for that release, its state file, its screen rules.
+ * unknown): its hooks where its kit installs any for that release (asked for a pane's hook folder under
+ * `jaggersDir`: gemini's answer depends on who owns the folders above it), its state file, its screen rules.
  */
-export function profileSignals(profile: Profile, version: string | null): string[] {
+export function profileSignals(profile: Profile, version: string | null, jaggersDir: string = os.tmpdir()): string[] {
   const out: string[] = [];
   const kind = profile.detect.hooks;
   if (kind) {
     let got: HookInstall | null = null;
     try {
-      const dir = path.join(os.tmpdir(), 'jaggers-hooks-probe');
+      const dir = path.join(jaggersDir, 'hooks', 'jg-probe');
       got = HOOKS[kind].install({ bridge: ['sh', 'jaggers-hook'], bridgeShell: 'sh jaggers-hook', dir, cwd: dir, version });
     } catch {
       got = null;
     }
     const any = got && (got.args.length > 0 || got.files.length > 0 || Object.keys(got.env).length > 0);
-    out.push(any ? `hooks (${kind})` : `no hooks on ${version ? `release ${version}` : 'this release'} (${kind} installs none)`);
+    if (any) out.push(`hooks (${kind})`);
+    else if (got?.unavailable) out.push(`no hooks (${kind}: ${got.unavailable})`);
+    else out.push(`no hooks on ${version ? `release ${version}` : 'this release'} (${kind} installs none)`);
   }
   if (profile.detect.stateFile) out.push(`state file (${profile.detect.stateFile})`);
   out.push(`screen (${profile.detect.rules.length} rule${profile.detect.rules.length === 1 ? '' : 's'})`);

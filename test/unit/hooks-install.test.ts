@@ -84,6 +84,8 @@ describe('profile signals (doctor, profile check)', () => {
     try {
       fakeAgentHooks.install = () => ({ args: [], env: {}, files: [] });
       expect(profileSignals(full, '0.9.0')[0]).toBe('no hooks on release 0.9.0 (fake-agent installs none)');
+      fakeAgentHooks.install = () => ({ args: [], env: {}, files: [], unavailable: "its settings file must be root's" });
+      expect(profileSignals(full, '0.9.0')[0]).toBe("no hooks (fake-agent: its settings file must be root's)");
     } finally {
       fakeAgentHooks.install = saved;
     }

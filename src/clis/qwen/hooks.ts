@@ -24,7 +24,10 @@ const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v
 export function qwenHookSettings(bridgeShell: string): Json {
   const hooks: Json = {};
   for (const event of QWEN_HOOK_EVENTS) {
-    hooks[event] = [{ hooks: [{ type: 'command', name: 'jaggers', command: `${bridgeShell} ${event}`, async: true }] }];
+    const hook = { type: 'command', name: 'jaggers', command: `${bridgeShell} ${event}`, async: true };
+    // Notification: only a permission prompt. qwen keeps the stdin of its `idle_prompt` Notification
+    // (after every turn) open until it exits, so each such bridge would linger for the session's life.
+    hooks[event] = [event === 'Notification' ? { matcher: 'permission_prompt', hooks: [hook] } : { hooks: [hook] }];
   }
   return { $version: SETTINGS_VERSION, hooks };
 }

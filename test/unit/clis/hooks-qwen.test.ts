@@ -37,7 +37,9 @@ describe('qwen hooks: install', () => {
   it('calls the bridge command with the event name appended, asynchronously, for each event', () => {
     const settings = JSON.parse(qwenHooks.install(ctx).files[0]!.text) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
     for (const event of QWEN_HOOK_EVENTS) {
-      expect(settings.hooks[event]).toEqual([{ hooks: [{ type: 'command', name: 'jaggers', command: `${ctx.bridgeShell} ${event}`, async: true }] }]);
+      const hooks = [{ type: 'command', name: 'jaggers', command: `${ctx.bridgeShell} ${event}`, async: true }];
+      // Notification: permission prompts only (the idle_prompt one keeps its bridge waiting on stdin).
+      expect(settings.hooks[event]).toEqual([event === 'Notification' ? { matcher: 'permission_prompt', hooks } : { hooks }]);
     }
   });
 });
