@@ -14,6 +14,22 @@ export default defineConfig({
         test: { name: 'core', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'], sequence: { groupOrder: 0 } },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], sequence: { groupOrder: 1 } } },
+      // Every turn test on the real CLIs again with their native hooks off (issue 27): the screen and
+      // state files must still carry every turn when a hook never fires.
+      {
+        extends: true,
+        test: {
+          name: 'e2e-screen',
+          include: [
+            'test/e2e/jaggers-real.test.ts',
+            'test/e2e/jaggers-work-real.test.ts',
+            'test/e2e/jaggers-workflow-real.test.ts',
+            'test/e2e/jaggers-headless.test.ts',
+          ],
+          env: { JAGGERS_E2E_HOOKS: 'off' },
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

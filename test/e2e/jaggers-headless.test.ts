@@ -11,13 +11,13 @@ import type { HandoffResult } from '../../src/api/types.js';
 import type { PinRow } from '../../src/commands/sessions.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 import { CLI_NAMES, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
-import { createTeam, type Team } from './team.js';
+import { createTeam, type Team, SIGNALS } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
 const STEP_MS = 180_000;
 
-describe.skipIf(team.length === 0)('jaggers: headless turns on the real CLIs', () => {
+describe.skipIf(team.length === 0)(`jaggers: headless turns on the real CLIs (${SIGNALS})`, () => {
   let t: Team;
   beforeAll(async () => {
     t = await createTeam(team);

@@ -17,7 +17,7 @@ import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 import { CLI_NAMES, cliBinary, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { codexSessionIds, firstJsonLine, opencodeExport, opencodeSessions, sessionFile } from './session-files.js';
-import { createTeam, mcpToolName, MULTI_LINE_REPLY, type Team } from './team.js';
+import { createTeam, HOOKS_OFF, mcpToolName, MULTI_LINE_REPLY, type Team, SIGNALS } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 // JAGGERS_E2E_CLIS=claude,codex narrows the team (to look into one CLI).
@@ -38,6 +38,15 @@ const approvalPattern = (cli: CliName): string => {
   return profile.detect.rules.find((r) => r.name === 'approval-menu')?.pattern ?? 'no approval-menu rule';
 };
 
+/**
+ * The CLIs whose native hooks jaggers installs here (docs/hooks.md): with them on, a hook decides each
+ * turn's start and end, and a Stop with the reply in it gives the reply. gemini's are off here: its
+ * settings file must sit under folders owned by root only, and the test's project is under /tmp.
+ */
+const HOOKED: readonly CliName[] = HOOKS_OFF ? [] : ['claude', 'qwen', 'codex'];
+/** Where the first handoff's reply comes from. */
+const replyFrom = (cli: CliName): string => (HOOKED.includes(cli) ? 'hook' : cli === 'claude' || cli === 'qwen' || cli === 'copilot' ? 'transcript' : 'screen');
+
 /** The first handoff's result per CLI: its reply is handed on in the chain, its prompt must come back after a resume. */
 const firstHandoff = new Map<CliName, HandoffResult>();
 
@@ -47,7 +56,7 @@ const STEP_MS = 120_000;
 const MCP_TOOLS = TOOLS.map((t) => t.name);
 const MCP_NAMES = new Map<CliName, string[]>();
 
-describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
+describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, () => {
   let t: Team;
 
   /** How each agent's wait for its first idle ended (every CLI boots before any is handed work). */
@@ -145,7 +154,11 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           expect(res.reply, 'a reply').not.toBeNull();
           const reply = res.reply!;
           await expectReply(cli, res, `answer: ${secret}`);
-          expect(reply.from).toBe(cli === 'claude' || cli === 'qwen' || cli === 'copilot' ? 'transcript' : 'screen');
+          expect(reply.from).toBe(replyFrom(cli));
+          // What decided the turn's end: the CLI's own Stop hook where it has one.
+          const decided = await t.jgJson<{ rule: string; source: string }>(['why', cli, '--json']);
+          if (HOOKED.includes(cli)) expect(decided, 'why').toMatchObject({ source: 'hook', rule: 'hook Stop' });
+          else expect(decided.source).not.toBe('hook');
           expect(existsSync(reply.artifact)).toBe(true);
           const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
           expect(artifact.meta).toMatchObject({ task: res.task, turn: 2, source_agent: cli, target_agent: 'user', reply_to: path.basename(res.artifact) });
@@ -223,7 +236,7 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
             const started = Date.now();
             const res = await handoff(cli, ['--message', `answer at once, number ${i}`]);
             await expectReply(cli, res, `answer: answer at once, number ${i}`);
-            expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(/^(transcript|screen)$/);
+            expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(HOOKED.includes(cli) ? /^hook$/ : /^(transcript|screen)$/);
             // The stub answered at once: what is left is the CLI's own time and jaggers' (not a timeout).
             expect(Date.now() - started, `${cli} turn ${i} took`).toBeLessThan(30_000);
           }
@@ -258,8 +271,11 @@ describe.skipIf(team.length === 0)('jaggers drives the real CLIs', () => {
           const res = await handoff(cli, ['--message', 'Run the command that needs-approval', '--no-wait']);
           expect(res.delivery.kind).toBe('delivered');
           const waiting = await t.waitForStatus(cli, (s) => s.state === 'waiting_input', { what: 'waiting_input' });
-          // The menu on screen, or claude's own state file saying `waiting` (it may come first).
-          expect(waiting.rule).toMatch(/^(approval-menu$|state-file )/);
+          // The menu on screen, or claude's own state file saying `waiting` (it may come first), or the
+          // CLI's permission hook (claude and codex PermissionRequest, qwen its Notification).
+          expect(waiting.rule).toMatch(
+            HOOKED.includes(cli) ? /^(approval-menu$|state-file |hook (PermissionRequest|Notification)$)/ : /^(approval-menu$|state-file )/,
+          );
           const why = await t.jg(['why', cli]);
           expect(why.stdout).toContain(`${cli} is waiting_input`);
           const pane = await t.pane(cli);

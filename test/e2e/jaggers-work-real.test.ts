@@ -15,7 +15,7 @@ import type { InboxView, JobResultView, JobView, MessageView } from '../../src/a
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { api, collectEvents } from '../helpers/api.js';
 import { CLI_NAMES, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
-import { createTeam, type Team } from './team.js';
+import { createTeam, type Team, SIGNALS } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
@@ -24,7 +24,7 @@ const nextOf = (cli: CliName): CliName => team[(team.indexOf(cli) + 1) % team.le
 
 const STEP_MS = 120_000;
 
-describe.skipIf(team.length === 0)('jobs and the inbox on the real CLIs', () => {
+describe.skipIf(team.length === 0)(`jobs and the inbox on the real CLIs (${SIGNALS})`, () => {
   let t: Team;
   let events: ReturnType<typeof collectEvents>;
   /** When the step started, for failure messages. */

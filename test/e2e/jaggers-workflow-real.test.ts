@@ -16,7 +16,7 @@ import type { TaskView } from '../../src/api/types.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { firstBodyLine } from './stub-script.js';
-import { createTeam, type Team } from './team.js';
+import { createTeam, type Team, SIGNALS } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 /** The a-agents first; codex last, so it is only ever a b-agent. */
@@ -48,7 +48,7 @@ const pairs: [CliName, CliName][] = [...pairsOf(team), ...thirdPair()];
 /** Foreground `run` of one task; past this it is cancelled and the test fails with what each side showed. */
 const RUN_MS = 150_000;
 
-describe.skipIf(pairs.length === 0)('a collaborative workflow on the real CLIs', () => {
+describe.skipIf(pairs.length === 0)(`a collaborative workflow on the real CLIs (${SIGNALS})`, () => {
   let t: Team;
 
   beforeAll(async () => {

@@ -19,6 +19,11 @@ import { defaultScript, namedFile } from './stub-script.js';
 import { startStubServer, type RecordedRequest, type Reply, type StubServer } from './stub-server.js';
 
 /** The wire API each CLI speaks: the stub's requests of one CLI are told apart by it. */
+/** The run has the agents' native hooks off (`JAGGERS_E2E_HOOKS=off`): states from state files and screens. */
+export const HOOKS_OFF = process.env.JAGGERS_E2E_HOOKS === 'off';
+/** Said in the name of a suite that runs both ways. */
+export const SIGNALS = HOOKS_OFF ? 'hooks off' : 'hooks on';
+
 export const API_OF: Record<CliName, StubApi> = {
   claude: 'anthropic',
   qwen: 'openai-chat',
@@ -142,7 +147,10 @@ export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } 
         return { name: cli, profile: cli, cwd: path.relative(rig.root, cwds[cli]) || '.', env: envs[cli] };
       }),
     );
-    await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ agents }, null, 2)}\n`);
+    // JAGGERS_E2E_HOOKS=off (the `e2e-screen` project): the same tests with the CLIs' hooks off, so
+    // states come from state files and screens alone.
+    const hooks = HOOKS_OFF ? { hooks: false } : {};
+    await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ ...hooks, agents }, null, 2)}\n`);
 
     // The tmux server inherits the environment of the command that starts it, and every pane gets
     // that plus its agent's env: keep the test runner's own variables (VITEST, NODE_ENV...) out.
