@@ -10,6 +10,7 @@ import type { HookInstall } from '../clis/types.js';
 import { JaggersError } from '../errors.js';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { hookSpoolDir } from '../panes/hook-spool.js';
+import type { McpLaunch } from '../mcp/register.js';
 import type { Profile } from '../profiles/schema.js';
 
 /** What a launch gains from the hooks: checked, with the folder its files go in. */
@@ -68,6 +69,41 @@ export function hookLaunch(
   if (got.unavailable || (got.args.length === 0 && got.files.length === 0 && Object.keys(got.env).length === 0)) return null;
   for (const f of got.files) checkInside(dir, f.path, kind);
   return { kind, dir, args: [...got.args], env: { ...got.env }, files: got.files.map((f) => ({ path: path.resolve(f.path), text: f.text })) };
+}
+
+/**
+ * One variable that names both jaggers' MCP config and the CLI's hook settings (qwen takes each through
+ * `QWEN_CODE_SYSTEM_DEFAULTS_PATH`): the hook file gets the MCP config's keys too, and the variable
+ * names it, so the CLI reads both. Two files that cannot be joined (not JSON objects) are an error.
+ */
+export function shareSettingsFiles(mcp: McpLaunch | null, hooks: HookLaunch | null): HookLaunch | null {
+  if (!mcp || !hooks) return hooks;
+  let files = hooks.files;
+  for (const [key, hookFile] of Object.entries(hooks.env)) {
+    const mcpFile = mcp.env[key];
+    if (mcpFile === undefined || mcpFile === hookFile) continue;
+    const m = mcp.files.find((f) => path.resolve(f.path) === path.resolve(mcpFile));
+    const h = files.find((f) => f.path === path.resolve(hookFile));
+    const join = m && h ? joinedSettings(m.content, h.text) : null;
+    if (join === null)
+      throw new JaggersError(
+        'E_PROFILE_INVALID',
+        `hooks ${hooks.kind}: ${key} names both ${hookFile} (hooks) and ${mcpFile} (jaggers' MCP server), which cannot be joined into one file`,
+      );
+    files = files.map((f) => (f === h ? { ...f, text: join } : f));
+  }
+  return files === hooks.files ? hooks : { ...hooks, files };
+}
+
+function joinedSettings(mcpText: string, hookText: string): string | null {
+  try {
+    const a: unknown = JSON.parse(mcpText);
+    const b: unknown = JSON.parse(hookText);
+    const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    return obj(a) && obj(b) ? `${JSON.stringify({ ...a, ...b }, null, 2)}\n` : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A file a kit wants written must be inside the terminal's hook folder: anything else is refused. */

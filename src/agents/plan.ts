@@ -3,7 +3,7 @@ import type { AgentSpec } from '../project/project-file.js';
 import type { Profile } from '../profiles/schema.js';
 import type { PaneInfo } from '../tmux/commands.js';
 import { mcpLaunch, type McpLaunch } from '../mcp/register.js';
-import { hookDir, hookLaunch, type HookLaunch } from './hooks-install.js';
+import { hookDir, hookLaunch, shareSettingsFiles, type HookLaunch } from './hooks-install.js';
 
 export interface TeamMember {
   spec: AgentSpec;
@@ -120,7 +120,10 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
       : null;
   const size = profile.size ?? input.size;
   const cwd = path.resolve(input.projectRoot, spec.cwd ?? '.');
-  const hooks = input.hooksOff || spec.hooks === false ? null : hookLaunch(profile, { projectRoot: input.projectRoot, binDir: input.binDir, terminalId, cwd });
+  const hooks = shareSettingsFiles(
+    mcp,
+    input.hooksOff || spec.hooks === false ? null : hookLaunch(profile, { projectRoot: input.projectRoot, binDir: input.binDir, terminalId, cwd }),
+  );
   return {
     command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...sessionArgs],
     env: { ...mcp?.env, ...hooks?.env, ...env },

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkInside, hookLaunch, hooksOff, profileSignals, writeHookFiles } from '../../src/agents/hooks-install.js';
 import { planLaunch, type LaunchInput } from '../../src/agents/plan.js';
 import { fakeAgentHooks } from '../../src/clis/fake-agent/hooks.js';
+import { loadProfile } from '../../src/profiles/load.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
 
 let root: string;
@@ -29,6 +30,18 @@ const input = (o: Partial<LaunchInput> = {}): LaunchInput => ({
 });
 
 describe('hook install', () => {
+  it("qwen: one variable names jaggers' MCP config and the hooks, so the hook file holds both", async () => {
+    const { profile: qwen } = await loadProfile('qwen', path.join(root, '.jaggers'));
+    const l = planLaunch(input(), { name: 'q', profile: 'qwen', args: [], env: {} }, qwen, 'jg-2', null);
+    const file = l.env.QWEN_CODE_SYSTEM_DEFAULTS_PATH!;
+    expect(path.dirname(file)).toBe(path.join(root, '.jaggers', 'hooks', 'jg-2'));
+    const text = l.hooks!.files.find((f) => f.path === file)!.text;
+    const settings = JSON.parse(text) as { mcpServers: Record<string, unknown>; hooks: Record<string, unknown>; $version: number };
+    expect(Object.keys(settings.mcpServers)).toEqual(['jaggers']);
+    expect(Object.keys(settings.hooks)).toContain('Stop');
+    expect(settings.$version).toBe(4);
+  });
+
   it("the launch carries the kit's args; its file goes under .jaggers/hooks/<id>/ and calls the bridge with the spool and the id", async () => {
     const l = planLaunch(input(), { name: 'a', profile: 'f', args: [], env: {} }, profile, 'jg-1', null);
     const dir = path.join(root, '.jaggers', 'hooks', 'jg-1');
