@@ -8,6 +8,8 @@ export type RequestPurpose = 'turn' | 'aux';
 export interface RecordedRequest {
   seq: number;
   at: number;
+  /** When the answer's last byte was handed to the socket (set once it is). */
+  endedAt?: number;
   api: StubApi;
   method: string;
   /** Path with its query string, as sent. */

@@ -188,6 +188,9 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     const body = method === 'POST' ? await readBody(req) : undefined;
     const rec = describeRequest(requests.length + 1, method, path, body);
     requests.push(rec);
+    res.once('finish', () => {
+      rec.endedAt = Date.now();
+    });
     const model = modelOf(rec);
 
     if (method !== 'POST') {
