@@ -91,3 +91,9 @@ export function saveFixture(name: string, payload: unknown): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(payload, null, 2)}\n`);
 }
+
+/** The time from the stub's last answer that ended before `at` (its last byte) to `at` (ms); undefined when none had. */
+export function latencyAfterStub(requests: readonly { purpose: string; endedAt?: number }[], at: number): number | undefined {
+  const ends = requests.filter((r) => r.purpose === 'turn' && r.endedAt !== undefined && r.endedAt <= at).map((r) => r.endedAt ?? 0);
+  return ends.length === 0 ? undefined : at - Math.max(...ends);
+}

@@ -1,6 +1,7 @@
-// GitHub Copilot CLI: its session events.
+// GitHub Copilot CLI: its session events, and its hooks (a plugin folder of jaggers' own).
 import { readText } from '../shared/read-text.js';
 import type { CliFolder } from '../types.js';
+import { copilotHooks } from './hooks.js';
 import { copilotReply, copilotTranscriptFile } from './transcript.js';
 
 export const copilot = {
@@ -10,4 +11,5 @@ export const copilot = {
       return text === null ? null : copilotReply(text, tag);
     },
   },
+  hooks: { copilot: copilotHooks },
 } satisfies CliFolder;

@@ -1,8 +1,9 @@
 // opencode: its session found in `opencode session list`, what `opencode run --format json` prints,
-// and its MCP config format.
+// its MCP config format, and its hooks (a plugin in a throwaway config folder).
 import type { CliFolder } from '../types.js';
 import { findNewOpencodeSession } from './discover.js';
 import { opencodeRunJson } from './headless.js';
+import { opencodeHooks } from './hooks.js';
 import { opencodeConfig } from './mcp.js';
 
 export const opencode = {
@@ -20,4 +21,5 @@ export const opencode = {
   headlessIds: { 'opencode-json': (stdout) => opencodeRunJson(stdout).sessionId },
   headlessReplies: { 'opencode-json': (stdout) => opencodeRunJson(stdout).text },
   mcpFormats: { 'opencode-config': opencodeConfig },
+  hooks: { opencode: opencodeHooks },
 } satisfies CliFolder;
