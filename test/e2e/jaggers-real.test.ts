@@ -43,9 +43,12 @@ const approvalPattern = (cli: CliName): string => {
  * turn's start and end, and a Stop with the reply in it gives the reply. gemini's are off here: its
  * settings file must sit under folders owned by root only, and the test's project is under /tmp.
  */
-const HOOKED: readonly CliName[] = HOOKS_OFF ? [] : ['claude', 'qwen', 'codex'];
-/** Where the first handoff's reply comes from. */
-const replyFrom = (cli: CliName): string => (HOOKED.includes(cli) ? 'hook' : cli === 'claude' || cli === 'qwen' || cli === 'copilot' ? 'transcript' : 'screen');
+const HOOKED: readonly CliName[] = HOOKS_OFF ? [] : ['claude', 'qwen', 'codex', 'opencode', 'copilot'];
+/** The hook event that ends a turn, per CLI (docs/hooks.md). */
+const END_EVENT: Partial<Record<CliName, string>> = { claude: 'Stop', qwen: 'Stop', codex: 'Stop', opencode: 'session.idle', copilot: 'agentStop' };
+/** Where a reply comes from: the end hook's payload where it holds the reply (copilot's names only its transcript). */
+const replyFrom = (cli: CliName): string =>
+  HOOKED.includes(cli) && cli !== 'copilot' ? 'hook' : cli === 'claude' || cli === 'qwen' || cli === 'copilot' ? 'transcript' : 'screen';
 
 /** The first handoff's result per CLI: its reply is handed on in the chain, its prompt must come back after a resume. */
 const firstHandoff = new Map<CliName, HandoffResult>();
@@ -157,7 +160,7 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
           expect(reply.from).toBe(replyFrom(cli));
           // What decided the turn's end: the CLI's own Stop hook where it has one.
           const decided = await t.jgJson<{ rule: string; source: string }>(['why', cli, '--json']);
-          if (HOOKED.includes(cli)) expect(decided, 'why').toMatchObject({ source: 'hook', rule: 'hook Stop' });
+          if (HOOKED.includes(cli)) expect(decided, 'why').toMatchObject({ source: 'hook', rule: `hook ${END_EVENT[cli]}` });
           else expect(decided.source).not.toBe('hook');
           expect(existsSync(reply.artifact)).toBe(true);
           const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
@@ -236,7 +239,7 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
             const started = Date.now();
             const res = await handoff(cli, ['--message', `answer at once, number ${i}`]);
             await expectReply(cli, res, `answer: answer at once, number ${i}`);
-            expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(HOOKED.includes(cli) ? /^hook$/ : /^(transcript|screen)$/);
+            expect(res.confirmedBy, `${cli} turn ${i}`).toMatch(replyFrom(cli) === 'hook' ? /^hook$/ : /^(transcript|screen)$/);
             // The stub answered at once: what is left is the CLI's own time and jaggers' (not a timeout).
             expect(Date.now() - started, `${cli} turn ${i} took`).toBeLessThan(30_000);
           }
@@ -272,9 +275,12 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
           expect(res.delivery.kind).toBe('delivered');
           const waiting = await t.waitForStatus(cli, (s) => s.state === 'waiting_input', { what: 'waiting_input' });
           // The menu on screen, or claude's own state file saying `waiting` (it may come first), or the
-          // CLI's permission hook (claude and codex PermissionRequest, qwen its Notification).
+          // CLI's permission hook (claude and codex PermissionRequest, qwen its Notification, opencode
+          // permission.asked, copilot its notification).
           expect(waiting.rule).toMatch(
-            HOOKED.includes(cli) ? /^(approval-menu$|state-file |hook (PermissionRequest|Notification)$)/ : /^(approval-menu$|state-file )/,
+            HOOKED.includes(cli)
+              ? /^(approval-menu$|state-file |hook (PermissionRequest|Notification|permission\.asked|notification)$)/
+              : /^(approval-menu$|state-file )/,
           );
           const why = await t.jg(['why', cli]);
           expect(why.stdout).toContain(`${cli} is waiting_input`);
