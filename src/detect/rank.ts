@@ -7,11 +7,17 @@ import { combine } from './state-file.js';
 
 /** What the pane's hooks said last, as ranking needs it. */
 export interface HookWord {
-  /** busy: a turn started (no end seen yet); done: a turn ended (the screen may still lag); null: nothing pending. */
-  status: 'busy' | 'done' | null;
+  /**
+   * busy: a turn started (no end seen yet); done: a turn ended (the screen may still lag); waiting: the
+   * CLI asked for a permission (its menu may not be drawn yet); null: nothing pending.
+   */
+  status: 'busy' | 'done' | 'waiting' | null;
   event: string;
   /** When the screen and state file first read quiet while the hook said busy (null: not quiet since). */
   quietSince: number | null;
+  /** waiting: when the hook came, and whether the screen has shown the menu since. */
+  since?: number;
+  menuSeen?: boolean;
 }
 
 export type Ranked =
@@ -27,12 +33,22 @@ export type Ranked =
  *   (no end event after Esc or a denied permission: the screen ends such a turn, named as such).
  * - After a hook's turn end, a busy reading is the screen lagging behind: held until the screen reads
  *   quiet once (the caller then forgets the hook's word) or the next turn starts.
+ * - After a hook's permission request, a reading without the menu is held for up to `graceMs` (the
+ *   menu is drawn a moment later); once the menu was seen, the screen decides.
  */
 export function rank(screen: Classification, file: Classification | null, hook: HookWord | null, at: number, graceMs: number): Ranked {
   const base = combine(screen, file);
   const s = base.c.status;
   if (!hook?.status || s === 'waiting_input' || s === 'error' || s === 'unknown') return { kind: 'apply', ...base };
   const quiet = s === 'idle' || s === 'done';
+  if (hook.status === 'waiting') {
+    // The permission hook comes before the CLI draws its menu (opencode and copilot still showed their
+    // busy footer): a reading without the menu is the screen lagging, for up to graceMs. Once the menu
+    // was seen, what follows it (busy: approved; quiet: denied, no end event) is the screen's to say.
+    const since = hook.since ?? at;
+    if (hook.menuSeen || at - since >= graceMs) return { kind: 'apply', ...base };
+    return { kind: 'hold', until: since + graceMs, why: `hook ${hook.event} says waiting; the ${base.source} reads ${s} (its menu not drawn yet)` };
+  }
   if (hook.status === 'busy') {
     if (s === 'busy' || s === 'starting') return { kind: 'hold', until: null, why: `hook ${hook.event} says busy` };
     const since = hook.quietSince ?? at;

@@ -462,13 +462,13 @@ export class PaneWatcher {
     const h = e.hooks;
     const r = rank(e.lastScreenClass, file, h.word, at, this.hookGraceMs);
     if (r.kind === 'hold') {
-      if (h.word?.status === 'busy') {
+      if (h.word?.status === 'busy' || h.word?.status === 'waiting') {
         if (r.until === null) {
           h.word.quietSince = null;
           this.clearHookTimer(e);
         } else {
-          h.word.quietSince ??= at;
-          // A screen that stays quiet is not captured again: look again when the grace ends.
+          if (h.word.status === 'busy') h.word.quietSince ??= at;
+          // A screen that stays as it is is not captured again: look again when the grace ends.
           if (!h.timer) {
             const t = this.clock.setTimeout(
               () => {
@@ -486,7 +486,8 @@ export class PaneWatcher {
     const quiet = r.c.status === 'idle' || r.c.status === 'done';
     // The screen took over: after a turn start, a menu, an error or a quiet screen past the grace; after
     // a turn end, the first quiet reading (the screen caught up).
-    if (h.word && (h.word.status === 'busy' || quiet)) {
+    if (h.word?.status === 'waiting' && r.c.status === 'waiting_input') h.word.menuSeen = true;
+    else if (h.word && (h.word.status === 'busy' || h.word.status === 'waiting' || quiet)) {
       h.word = null;
       this.clearHookTimer(e);
     }
@@ -526,9 +527,10 @@ export class PaneWatcher {
         if (h.ends.length > 8) h.ends.shift();
       }
     } else {
-      // A permission request: the menu on screen says what it asks, and the screen follows it from here
-      // (the answer has no hook event: approved work shows busy, a denial ends with no end event).
-      h.word = null;
+      // A permission request: the menu on screen says what it asks, and the screen follows it once it
+      // has shown it (the answer has no hook event: approved work shows busy, a denial ends with no end
+      // event); until then a reading without the menu is the screen lagging (rank).
+      h.word = { status: 'waiting', event, quietSince: null, since: at, menuSeen: false };
       e.actor.send({ type: 'HOOK', at, status: 'waiting_input', rule });
     }
   }

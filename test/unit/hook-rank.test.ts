@@ -6,6 +6,7 @@ import { rank, type HookWord } from '../../src/detect/rank.js';
 const c = (status: Classification['status'], rule: string = status): Classification => ({ status, rule, lines: [] });
 const busy = (quietSince: number | null = null): HookWord => ({ status: 'busy', event: 'UserPromptSubmit', quietSince });
 const ended: HookWord = { status: 'done', event: 'Stop', quietSince: null };
+const asked = (menuSeen = false): HookWord => ({ status: 'waiting', event: 'PermissionRequest', quietSince: null, since: 1000, menuSeen });
 
 describe('rank: hook > state file > screen', () => {
   it.each([
@@ -22,6 +23,11 @@ describe('rank: hook > state file > screen', () => {
     ['hook done, file still busy (lag): held', c('idle'), c('busy'), ended, 0, 'hold', null, null],
     ['hook done, screen quiet: the screen caught up', c('done'), null, ended, 0, 'apply', 'done', 'screen'],
     ['hook done, a menu: the screen', c('waiting_input'), null, ended, 0, 'apply', 'waiting_input', 'screen'],
+    ['hook waiting, its menu on screen: the screen', c('waiting_input'), null, asked(), 1100, 'apply', 'waiting_input', 'screen'],
+    ['hook waiting, the menu not drawn yet (busy footer): held', c('busy'), null, asked(), 1100, 'hold', 4000, null],
+    ['hook waiting, no menu past the grace: the screen', c('busy'), null, asked(), 4000, 'apply', 'busy', 'screen'],
+    ['hook waiting, busy after the menu was seen (approved): the screen', c('busy'), null, asked(true), 1100, 'apply', 'busy', 'screen'],
+    ['hook waiting, quiet after the menu was seen (denied): the screen', c('idle'), null, asked(true), 1100, 'apply', 'idle', 'screen'],
   ] as const)('%s', (_name, screen, file, hook, at, kind, what, source) => {
     const r = rank(screen, file, hook ? { ...hook } : null, at, 3000);
     expect(r.kind).toBe(kind);

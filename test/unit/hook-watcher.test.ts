@@ -128,10 +128,27 @@ describe('hook signals in the pane watcher', () => {
     t.hook('PermissionRequest', { session_id: 's-1', message: 'Allow?' });
     expect(t.w.status('%1')).toBe('waiting_input');
     expect(t.w.snapshot('%1')?.context.rule).toBe('hook PermissionRequest');
-    // Denied: the screen goes quiet, no Stop comes; the screen decides (no grace: the screen follows a permission request).
+    // The CLI still shows its busy footer before it draws the menu (opencode, copilot): the screen lags.
+    await t.shows(`${SPINNER} `);
+    expect(t.w.status('%1')).toBe('waiting_input');
+    await t.shows(MENU);
+    expect(t.w.status('%1')).toBe('waiting_input');
+    // Denied once the menu was seen: the screen goes quiet, no Stop comes; the screen decides.
     await t.shows(IDLE);
     t.clock.advance(300);
     expect(t.w.status('%1')).toBe('done');
+  });
+
+  it('a permission request whose menu never shows: the screen decides once the grace is over', async () => {
+    const t = await setup();
+    t.hook('UserPromptSubmit');
+    await t.shows(SPINNER);
+    t.hook('PermissionRequest', { session_id: 's-1' });
+    await t.shows(`${SPINNER} `); // 150 ms after the hook
+    t.clock.advance(2849);
+    expect(t.w.status('%1')).toBe('waiting_input');
+    t.clock.advance(1);
+    expect(t.w.status('%1')).toBe('busy');
   });
 
   it('stale calls (left from before the start) give their session and nothing else', async () => {
