@@ -25,6 +25,7 @@ export default defineConfig({
             'test/e2e/jaggers-work-real.test.ts',
             'test/e2e/jaggers-workflow-real.test.ts',
             'test/e2e/jaggers-headless.test.ts',
+            'test/e2e/dialogs-real.test.ts',
           ],
           env: { JAGGERS_E2E_HOOKS: 'off' },
           sequence: { groupOrder: 2 },

@@ -8,7 +8,7 @@ import type { TerminalDetail } from '../../src/api/types.js';
 import { isJaggersError } from '../../src/errors.js';
 import { api } from '../helpers/api.js';
 import { CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
-import { createTeam, type Team } from './team.js';
+import { createTeam, SIGNALS, type Team } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 
@@ -23,7 +23,7 @@ const DIALOGS: { cli: CliName; pick: string; lastKey: string }[] = [
 
 for (const { cli, pick, lastKey } of DIALOGS) {
   const run = (required || isCliInstalled(cli)) && isChosen(cli);
-  describe.skipIf(!run)(`${cli} ${CLIS[cli].version}: the trust dialog of a fresh repository, answered with jaggers answer`, () => {
+  describe.skipIf(!run)(`${cli} ${CLIS[cli].version}: the trust dialog of a fresh repository, answered with jaggers answer (${SIGNALS})`, () => {
     let t: Team;
     beforeAll(async () => {
       t = await createTeam([cli], { untrusted: true });
