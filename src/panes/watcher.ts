@@ -66,7 +66,8 @@ const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile 
  * - Output that says busy by itself (a spinner frame, the profile's `outputBusy`) needs no capture.
  * - Other output asks for a capture (CaptureScheduler: one in flight per pane, shared slots, panes in
  *   doubt first, a busy pane at most every `busyGapMs`, and once the output stops, a pane whose last
- *   output no capture saw is captured once).
+ *   output no capture saw is captured once). While a hook's word stands (a turn started, or ended
+ *   and the screen has not caught up), output only arms that once-when-it-stops capture.
  * Pane deaths come from a tmux subscription (DeathTracker). Nothing runs while nothing is printed.
  */
 export class PaneWatcher {
@@ -425,7 +426,10 @@ export class PaneWatcher {
       this.scheduler.armQuiet(e.schedule);
       return;
     }
-    this.scheduler.output(e.schedule, at);
+    // A hook decided the state: the screen is read once the output stops, not for every chunk of it
+    // (captures per status change with hooks, BENCHMARKS.md "Native hooks").
+    if (e.hooks.word?.status) this.scheduler.hookedOutput(e.schedule, at);
+    else this.scheduler.output(e.schedule, at);
   }
 
   /** One capture of the pane (sent at `sentAt`) and one reading of its state file, classified and given to its machine. */
