@@ -51,6 +51,8 @@ interface PaneHooks {
   turns: number;
   lastEvent: { event: string; at: number } | null;
   session: string | null;
+  /** While a bridge call is applied: when it started (ms since the epoch), for the status change it makes. */
+  firedAt: number | null;
   /** Turn ends a hook reported, newest last (a few): the turn engine takes the reply from them. */
   ends: HookEnd[];
   warning: string | null;
@@ -215,7 +217,7 @@ export class PaneWatcher {
       lastFileStatus: null,
       lastFile: null,
       held: false,
-      hooks: { word: null, timer: null, calls: 0, callsAtOpen: 0, turnOpen: false, turns: 0, lastEvent: null, session: null, ends: [], warning: null },
+      hooks: { word: null, timer: null, calls: 0, callsAtOpen: 0, turnOpen: false, turns: 0, lastEvent: null, session: null, firedAt: null, ends: [], warning: null },
     };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
@@ -232,6 +234,7 @@ export class PaneWatcher {
         lines: snap.context.lines,
         source: snap.context.source,
         turns: snap.context.turns,
+        ...(entry.hooks.firedAt !== null && snap.context.source === 'hook' ? { hookFiredAt: entry.hooks.firedAt } : {}),
       };
       for (const l of this.listeners) l(change);
     });
@@ -280,7 +283,12 @@ export class PaneWatcher {
       e.hooks.calls++;
       e.hooks.lastEvent = { event: call.event, at: this.now() };
     }
-    for (const sig of signals) this.applyHook(e, sig, call.event, call.stale);
+    e.hooks.firedAt = Number(call.ns / 1000n) / 1000;
+    try {
+      for (const sig of signals) this.applyHook(e, sig, call.event, call.stale);
+    } finally {
+      e.hooks.firedAt = null;
+    }
     return null;
   }
 

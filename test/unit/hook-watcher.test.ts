@@ -166,6 +166,17 @@ describe('hook signals in the pane watcher', () => {
     expect(t.captures()).toBe(atStart + 5);
   });
 
+  it("a status change a bridge call decided carries the call's start (hookFiredAt, from its ns); one the screen decided does not", async () => {
+    const t = await setup();
+    const changes: { status: string; hookFiredAt?: number }[] = [];
+    t.w.onChange((c) => changes.push({ status: c.status, ...(c.hookFiredAt !== undefined ? { hookFiredAt: c.hookFiredAt } : {}) }));
+    t.w.hookCall({ terminalId: 'jg-1', event: 'UserPromptSubmit', payload: { session_id: 's-1' }, ns: 1_700_000_000_123_456_789n, pid: 1, stale: false });
+    t.w.hookSignal('jg-1', { kind: 'turn-end' }, 'Stop');
+    t.w.inputSent('%1');
+    await t.shows(SPINNER);
+    expect(changes).toEqual([{ status: 'busy', hookFiredAt: 1_700_000_000_123.456 }, { status: 'done' }, { status: 'busy' }]);
+  });
+
   it('stale calls (left from before the start) give their session and nothing else', async () => {
     const t = await setup();
     t.w.hookCall({ terminalId: 'jg-1', event: 'UserPromptSubmit', payload: { session_id: 'old' }, ns: 0n, pid: 1, stale: true });
