@@ -217,7 +217,19 @@ export class PaneWatcher {
       lastFileStatus: null,
       lastFile: null,
       held: false,
-      hooks: { word: null, timer: null, calls: 0, callsAtOpen: 0, turnOpen: false, turns: 0, lastEvent: null, session: null, firedAt: null, ends: [], warning: null },
+      hooks: {
+        word: null,
+        timer: null,
+        calls: 0,
+        callsAtOpen: 0,
+        turnOpen: false,
+        turns: 0,
+        lastEvent: null,
+        session: null,
+        firedAt: null,
+        ends: [],
+        warning: null,
+      },
     };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
