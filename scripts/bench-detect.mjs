@@ -6,11 +6,20 @@
 //
 // Usage: npm run build && node scripts/bench-detect.mjs [--ns 1,10,50] [--turns 40,12,6]
 //        [--think-ms 1000] [--idle-s 10] [--poll-ms 500] [--json FILE] [--alone] [--one-connection]
-//        [--fresh-home] [--screen-only] [--no-output-busy] [--active K] [--only poller|none]
+//        [--fresh-home] [--signals SET] [--no-output-busy] [--active K] [--only poller|none]
+// --signals SET: what the watcher reads the fake agents by, as a real CLI's profile does (issue 27):
+//   state-file (the default: the demo profile's state file and screen; claude without hooks),
+//   hooks (native hooks and the screen, no state file: codex, qwen and gemini),
+//   hooks+state-file (hooks, state file and screen: claude), screen (the screen alone).
+//   With hooks the agents get them through the real path: the fake-agent HookKit's install() (the
+//   launcher's hookLaunch + writeHookFiles), the real bridge bin/jaggers-hook, a real spool folder
+//   watched by the real HookSpool feeding PaneWatcher.hookCall, as src/supervisor/compose.ts wires it.
+//   The fake agent runs its hook (waited for) before it draws the new state, so a hook can tell
+//   jaggers before the screen shows it: those latencies are below 0.
 // --alone runs the watcher without the floor and the poller beside it (to see what they cost it).
 // --one-connection: the watcher's captures (and the prompts) share the connection that receives all
 //   pane output, as before 02490a4 (by default they go over a second, no-output connection).
-// --screen-only ignores the fake agent's state file (like CLIs that write none): screen captures only.
+// --screen-only is --signals screen.
 // --only poller: the poller alone, no watcher and no floor (turns are timed); --only none: the agents
 //   alone. With --alone (the watcher alone) they split tmux's CPU between the methods.
 // --active K keeps at most K agents in a turn at once (e.g. 20 busy of 100); the rest wait idle.
@@ -24,6 +33,7 @@
 // watcher's work on the main thread (they still share the machine's cores).
 import { execa } from 'execa';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
@@ -32,7 +42,10 @@ import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { hookDir, hookLaunch, writeHookFiles } from '../dist/src/agents/hooks-install.js';
 import { classify } from '../dist/src/detect/classify.js';
+import { ensurePrivateFolder } from '../dist/src/fs/private-dir.js';
+import { HookSpool, hookSpoolDir } from '../dist/src/panes/hook-spool.js';
 import { PaneWatcher } from '../dist/src/panes/watcher.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
 import { capturePane, sendKeys, sendLiteral } from '../dist/src/tmux/commands.js';
@@ -297,6 +310,13 @@ const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '-');
  */
 const SLACK_MS = 25;
 
+/**
+ * `early` (--signals with hooks): a hook runs before the agent draws the new state, so a detection
+ * may come before the trace line by more than the slack; it may come at any time after the pid's
+ * previous trace line (of the other state: that turn's other end).
+ */
+let early = false;
+
 function match(traces, detections, paneOfPid, wanted, pick = (d) => d.at) {
   const byPane = new Map();
   for (const d of detections) {
@@ -310,7 +330,9 @@ function match(traces, detections, paneOfPid, wanted, pick = (d) => d.at) {
     if (!want) continue;
     const next = traces.slice(i + 1).find((x) => x.pid === tr.pid && x.state === tr.state);
     const until = next ? next.t : Infinity;
-    const d = (byPane.get(paneOfPid.get(tr.pid)) ?? []).find((x) => want.includes(x.state) && x.at >= tr.t - SLACK_MS && x.at < until);
+    const prev = early ? traces.slice(0, i).findLast((x) => x.pid === tr.pid) : undefined;
+    const from = early ? (prev ? prev.t : -Infinity) : tr.t - SLACK_MS;
+    const d = (byPane.get(paneOfPid.get(tr.pid)) ?? []).find((x) => want.includes(x.state) && x.at >= from && x.at < until);
     if (d) out.push({ trace: tr, latency: pick(d) - tr.t, d });
     else missed.push(tr);
   }
@@ -381,8 +403,35 @@ async function runN(ctx, n, turns) {
     [pollerReady.pid, true, 'poller'],
   ]);
   // --only poller|none: no watcher at all (a stand-in that does nothing); turns are then timed, not watched.
-  const watcher = opts.only ? nullWatcher() : new PaneWatcher(client, opts.oneConnection ? {} : { commands: cmd });
+  // With hooks, as src/supervisor/compose.ts wires it: a pane started with its hooks installed has its
+  // hook folder; the spool's calls go to watcher.hookCall.
+  const projectRoot = path.join(tmp, `project-n${n}`);
+  const jaggersDir = path.join(projectRoot, '.jaggers');
+  const hooked = opts.signals.includes('hooks');
+  const watcherOptions = {
+    ...(opts.oneConnection ? {} : { commands: cmd }),
+    ...(hooked ? { hooksInstalled: (pane) => pane.terminalId != null && existsSync(hookDir(projectRoot, pane.terminalId)) } : {}),
+  };
+  const watcher = opts.only ? nullWatcher() : new PaneWatcher(client, watcherOptions);
   await watcher.start();
+  // Every bridge call: when the bridge started (the ns in its file's name) and when the watcher had it.
+  const hookCalls = [];
+  const hookSkips = [];
+  let spool = null;
+  if (hooked) {
+    await ensurePrivateFolder(hookSpoolDir(jaggersDir));
+    spool = new HookSpool({
+      dir: hookSpoolDir(jaggersDir),
+      deliver: (call) => {
+        const at = now();
+        const wall = Date.now(); // the bridge's ns come from the wall clock (`date +%s%N`)
+        const skipped = watcher.hookCall(call);
+        hookCalls.push({ terminalId: call.terminalId, event: call.event, lagMs: wall - Number(call.ns / 1000n) / 1000, at, stale: call.stale, skipped });
+      },
+      skipped: (file, why) => hookSkips.push(`${path.basename(file)}: ${why}`),
+    });
+    spool.start();
+  }
   const changes = [];
   const waiters = new Set();
   watcher.onChange((c) => {
@@ -411,6 +460,11 @@ async function runN(ctx, n, turns) {
   const fakeAgent = path.join(ctx.root, 'dist', 'src', 'fake-agent', 'main.js');
   const panes = [];
   for (let i = 0; i < n; i++) {
+    const terminalId = `jg-bench-${i}`;
+    // The launcher's path: the kit's install(), its files written under .jaggers/hooks/<terminalId>/.
+    const launch = hooked ? hookLaunch(profile, { projectRoot, binDir: path.join(ctx.root, 'bin'), terminalId, cwd: work }) : null;
+    if (hooked && !launch) throw new Error(`the ${profile.detect.hooks} hook kit installs nothing`);
+    await writeHookFiles(launch, null);
     const [line] = await client.runOk([
       'new-window',
       '-d',
@@ -427,17 +481,19 @@ async function runN(ctx, n, turns) {
       `HOME=${home}`,
       '-e',
       `FAKE_AGENT_TRACE=${trace}`,
+      ...Object.entries(launch?.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
       '--',
       process.execPath,
       fakeAgent,
       '--think-ms',
       String(opts.thinkMs),
+      ...(launch?.args ?? []),
     ]);
     const [windowId, paneId, pid] = line.split(' ');
     // Per window: a global `window-size manual` crashes tmux 3.3a on the next new-window.
     await client.runOk(['set-option', '-w', '-t', windowId, 'window-size', 'manual']);
     await client.runOk(['resize-window', '-t', windowId, '-x', '200', '-y', '50']);
-    const pane = { paneId, windowId, agent: `a${i}`, profile, pid: Number(pid) };
+    const pane = { paneId, windowId, agent: `a${i}`, profile, pid: Number(pid), terminalId };
     panes.push(pane);
     watcher.watch(pane);
     const entry = watcher.entries?.get(paneId);
@@ -723,9 +779,24 @@ async function runN(ctx, n, turns) {
     }
     return count;
   };
+  const phaseCalls = hookCalls.filter((c) => c.at >= phaseStart && c.at <= phaseEnd);
   const result = {
     n,
     turns,
+    signals: opts.signals,
+    hooks: hooked
+      ? {
+          calls: phaseCalls.length,
+          byEvent: Object.fromEntries(['UserPromptSubmit', 'Stop'].map((ev) => [ev, phaseCalls.filter((c) => c.event === ev).length])),
+          skipped: phaseCalls
+            .filter((c) => c.skipped)
+            .map((c) => `${c.event}: ${c.skipped}`)
+            .slice(0, 5),
+          spoolSkips: hookSkips.slice(0, 5),
+          // From the bridge's start (the ns in its file's name) to the watcher applying the call.
+          lag: summary(phaseCalls.filter((c) => !c.skipped && !c.stale).map((c) => c.lagMs)),
+        }
+      : undefined,
     traced: traces.length,
     timeouts,
     phaseSeconds: (phaseEnd - phaseStart) / 1000,
@@ -808,6 +879,7 @@ async function runN(ctx, n, turns) {
 
   await floor.request({ type: 'stop' }, 'stopped').catch(() => {});
   await poller.request({ type: 'stop' }, 'stopped').catch(() => {});
+  spool?.stop();
   watcher.stop();
   if (cmd !== client) await cmd.close().catch(() => {});
   await client.close().catch(() => {});
@@ -902,6 +974,16 @@ function printResult(r, settleMs, opts) {
   out.push(
     `the watcher's event loop (main thread) was late by p50 ${f1(r.loopDelayMs.p50)} / p99 ${f1(r.loopDelayMs.p99)} / max ${f1(r.loopDelayMs.max)} ms during the phase (perf_hooks.monitorEventLoopDelay)`,
   );
+  if (r.hooks) {
+    const h = r.hooks;
+    out.push(
+      `hooks: ${h.calls} bridge calls in the phase (${Object.entries(h.byEvent)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}); bridge start -> watcher applied it p50 ${f1(h.lag.p50)} / p95 ${f1(h.lag.p95)} / p99 ${f1(h.lag.p99)} / max ${f1(h.lag.max)} ms` +
+        (h.skipped.length ? `; SKIPPED: ${h.skipped.join('; ')}` : '') +
+        (h.spoolSkips.length ? `; spool skipped: ${h.spoolSkips.join('; ')}` : ''),
+    );
+  }
   if (Object.keys(r.captureReasons).length) out.push(`captures by what asked for them: ${JSON.stringify(r.captureReasons)}`);
   out.push(
     `quiet readings while the agent was still busy (torn frames): jaggers ${r.falseQuiet.jaggers} entries into settling (the ${settleMs} ms settle hides them), poller ${r.falseQuiet.poller}, floor ${r.falseQuiet.floor}`,
@@ -943,6 +1025,8 @@ function printResult(r, settleMs, opts) {
 
 // ---------------------------------------------------------------------------------------------
 
+const SIGNAL_SETS = ['state-file', 'hooks', 'hooks+state-file', 'screen'];
+
 function parseOptions(argv) {
   const o = {
     ns: [1, 10, 50],
@@ -954,7 +1038,7 @@ function parseOptions(argv) {
     alone: false,
     oneConnection: false,
     freshHome: false,
-    screenOnly: false,
+    signals: 'state-file',
     active: 0,
     only: null,
   };
@@ -1004,7 +1088,12 @@ function parseOptions(argv) {
         o.noOutputBusy = true;
         break;
       case '--screen-only':
-        o.screenOnly = true;
+        o.signals = 'screen';
+        break;
+      case '--signals':
+        if (!SIGNAL_SETS.includes(v)) throw new Error(`--signals takes ${SIGNAL_SETS.join(', ')}, not ${v}`);
+        o.signals = v;
+        i++;
         break;
       case '--fresh-home':
         o.freshHome = true;
@@ -1090,8 +1179,18 @@ async function main() {
     const dirty = await execa('git', ['-C', root, 'status', '--porcelain', '--', 'src', 'machines', 'profiles'], { reject: false });
     const build = `commit ${git.stdout || '?'}${dirty.stdout ? ` + ${dirty.stdout.split('\n').length} uncommitted files under src/ machines/ profiles/` : ''}`;
     ctx.profile = (await loadProfile('demo', path.join(tmp, '.jaggers'))).profile;
-    // --screen-only: detect from the screen alone, as for CLIs that write no state file.
-    if (opts.screenOnly) ctx.profile = { ...ctx.profile, detect: { ...ctx.profile.detect, stateFile: undefined } };
+    // --signals: the demo profile with only the signals of the set (screen rules always).
+    const withFile = opts.signals.includes('state-file');
+    const withHooks = opts.signals.includes('hooks');
+    early = withHooks;
+    ctx.profile = {
+      ...ctx.profile,
+      detect: {
+        ...ctx.profile.detect,
+        stateFile: withFile ? ctx.profile.detect.stateFile : undefined,
+        hooks: withHooks ? ctx.profile.detect.hooks : undefined,
+      },
+    };
     // --no-output-busy: no spinner text that says busy by itself either (as gemini's, qwen's and codex's profiles).
     if (opts.noOutputBusy) ctx.profile = { ...ctx.profile, detect: { ...ctx.profile.detect, outputBusy: [] } };
     const settleMs = ctx.profile.detect.settleMs;
@@ -1102,7 +1201,7 @@ async function main() {
         .join(' ')}; jaggers ${build}`,
     );
     console.log(
-      `demo profile${opts.screenOnly ? ' WITHOUT its state file (--screen-only)' : ' (screen + state file)'}: settleMs ${settleMs}; fake agent --think-ms ${opts.thinkMs}; prompts typed with send-keys -l, Enter 150 ms later; each agent on its own loop with random 100-600 ms gaps`,
+      `demo profile, --signals ${opts.signals} (${[withHooks ? 'hooks (fake-agent kit, bin/jaggers-hook, HookSpool)' : null, withFile ? 'state file' : null, 'screen'].filter(Boolean).join(' + ')}): settleMs ${settleMs}; fake agent --think-ms ${opts.thinkMs}; prompts typed with send-keys -l, Enter 150 ms later; each agent on its own loop with random 100-600 ms gaps`,
     );
     console.log(
       opts.freshHome

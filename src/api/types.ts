@@ -188,6 +188,8 @@ export interface StateEventData {
   rule: string | null;
   turns: number;
   since: string;
+  /** Decided by a CLI's hook: ms from the hook bridge's start (the CLI fired it) to the supervisor applying it. */
+  hookLagMs?: number;
 }
 
 export interface TurnEventData {

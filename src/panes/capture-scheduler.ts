@@ -162,6 +162,16 @@ export class CaptureScheduler {
   }
 
   /**
+   * Output of a pane whose state a hook decided (a turn started, or ended and the screen has not
+   * caught up yet): it asks for no capture of its own. Once the output stops for quietMs, the screen is
+   * read once, for what no hook reports (a menu, an error, a turn that ended with no end event).
+   */
+  hookedOutput(p: PaneCaptures, at: number): void {
+    this.noteOutput(p, at);
+    this.armQuiet(p);
+  }
+
+  /**
    * Output that says busy by itself came at `at` (a spinner frame): no capture for it, and one asked
    * for by this frame's first chunk is not needed either. The caller arms the quiet timer after it
    * has told the machine.

@@ -21,6 +21,8 @@ export interface StatusChange {
   lines: string[];
   source: string;
   turns: number;
+  /** Decided by a call of the hook bridge: when that call started (ms since the epoch, from its spool file's name). */
+  hookFiredAt?: number;
 }
 
 export interface WatcherOptions {

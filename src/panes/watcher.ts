@@ -51,6 +51,8 @@ interface PaneHooks {
   turns: number;
   lastEvent: { event: string; at: number } | null;
   session: string | null;
+  /** While a bridge call is applied: when it started (ms since the epoch), for the status change it makes. */
+  firedAt: number | null;
   /** Turn ends a hook reported, newest last (a few): the turn engine takes the reply from them. */
   ends: HookEnd[];
   warning: string | null;
@@ -66,7 +68,8 @@ const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile 
  * - Output that says busy by itself (a spinner frame, the profile's `outputBusy`) needs no capture.
  * - Other output asks for a capture (CaptureScheduler: one in flight per pane, shared slots, panes in
  *   doubt first, a busy pane at most every `busyGapMs`, and once the output stops, a pane whose last
- *   output no capture saw is captured once).
+ *   output no capture saw is captured once). While a hook's word stands (a turn started, or ended
+ *   and the screen has not caught up), output only arms that once-when-it-stops capture.
  * Pane deaths come from a tmux subscription (DeathTracker). Nothing runs while nothing is printed.
  */
 export class PaneWatcher {
@@ -214,7 +217,19 @@ export class PaneWatcher {
       lastFileStatus: null,
       lastFile: null,
       held: false,
-      hooks: { word: null, timer: null, calls: 0, callsAtOpen: 0, turnOpen: false, turns: 0, lastEvent: null, session: null, ends: [], warning: null },
+      hooks: {
+        word: null,
+        timer: null,
+        calls: 0,
+        callsAtOpen: 0,
+        turnOpen: false,
+        turns: 0,
+        lastEvent: null,
+        session: null,
+        firedAt: null,
+        ends: [],
+        warning: null,
+      },
     };
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
@@ -231,6 +246,7 @@ export class PaneWatcher {
         lines: snap.context.lines,
         source: snap.context.source,
         turns: snap.context.turns,
+        ...(entry.hooks.firedAt !== null && snap.context.source === 'hook' ? { hookFiredAt: entry.hooks.firedAt } : {}),
       };
       for (const l of this.listeners) l(change);
     });
@@ -279,7 +295,12 @@ export class PaneWatcher {
       e.hooks.calls++;
       e.hooks.lastEvent = { event: call.event, at: this.now() };
     }
-    for (const sig of signals) this.applyHook(e, sig, call.event, call.stale);
+    e.hooks.firedAt = Number(call.ns / 1000n) / 1000;
+    try {
+      for (const sig of signals) this.applyHook(e, sig, call.event, call.stale);
+    } finally {
+      e.hooks.firedAt = null;
+    }
     return null;
   }
 
@@ -425,7 +446,10 @@ export class PaneWatcher {
       this.scheduler.armQuiet(e.schedule);
       return;
     }
-    this.scheduler.output(e.schedule, at);
+    // A hook decided the state: the screen is read once the output stops, not for every chunk of it
+    // (captures per status change with hooks, BENCHMARKS.md "Native hooks").
+    if (e.hooks.word?.status) this.scheduler.hookedOutput(e.schedule, at);
+    else this.scheduler.output(e.schedule, at);
   }
 
   /** One capture of the pane (sent at `sentAt`) and one reading of its state file, classified and given to its machine. */

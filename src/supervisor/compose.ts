@@ -342,10 +342,11 @@ export function compose(d: SupervisorDeps) {
       rule: c.rule,
       turns: c.turns,
       since: new Date(c.since).toISOString(),
+      ...(c.hookFiredAt !== undefined ? { hookLagMs: Math.round((c.since - c.hookFiredAt) * 10) / 10 } : {}),
     };
     hub.publish('state', { ...data });
     if (data.terminalId) runner.kick(data.terminalId);
-    log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule }, 'state');
+    log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule, hookLagMs: data.hookLagMs }, 'state');
     void publishStatus(commands, c).catch(() => {});
     if (c.status === 'waiting_input') {
       const q = readQuestion(watcher.lastScreen(c.pane.paneId) ?? '');

@@ -10,11 +10,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/mcp/tools.js';
-import type { HandoffResult } from '../../src/api/types.js';
+import type { HandoffResult, StreamEvent } from '../../src/api/types.js';
 import type { AgentStatusRow } from '../../src/commands/status.js';
 import type { PinRow } from '../../src/commands/sessions.js';
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
+import { api } from '../helpers/api.js';
 import { CLI_NAMES, cliBinary, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { codexSessionIds, firstJsonLine, opencodeExport, opencodeSessions, sessionFile } from './session-files.js';
 import { createTeam, HOOKS_OFF, mcpToolName, MULTI_LINE_REPLY, type Team, SIGNALS } from './team.js';
@@ -55,6 +56,46 @@ const firstHandoff = new Map<CliName, HandoffResult>();
 
 const STEP_MS = 120_000;
 
+/** Every `state` event of the first supervisor (until the first restart), with when it reached this process. */
+const stateEvents: { e: StreamEvent; receivedAt: number }[] = [];
+const stateWaiters = new Set<() => void>();
+/** Resolves once a state event satisfies `ok` (failing after `ms` with the events seen). */
+const stateEvent = (ok: (e: StreamEvent) => boolean, what: string, ms = 20_000): Promise<StreamEvent> =>
+  new Promise((resolve, reject) => {
+    const check = (): boolean => {
+      const hit = stateEvents.find((x) => ok(x.e));
+      if (!hit) return false;
+      stateWaiters.delete(w);
+      clearTimeout(timer);
+      resolve(hit.e);
+      return true;
+    };
+    const w = () => void check();
+    const timer = setTimeout(() => {
+      stateWaiters.delete(w);
+      reject(new Error(`no state event ${what} within ${ms} ms; got ${JSON.stringify(stateEvents.map((x) => x.e.data))}`));
+    }, ms);
+    stateWaiters.add(w);
+    check();
+  });
+
+/** Each CLI's hook latency (docs/hooks.md): from the bridge's start to the supervisor applying it, and to the event on /v1/events. */
+function printHookLatency(clis: readonly CliName[]): void {
+  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!.toFixed(1);
+  for (const cli of clis) {
+    const xs = stateEvents.filter(({ e }) => e.data.agent === cli && typeof e.data.hookLagMs === 'number');
+    if (!xs.length) continue;
+    const applied = xs.map(({ e }) => e.data.hookLagMs as number);
+    // The bridge started at the change's time less its lag (`since` is to the ms).
+    const toEvent = xs.map(({ e, receivedAt }) => receivedAt - (Date.parse(e.data.since as string) - (e.data.hookLagMs as number)));
+    const rules = [...new Set(xs.map(({ e }) => String(e.data.rule)))].join(', ');
+    console.log(
+      `hook latency ${cli} ${CLIS[cli].version}: ${xs.length} state events decided by a hook (${rules}); bridge start -> supervisor applied it ` +
+        `p50 ${pct(applied, 50)} / max ${pct(applied, 100)} ms; -> the event on /v1/events p50 ${pct(toEvent, 50)} / max ${pct(toEvent, 100)} ms`,
+    );
+  }
+}
+
 /** jaggers' MCP tools; the name each CLI gives them in its requests is recorded (docs/mcp.md). */
 const MCP_TOOLS = TOOLS.map((t) => t.name);
 const MCP_NAMES = new Map<CliName, string[]>();
@@ -69,6 +110,13 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
     t = await createTeam(team);
     const up = await t.jg(['up']);
     expect(up.code, up.stderr).toBe(0);
+    // Ends when the first restart kills this supervisor.
+    void api(t.rig)
+      .events('/v1/events?types=state', (e) => {
+        stateEvents.push({ e, receivedAt: Date.now() });
+        for (const w of [...stateWaiters]) w();
+      })
+      .catch(() => undefined);
     for (const cli of team) {
       const idle = t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after up' });
       idle.catch(() => undefined); // reported by the agent's own test
@@ -79,6 +127,7 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
 
   afterAll(async () => {
     if (MCP_NAMES.size) console.log(`MCP tool names: ${JSON.stringify(Object.fromEntries(MCP_NAMES))}`);
+    printHookLatency(team);
     await t?.dispose();
   });
 
@@ -160,8 +209,12 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
           expect(reply.from).toBe(replyFrom(cli));
           // What decided the turn's end: the CLI's own Stop hook where it has one.
           const decided = await t.jgJson<{ rule: string; source: string }>(['why', cli, '--json']);
-          if (HOOKED.includes(cli)) expect(decided, 'why').toMatchObject({ source: 'hook', rule: `hook ${END_EVENT[cli]}` });
-          else expect(decided.source).not.toBe('hook');
+          if (HOOKED.includes(cli)) {
+            expect(decided, 'why').toMatchObject({ source: 'hook', rule: `hook ${END_EVENT[cli]}` });
+            // Its state event on /v1/events says how long the hook took to be applied (printed at the end).
+            const done = await stateEvent((e) => e.data.agent === cli && e.data.rule === `hook ${END_EVENT[cli]}`, `of ${cli} decided by its end hook`);
+            expect(done.data.hookLagMs, JSON.stringify(done.data)).toSatisfy((ms: unknown) => typeof ms === 'number' && ms >= 0 && ms < 10_000);
+          } else expect(decided.source).not.toBe('hook');
           expect(existsSync(reply.artifact)).toBe(true);
           const artifact = parseArtifact(readFileSync(reply.artifact, 'utf8'));
           expect(artifact.meta).toMatchObject({ task: res.task, turn: 2, source_agent: cli, target_agent: 'user', reply_to: path.basename(res.artifact) });

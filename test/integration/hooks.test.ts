@@ -57,6 +57,9 @@ describe('native hooks on real tmux with the fake agent', () => {
       expect(busy.data.rule).toBe('hook UserPromptSubmit');
       const done = await events.waitFor((e: StreamEvent) => e.data.state === 'done', 'a done state event');
       expect(done.data.rule).toBe('hook Stop');
+      // How long each hook call took from the bridge's start to the supervisor applying it.
+      for (const e of [busy, done])
+        expect(e.data.hookLagMs, JSON.stringify(e.data)).toSatisfy((ms: unknown) => typeof ms === 'number' && ms >= 0 && ms < 10_000);
       const w = await why(rig, 'claude');
       expect([w.state, w.rule, w.source]).toEqual(['done', 'hook Stop', 'hook']);
       expect(w.hooks).toMatchObject({ kind: 'fake-agent', installed: true, warning: null });

@@ -70,7 +70,8 @@ async function setup(installed = true) {
   w.watch(pane);
   await screen(IDLE);
   const hook = (event: string, payload: unknown = { session_id: 's-1' }) => w.hookCall({ terminalId: 'jg-1', event, payload, ns: 0n, pid: 1, stale: false });
-  return { w, clock, shows, hook, warnings, sessions };
+  const captures = () => cmd.written.filter((l) => l.startsWith('capture-pane')).length;
+  return { w, clock, shows, hook, warnings, sessions, events, screen, captures };
 }
 
 describe('hook signals in the pane watcher', () => {
@@ -149,6 +150,48 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('waiting_input');
     t.clock.advance(1);
     expect(t.w.status('%1')).toBe('busy');
+  });
+
+  it('while a hook decided the state, output asks for no capture of its own: one once it stops; after the screen caught up, every output is read again', async () => {
+    const t = await setup();
+    /** The pane prints `chunks` chunks 50 ms apart; a capture asked for meanwhile reads `text`. */
+    const prints = async (chunks: number, text: string) => {
+      for (let i = 0; i < chunks; i++) {
+        t.events.output('%1', `chunk ${i}`);
+        await t.screen(text);
+        t.clock.advance(50);
+        await t.screen(text);
+      }
+    };
+    t.hook('UserPromptSubmit');
+    const atStart = t.captures();
+    await prints(10, SPINNER);
+    expect(t.captures()).toBe(atStart);
+    t.clock.advance(100);
+    await t.screen(SPINNER);
+    expect(t.captures()).toBe(atStart + 1);
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    // The last frames after the end: one capture once they stop, which sees the screen caught up.
+    await prints(4, IDLE);
+    expect(t.captures()).toBe(atStart + 1);
+    t.clock.advance(100);
+    await t.screen(IDLE);
+    expect(t.captures()).toBe(atStart + 2);
+    expect(t.w.status('%1')).toBe('done');
+    // No hook word now (the screen caught up): output is read as it comes (the next prompt typed).
+    await prints(3, `${IDLE}next`);
+    expect(t.captures()).toBe(atStart + 5);
+  });
+
+  it("a status change a bridge call decided carries the call's start (hookFiredAt, from its ns); one the screen decided does not", async () => {
+    const t = await setup();
+    const changes: { status: string; hookFiredAt?: number }[] = [];
+    t.w.onChange((c) => changes.push({ status: c.status, ...(c.hookFiredAt !== undefined ? { hookFiredAt: c.hookFiredAt } : {}) }));
+    t.w.hookCall({ terminalId: 'jg-1', event: 'UserPromptSubmit', payload: { session_id: 's-1' }, ns: 1_700_000_000_123_456_789n, pid: 1, stale: false });
+    t.w.hookSignal('jg-1', { kind: 'turn-end' }, 'Stop');
+    t.w.inputSent('%1');
+    await t.shows(SPINNER);
+    expect(changes).toEqual([{ status: 'busy', hookFiredAt: 1_700_000_000_123.456 }, { status: 'done' }, { status: 'busy' }]);
   });
 
   it('stale calls (left from before the start) give their session and nothing else', async () => {

@@ -179,6 +179,25 @@ describe('capture scheduler', () => {
     expect(a.sent).toHaveLength(2);
   });
 
+  it('output of a pane a hook decided asks for no capture: one once it stopped for quietMs (budgeted or not)', async () => {
+    const { clock, s, log } = setup();
+    const a = fakePane(s, 'a', log, { budgeted: false });
+    const b = fakePane(s, 'b', log, { budgeted: true, framed: true });
+    for (let i = 0; i < 8; i++) {
+      s.hookedOutput(a.p, clock.now());
+      s.hookedOutput(b.p, clock.now());
+      clock.advance(50);
+    }
+    expect(log).toEqual([]);
+    clock.advance(100);
+    expect(log).toEqual(['a', 'b']);
+    expect(s.reasons).toEqual({ quiet: 2 });
+    await a.finish();
+    await b.finish();
+    clock.advance(1000);
+    expect(log).toEqual(['a', 'b']);
+  });
+
   it('a busy frame drops a capture asked for and not sent yet, but not one of a pane in doubt', async () => {
     const { s, log, clock } = setup({ maxCaptures: 1, quietMs: 60_000 });
     const a = fakePane(s, 'a', log);
