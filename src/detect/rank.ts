@@ -15,7 +15,7 @@ export interface HookWord {
   event: string;
   /** When the screen and state file first read quiet while the hook said busy (null: not quiet since). */
   quietSince: number | null;
-  /** waiting: when the hook came, and whether the screen has shown the menu since. */
+  /** waiting, done: when the hook came; waiting: whether the screen has shown the menu since. */
   since?: number;
   menuSeen?: boolean;
 }
@@ -33,22 +33,29 @@ export type Ranked =
  *   (no end event after Esc or a denied permission: the screen ends such a turn, named as such).
  * - After a hook's turn end, a busy reading is the screen lagging behind: held until the screen reads
  *   quiet once (the caller then forgets the hook's word) or the next turn starts.
- * - After a hook's permission request, a reading without the menu is held for up to `graceMs` (the
- *   menu is drawn a moment later); once the menu was seen, the screen decides.
+ * - After a hook's permission request, a reading without the menu is held (the menu is drawn a moment
+ *   later; the caller applies the hook's word itself once `graceMs` passed without one); once the menu
+ *   was seen, the screen decides.
  */
 export function rank(screen: Classification, file: Classification | null, hook: HookWord | null, at: number, graceMs: number): Ranked {
   const base = combine(screen, file);
   const s = base.c.status;
-  if (!hook?.status || s === 'waiting_input' || s === 'error' || s === 'unknown') return { kind: 'apply', ...base };
-  const quiet = s === 'idle' || s === 'done';
-  if (hook.status === 'waiting') {
-    // The permission hook comes before the CLI draws its menu (opencode and copilot still showed their
-    // busy footer): a reading without the menu is the screen lagging, for up to graceMs. Once the menu
-    // was seen, what follows it (busy: approved; quiet: denied, no end event) is the screen's to say.
-    const since = hook.since ?? at;
-    if (hook.menuSeen || at - since >= graceMs) return { kind: 'apply', ...base };
-    return { kind: 'hold', until: since + graceMs, why: `hook ${hook.event} says waiting; the ${base.source} reads ${s} (its menu not drawn yet)` };
+  // After a permission hook only the screen's menu counts (its question and choices go with the state),
+  // not a state file that already says waiting while the menu is not drawn yet: the hook comes before
+  // the CLI draws it (opencode and copilot still showed their busy footer), so a reading without it is
+  // the screen lagging (past the grace with no menu, the caller applies the hook's own word). Once the
+  // menu was seen, what follows it (busy: approved; quiet: denied, no end event) is the screen's to say.
+  if (hook?.status === 'waiting' && !hook.menuSeen && screen.status !== 'waiting_input' && screen.status !== 'error') {
+    const why = `hook ${hook.event} says waiting; the screen reads ${screen.status} (its menu not drawn yet)`;
+    return { kind: 'hold', until: (hook.since ?? at) + graceMs, why };
   }
+  // Right after a hook's turn end, the menu the turn had shown may still be on screen (seen: the fake
+  // agent's approved menu, read 6 ms after its Stop): held for up to the grace, then it goes through.
+  if (hook?.status === 'done' && s === 'waiting_input' && at - (hook.since ?? at) < graceMs) {
+    return { kind: 'hold', until: (hook.since ?? at) + graceMs, why: `hook ${hook.event} ended the turn; a menu still on screen` };
+  }
+  if (!hook?.status || hook.status === 'waiting' || s === 'waiting_input' || s === 'error' || s === 'unknown') return { kind: 'apply', ...base };
+  const quiet = s === 'idle' || s === 'done';
   if (hook.status === 'busy') {
     if (s === 'busy' || s === 'starting') return { kind: 'hold', until: null, why: `hook ${hook.event} says busy` };
     const since = hook.quietSince ?? at;

@@ -448,7 +448,8 @@ export class PaneWatcher {
     }
     // A hook decided the state: the screen is read once the output stops, not for every chunk of it
     // (captures per status change with hooks, BENCHMARKS.md "Native hooks").
-    if (e.hooks.word?.status) this.scheduler.hookedOutput(e.schedule, at);
+    // After a permission hook the menu being drawn is read at once: its question goes with the state.
+    if (e.hooks.word?.status && e.hooks.word.status !== 'waiting') this.scheduler.hookedOutput(e.schedule, at);
     else this.scheduler.output(e.schedule, at);
   }
 
@@ -484,9 +485,16 @@ export class PaneWatcher {
   private decide(e: Entry, at: number, file: Classification | null): void {
     if (!e.lastScreenClass || e.life.dead || e.held) return;
     const h = e.hooks;
+    if (h.word?.status === 'waiting' && !h.word.menuSeen && at - (h.word.since ?? at) >= this.hookGraceMs) {
+      // The CLI asked for a permission and no menu its profile knows came: the hook's word decides.
+      h.word.menuSeen = true;
+      this.clearHookTimer(e);
+      e.actor.send({ type: 'HOOK', at, status: 'waiting_input', rule: `hook ${h.word.event}` });
+      return;
+    }
     const r = rank(e.lastScreenClass, file, h.word, at, this.hookGraceMs);
     if (r.kind === 'hold') {
-      if (h.word?.status === 'busy' || h.word?.status === 'waiting') {
+      if (h.word?.status === 'busy' || h.word?.status === 'waiting' || h.word?.status === 'done') {
         if (r.until === null) {
           h.word.quietSince = null;
           this.clearHookTimer(e);
@@ -538,7 +546,7 @@ export class PaneWatcher {
       e.actor.send({ type: 'HOOK', at, status: 'busy', rule });
     } else if (sig.kind === 'turn-end') {
       const before = e.actor.getSnapshot().context.turns;
-      h.word = { status: 'done', event, quietSince: null };
+      h.word = { status: 'done', event, quietSince: null, since: at };
       e.actor.send({ type: 'HOOK', at, status: 'done', rule });
       const turns = e.actor.getSnapshot().context.turns;
       if (turns > before) {
@@ -551,11 +559,18 @@ export class PaneWatcher {
         if (h.ends.length > 8) h.ends.shift();
       }
     } else {
-      // A permission request: the menu on screen says what it asks, and the screen follows it once it
-      // has shown it (the answer has no hook event: approved work shows busy, a denial ends with no end
-      // event); until then a reading without the menu is the screen lagging (rank).
+      // A permission request: the screen is read at once, and waiting_input comes with the menu's
+      // question and choices when it shows (the hook fires before the CLI draws it; a reading without it
+      // is the screen lagging, held by rank), or from the hook alone once the grace passed without one.
+      // From the menu on, the screen decides (the answer has no hook event: approved work shows busy, a
+      // denial ends with no end event).
       h.word = { status: 'waiting', event, quietSince: null, since: at, menuSeen: false };
-      e.actor.send({ type: 'HOOK', at, status: 'waiting_input', rule });
+      const t = this.clock.setTimeout(() => {
+        h.timer = null;
+        if (this.entries.get(e.pane.paneId) === e) this.decide(e, this.now(), e.lastFile);
+      }, this.hookGraceMs);
+      h.timer = () => this.clock.clearTimeout(t);
+      this.scheduler.want(e.schedule, 0, true, 'hook');
     }
   }
 

@@ -130,6 +130,12 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
             transcriptWait ??= performance.now();
             if (performance.now() - transcriptWait < TRANSCRIPT_GRACE_MS) return later(100);
           }
+          // On a pane whose hooks fire, the hook's turn end (and the reply it carries) is the better
+          // word too: a fast turn's screen can settle first (opencode's session.idle came after it).
+          if (watch.hooksExpected?.(w.paneId)) {
+            hookWait ??= performance.now();
+            if (performance.now() - hookWait < HOOK_END_GRACE_MS) return later(100);
+          }
           if (settled) return finish(null, { by: 'screen', screen });
           // The machine has not settled (a turn too fast for its busy screen, or a rule that missed):
           // the screen's evidence must hold for the settle time before it ends the turn.

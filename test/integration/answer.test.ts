@@ -19,7 +19,8 @@ describe('answer: a menu an agent waits on', () => {
 
   /** Open the fake agent's menu and wait until the supervisor reports it with its question. */
   const openMenu = async (): Promise<TerminalView> => {
-    expect((await rig.run(['send', 'ag', '/menu'])).code).toBe(0);
+    const sent = await rig.run(['send', 'ag', '/menu']);
+    expect(sent.code, sent.stderr + sent.stdout).toBe(0);
     const v = await api(rig).call<TerminalView>('GET', '/v1/terminals/ag/wait?state=waiting_input&timeout=15');
     expect(v.question?.text).toMatch(/Allow execution of \[Shell\]: touch approved\.txt\?/);
     expect(v.question?.choices).toEqual(['Allow once', 'Deny']);

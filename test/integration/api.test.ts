@@ -119,7 +119,7 @@ describe('the local API', () => {
   it('POST /v1/handoffs: one turn with its reply; malformed bodies, unknown agents and huge bodies refused', async () => {
     const body = 'hand over: 日本語 🎉 "quotes" $VAR `tick`\nsecond line';
     const r = await api(rig).call<HandoffResult>('POST', '/v1/handoffs', { agent: 'alpha', message: body, task: 'api-1' });
-    expect(r).toMatchObject({ task: 'api-1', turn: 1, agent: 'alpha', confirmedBy: 'transcript', delivery: { kind: 'delivered' } });
+    expect(r).toMatchObject({ task: 'api-1', turn: 1, agent: 'alpha', confirmedBy: 'hook', delivery: { kind: 'delivered' } });
     expect(r.reply?.text).toMatch(/answer: hand over: 日本語 🎉 "quotes" \$VAR `tick`/);
     expect(r.pointer).toMatch(/\[jg:[0-9a-f]{16}\]$/);
     const cases: [string, number, string, RegExp][] = [

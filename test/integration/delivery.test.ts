@@ -169,7 +169,8 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
     const onDisk = await readFile(r.artifact);
     expect(parseArtifact(onDisk.toString('utf8')).body).toBe(body);
     expect(r.reply!.text).toContain(`(${onDisk.length} bytes, sha256:${sha(onDisk)})`);
-    expect(r.reply!.from).toBe('transcript');
+    // The fake agent's Stop hook carries the reply (its transcript holds the same, docs/hooks.md).
+    expect(r.reply!.from).toBe('hook');
     expect(parseArtifact(onDisk.toString('utf8')).meta).toMatchObject({ turn: 1, source_agent: 'a1', target_agent: 'a3', workflow: 'handoff' });
   });
 

@@ -22,12 +22,14 @@ describe('rank: hook > state file > screen', () => {
     ['hook done, screen still busy (lag): held', c('busy'), null, ended, 0, 'hold', null, null],
     ['hook done, file still busy (lag): held', c('idle'), c('busy'), ended, 0, 'hold', null, null],
     ['hook done, screen quiet: the screen caught up', c('done'), null, ended, 0, 'apply', 'done', 'screen'],
-    ['hook done, a menu: the screen', c('waiting_input'), null, ended, 0, 'apply', 'waiting_input', 'screen'],
+    ["hook done, the turn's menu still on screen right after: held", c('waiting_input'), null, { ...ended, since: 1000 }, 1100, 'hold', 4000, null],
+    ['hook done, a menu past the grace: the screen', c('waiting_input'), null, { ...ended, since: 1000 }, 4000, 'apply', 'waiting_input', 'screen'],
     ['hook waiting, its menu on screen: the screen', c('waiting_input'), null, asked(), 1100, 'apply', 'waiting_input', 'screen'],
     ['hook waiting, the menu not drawn yet (busy footer): held', c('busy'), null, asked(), 1100, 'hold', 4000, null],
-    ['hook waiting, no menu past the grace: the screen', c('busy'), null, asked(), 4000, 'apply', 'busy', 'screen'],
+    ['hook waiting, no menu past the grace: still held (the watcher applies the hook itself)', c('busy'), null, asked(), 4000, 'hold', 4000, null],
     ['hook waiting, busy after the menu was seen (approved): the screen', c('busy'), null, asked(true), 1100, 'apply', 'busy', 'screen'],
     ['hook waiting, quiet after the menu was seen (denied): the screen', c('idle'), null, asked(true), 1100, 'apply', 'idle', 'screen'],
+    ['hook waiting, the state file says waiting but no menu on screen yet: held', c('idle'), c('waiting_input'), asked(), 1100, 'hold', 4000, null],
   ] as const)('%s', (_name, screen, file, hook, at, kind, what, source) => {
     const r = rank(screen, file, hook ? { ...hook } : null, at, 3000);
     expect(r.kind).toBe(kind);

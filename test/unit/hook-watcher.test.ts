@@ -127,28 +127,33 @@ describe('hook signals in the pane watcher', () => {
     await t.shows(SPINNER);
     expect(t.w.status('%1')).toBe('busy');
     t.hook('PermissionRequest', { session_id: 's-1', message: 'Allow?' });
-    expect(t.w.status('%1')).toBe('waiting_input');
-    expect(t.w.snapshot('%1')?.context.rule).toBe('hook PermissionRequest');
-    // The CLI still shows its busy footer before it draws the menu (opencode, copilot): the screen lags.
+    // The CLI still shows its busy footer before it draws the menu (opencode, copilot): the screen
+    // lags, and waiting_input waits for the menu and its question.
     await t.shows(`${SPINNER} `);
-    expect(t.w.status('%1')).toBe('waiting_input');
+    expect(t.w.status('%1')).toBe('busy');
     await t.shows(MENU);
     expect(t.w.status('%1')).toBe('waiting_input');
+    expect(t.w.snapshot('%1')?.context.source).toBe('screen');
     // Denied once the menu was seen: the screen goes quiet, no Stop comes; the screen decides.
     await t.shows(IDLE);
     t.clock.advance(300);
     expect(t.w.status('%1')).toBe('done');
   });
 
-  it('a permission request whose menu never shows: the screen decides once the grace is over', async () => {
+  it('a permission request whose menu never shows: the hook decides once the grace is over, the screen after that', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
     await t.shows(SPINNER);
     t.hook('PermissionRequest', { session_id: 's-1' });
     await t.shows(`${SPINNER} `); // 150 ms after the hook
     t.clock.advance(2849);
-    expect(t.w.status('%1')).toBe('waiting_input');
+    expect(t.w.status('%1')).toBe('busy');
+    // No menu the profile knows: the hook's word decides.
     t.clock.advance(1);
+    expect(t.w.status('%1')).toBe('waiting_input');
+    expect(t.w.snapshot('%1')?.context.rule).toBe('hook PermissionRequest');
+    // From then on the screen decides: the work goes on (approved elsewhere).
+    await t.shows(SPINNER);
     expect(t.w.status('%1')).toBe('busy');
   });
 

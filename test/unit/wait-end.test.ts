@@ -166,3 +166,37 @@ describe('screenSinceEcho: the screen a turn end is read from', () => {
     expect(asked).toEqual([RECENT_LINES]);
   });
 });
+
+describe('waitForTurnEnd on a pane whose hooks fire', () => {
+  afterEach(() => vi.useRealTimers());
+  const demo = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')));
+  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '> ', '  ? for shortcuts'].join('\n');
+
+  /** A settled turn whose screen shows its end; the hook's turn end (with its reply) comes at `hookAtMs`, or never. */
+  function settledTurn(hookAtMs: number | null) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const f = fakeWatch('done');
+    const started = performance.now();
+    const watch: TurnWatch = {
+      ...f.watch,
+      turns: () => 1,
+      snapshot: () => ({ status: 'done', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
+      hooksExpected: () => true,
+      hookEnd: () => (hookAtMs !== null && performance.now() - started >= hookAtMs ? { turn: 1, event: 'session.idle', reply: 'done it' } : null),
+    };
+    const paneIo: PaneIO = { ...io, capture: async () => screen };
+    return waitForTurnEnd(watch, paneIo, { ...spec(async () => ({ text: '', finished: false })), readTranscript: null, profile: demo });
+  }
+
+  it("a screen that settled first waits a moment for the hook's turn end, and takes its reply", async () => {
+    const end = settledTurn(400);
+    await vi.advanceTimersByTimeAsync(600);
+    await expect(end).resolves.toEqual({ by: 'hook', reply: 'done it', event: 'session.idle' });
+  });
+
+  it('no hook end within 1.5 s: the screen ends the turn', async () => {
+    const end = settledTurn(null);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(end).resolves.toMatchObject({ by: 'screen' });
+  });
+});
