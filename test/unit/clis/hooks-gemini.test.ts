@@ -1,23 +1,16 @@
 // gemini's HookKit: when it can install (gemini reads a per-process settings file only when root owns
 // it and every folder above it), what it installs, and what `read` makes of every payload gemini 0.61.0
 // sent in test/e2e/hooks-gemini.test.ts (test/fixtures/hooks/gemini-*.json), and of other shapes.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { gemini } from '../../../src/clis/gemini/index.js';
 import { GEMINI_HOOK_EVENTS, geminiHooks, geminiInstaller, whyNotSecure, type GeminiProbe, type PathInfo } from '../../../src/clis/gemini/hooks.js';
+import { HOOK_FIXTURES, hookFixture, kitContext } from '../../helpers/hook-fixtures.js';
 
-const dir = join(import.meta.dirname, '..', '..', 'fixtures', 'hooks');
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as unknown;
+const fixture = hookFixture;
 const read = geminiHooks.read;
 const V = 'gemini-0.61.0';
-const ctx = {
-  bridge: ['sh', '/opt/jaggers/bin/jaggers-hook', '/srv/p/.jaggers/spool', 't1'],
-  bridgeShell: 'sh /opt/jaggers/bin/jaggers-hook /srv/p/.jaggers/spool t1',
-  dir: '/srv/p/.jaggers/hooks/t1',
-  cwd: '/srv/p',
-  version: '0.61.0',
-};
+const ctx = kitContext('/srv/p', '0.61.0');
 
 /** A machine where `uid` runs jaggers and these paths exist (the rest do not). */
 const probe = (uid: number | undefined, paths: Record<string, PathInfo>): GeminiProbe => ({ uid: () => uid, info: (p) => paths[p] ?? null });
@@ -106,7 +99,7 @@ describe('gemini hooks: read, on gemini 0.61.0 payloads', () => {
   });
 
   it('every fixture reads without throwing, to signals naming the fixture session', () => {
-    for (const name of readdirSync(dir).filter((n) => n.startsWith(`${V}-`))) {
+    for (const name of readdirSync(HOOK_FIXTURES).filter((n) => n.startsWith(`${V}-`))) {
       const event = name.slice(V.length + 1).split('-')[0]!;
       const signals = read(event, fixture(name.slice(0, -'.json'.length)));
       expect(signals.length).toBeGreaterThan(0);

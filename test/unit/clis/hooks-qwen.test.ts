@@ -1,22 +1,15 @@
 // qwen's HookKit: the settings file it installs, and what `read` makes of every payload qwen 0.24.4
 // sent in test/e2e/hooks-qwen.test.ts (test/fixtures/hooks/qwen-*.json), and of payloads of other shapes.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { qwen } from '../../../src/clis/qwen/index.js';
 import { QWEN_HOOK_EVENTS, qwenHooks } from '../../../src/clis/qwen/hooks.js';
+import { HOOK_FIXTURES, hookFixture, kitContext } from '../../helpers/hook-fixtures.js';
 
-const dir = join(import.meta.dirname, '..', '..', 'fixtures', 'hooks');
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as unknown;
+const fixture = hookFixture;
 const read = qwenHooks.read;
 const V = 'qwen-0.24.4';
-const ctx = {
-  bridge: ['sh', '/opt/jaggers/bin/jaggers-hook', '/p/.jaggers/spool', 't1'],
-  bridgeShell: "sh /opt/jaggers/bin/jaggers-hook '/p/.jaggers/spool dir' t1",
-  dir: '/p/.jaggers/hooks/t1',
-  cwd: '/p',
-  version: '0.24.4',
-};
+const ctx = kitContext('/p', '0.24.4', "sh /opt/jaggers/bin/jaggers-hook '/p/.jaggers/spool dir' t1");
 
 describe('qwen hooks: install', () => {
   it('is the qwen folder kind `qwen`', () => {
@@ -83,7 +76,7 @@ describe('qwen hooks: read, on qwen 0.24.4 payloads', () => {
   });
 
   it('every fixture reads without throwing, to signals naming the fixture session', () => {
-    for (const name of readdirSync(dir).filter((n) => n.startsWith(`${V}-`))) {
+    for (const name of readdirSync(HOOK_FIXTURES).filter((n) => n.startsWith(`${V}-`))) {
       const event = name.slice(V.length + 1).split('-')[0]!;
       for (const s of read(event, fixture(name.slice(0, -'.json'.length)))) expect(s.sessionId).toBe(id);
     }
