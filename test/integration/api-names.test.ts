@@ -85,14 +85,16 @@ const CASES: Record<string, Variant[]> = {
 
 /** Every file under `dir` with its size (what a request may have left behind). */
 /**
- * Every file under `dir` with its size, but the registry's snapshot: the owner writes it a second after
- * the last change (here the `up`'s, which on a loaded machine came during the test); the journal beside
- * it says whether anything was recorded.
+ * Every file under `dir` with its size, but the registry's snapshot (the owner writes it a second after
+ * the last change, here the `up`'s, which on a loaded machine came during the test; the journal beside
+ * it says whether anything was recorded) and the hook spool's passing files.
  */
 async function files(dir: string): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!e.isFile() || (e.name === 'sessions.json' && e.parentPath === dir)) continue;
+    // The hook spool's files come and go as the agent's hooks run (the supervisor takes each at once).
+    if (path.relative(dir, e.parentPath) === 'hook-spool') continue;
     const f = path.join(e.parentPath, e.name);
     out.set(path.relative(dir, f), (await stat(f)).size);
   }
