@@ -45,6 +45,8 @@ export const ERROR_STATUS = {
   E_UNAUTHORIZED: 401,
   E_PAYLOAD_TOO_LARGE: 413,
   E_SUPERVISOR_DOWN: 503,
+  // A stopping supervisor refused the request before doing any of it: safe to send again to the next one.
+  E_SUPERVISOR_STOPPING: 503,
   E_SUPERVISOR_START: 503,
   E_API: 502,
   E_INTERNAL: 500,

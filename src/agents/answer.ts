@@ -16,7 +16,17 @@ export interface AnswerPorts {
   io: Pick<PaneIO, 'capture'>;
   keys: { literal(paneId: string, text: string): Promise<void>; send(paneId: string, keys: readonly string[]): Promise<void> };
   log: Log;
+  /** Time passing (a timer; the tests' own clock). */
+  delay?: (ms: number) => Promise<void>;
 }
+
+/**
+ * After the highlight is drawn on the choice, before Enter: a TUI's menu takes a move into its key handler
+ * only after it draws it (ink runs its effects after the frame is written), and an Enter in between chooses
+ * the line the highlight left. claude 2.1.330 exited "this folder isn't trusted" with the highlight drawn on
+ * "Yes, I trust this folder" (CI, a loaded machine); the menu's first choice is its "No".
+ */
+export const MOVE_SETTLE_MS = 300;
 
 export class Answers {
   constructor(private readonly p: AnswerPorts) {}
@@ -137,6 +147,10 @@ export class Answers {
             `answer: ${name}'s menu did not follow: after ${keys.join(', ')} ${on}, not on ${JSON.stringify(picked.label)}; Enter was not pressed`,
           );
         }
+        await (this.p.delay ?? sleep)(MOVE_SETTLE_MS);
+        // Still the same menu with the highlight on the choice? Otherwise the next round looks again.
+        const settled = await read();
+        if (!settled || !sameQuestion(settled, q) || settled.selected !== target) continue;
       }
       keys.push('Enter');
       await this.p.keys.send(paneId, ['Enter']);
@@ -179,3 +193,5 @@ async function readUntil<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms: n
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -15,6 +15,14 @@ export function isConnectFailure(e: unknown): boolean {
   return e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN' && (e.cause as { connect?: boolean } | undefined)?.connect === true;
 }
 
+/**
+ * Nobody took the request: no connection could be made, or a stopping supervisor refused it
+ * (E_SUPERVISOR_STOPPING). Sending it again, to a supervisor started anew, runs it once.
+ */
+export function notTaken(e: unknown): boolean {
+  return isConnectFailure(e) || (e instanceof JaggersError && e.code === 'E_SUPERVISOR_STOPPING');
+}
+
 const CONNECT_ERRORS = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
 
 /** No TLS server name (none is used): node works one out by its IPv6 pattern, compiled on first use, 3 ms of every command. */

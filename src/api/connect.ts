@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { checkPrivateFolder } from '../fs/private-dir.js';
-import { ApiClient, isConnectFailure } from './client.js';
+import { ApiClient, notTaken } from './client.js';
 import { apiSocketPath } from './paths.js';
 
 /**
@@ -23,7 +23,8 @@ export function clientFor(ctx: Context): ApiClient {
 
 /**
  * Run `fn` against the supervisor. If the connection cannot be made (no supervisor, or a dead one's
- * socket), start it and run `fn` again: the request never reached anyone, so nothing runs twice.
+ * socket) or a stopping supervisor refused the request, start the next one and run `fn` again: the
+ * request was not taken, so nothing runs twice.
  * `readOnly` requests are sent again also when the supervisor dropped the connection before answering
  * (it was dying as they arrived); a request that changes something never is, as it may have been taken.
  */
@@ -33,7 +34,7 @@ export async function withApi<T>(ctx: Context, fn: (api: ApiClient) => Promise<T
     return await fn(api);
   } catch (e) {
     const dropped = e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN';
-    if (!isConnectFailure(e) && !(o.readOnly && dropped)) throw e;
+    if (!notTaken(e) && !(o.readOnly && dropped)) throw e;
   }
   const { startSupervisor } = await import('./ensure.js');
   await startSupervisor(ctx, api);

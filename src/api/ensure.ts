@@ -11,7 +11,7 @@ import { processRuns } from '../proc-state.js';
 import { withLock } from '../sessions/lock.js';
 import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux/one-shot.js';
 import { describeSocket } from '../tmux/server.js';
-import { isConnectFailure, type ApiClient } from './client.js';
+import { notTaken, type ApiClient } from './client.js';
 import { currentLogPath } from './paths.js';
 import type { HealthView } from './types.js';
 
@@ -47,12 +47,12 @@ export function supervisorEnv(ctx: Context): Record<string, string> {
   return env;
 }
 
-/** The supervisor's health, or null when nobody answers. */
+/** The supervisor's health, or null when nobody answers (or the one that does is stopping). */
 async function answers(api: ApiClient): Promise<HealthView | null> {
   try {
     return await api.call<HealthView>('GET', '/v1/health');
   } catch (e) {
-    if (isConnectFailure(e)) return null;
+    if (notTaken(e)) return null;
     throw e;
   }
 }

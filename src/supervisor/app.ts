@@ -44,6 +44,8 @@ export interface AppOptions {
   token?: string | null;
   /** The unix socket's app only: add or remove the TCP listener (`jaggers serve`). */
   control?: { listen(a: ListenAddress, allowRemote: boolean, source: string): Promise<string>; unlisten(): Promise<void> };
+  /** True once the supervisor decided to stop (before its listeners close): every request is refused from then on. */
+  stopping?: () => boolean;
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
@@ -100,7 +102,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.addHook('preClose', async () => void (closing = true));
 
   app.addHook('onRequest', async (req, reply) => {
-    if (closing) return reply.code(503).header('connection', 'close').send(body('E_SUPERVISOR_DOWN', 'the supervisor is stopping'));
+    // Refused before any of it is done (E_SUPERVISOR_STOPPING): the client sends it again to the next supervisor.
+    if (closing || o.stopping?.())
+      return reply.code(503).header('connection', 'close').send(body('E_SUPERVISOR_STOPPING', 'the supervisor is stopping: nothing of this request was done'));
     if (o.token) {
       const auth = req.headers.authorization ?? '';
       const given = /^Bearer (.+)$/.exec(auth)?.[1];

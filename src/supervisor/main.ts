@@ -71,6 +71,9 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
   let commands: Awaited<ReturnType<typeof openControl>> | undefined;
   let registry: RegistryOwner | undefined;
   const closers: (() => Promise<unknown>)[] = [];
+  // Set the moment the supervisor decides to stop: from then on every request is refused (E_SUPERVISOR_STOPPING)
+  // rather than taken and dropped, and the socket is gone, so clients start the next supervisor at once.
+  let stopping = false;
   try {
     // The registry's one writer: its lock is held for the supervisor's whole life.
     registry = await RegistryOwner.open(ctx.jaggersDir, { onWarning: (w) => log.warn({}, w) });
@@ -121,7 +124,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       checkExposure(a, allowRemote, source);
       if (tcp && a.port !== 0 && tcp.at.port === a.port && tcp.at.host === a.host) return supervisor.tcp!;
       const token = await ensureToken(ctx.jaggersDir);
-      const app = buildApp({ supervisor, hub, log, session: ctx.session, token });
+      const app = buildApp({ supervisor, hub, log, session: ctx.session, token, stopping: () => stopping });
       try {
         await app.listen({ host: a.host, port: a.port });
       } catch (e) {
@@ -156,6 +159,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       hub,
       log,
       session: ctx.session,
+      stopping: () => stopping,
       control: { listen: (a, remote, source) => listenTcp(a, remote, source), unlisten: () => closeTcp() },
     });
     await listenUnix(unix, socket);
@@ -172,6 +176,8 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, () => resolve(sig));
     });
     const why = await stopped;
+    stopping = true;
+    await unlink(socket).catch(() => {});
     log.info({ why }, 'supervisor stopping');
     supervisor.stop();
   } finally {

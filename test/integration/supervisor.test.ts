@@ -2,14 +2,17 @@
 // middle of a turn) it comes back on the next command with fresh states, loses nothing recorded and
 // types nothing twice; two `up` at once give each agent one window; notifications reach the person.
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TerminalView } from '../../src/api/types.js';
+import { apiSocketPath } from '../../src/api/paths.js';
 import { packageRoot } from '../../src/package-root.js';
 import { listPanes } from '../../src/tmux/commands.js';
 import { api, fakeTurns, readRegistry, waitPidGone } from '../helpers/api.js';
+import { whenDirSays } from '../helpers/dir-watch.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 
@@ -89,6 +92,62 @@ describe('the supervisor owns the session', () => {
     // The agent's own record: each prompt at most once, in order, and the last one there.
     const got = (await fakeTurns(rig, 'alpha')).map((t) => /answer: (.*)/.exec(t.reply)?.[1]);
     expect(got).toEqual([...sent, 'after the storm']);
+  });
+
+  it('stopped (SIGTERM) as requests arrive: each is taken once, by the old supervisor or the next, and none sees a dropped connection', async () => {
+    expect((await rig.run(['up', '--no-wait'])).code).toBe(0);
+    const rounds = 6;
+    for (let round = 0; round < rounds; round++) {
+      expect((await rig.run(['status'])).code).toBe(0);
+      const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+      const run = execa(process.execPath, [jaggersBin, 'assign', 'alpha', '-m', `round ${round}`, '--name', `r${round}`], {
+        cwd: rig.root,
+        env: rig.env,
+        reject: false,
+      });
+      // `assign` answers in tens of ms: the stop lands before it connects, while it is served, or after.
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 250)));
+      process.kill(pid, 'SIGTERM');
+      const r = await run;
+      await waitPidGone(pid);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^j-[0-9a-f]{12}$/);
+    }
+    // Each job once, under its own name (a request sent twice would be a second job or a name refused).
+    const jobs = JSON.parse((await rig.run(['jobs', '--json'])).stdout) as { name: string }[];
+    expect(jobs.map((j) => j.name).sort()).toEqual(Array.from({ length: rounds }, (_, i) => `r${i}`));
+  });
+
+  it('a supervisor that refuses a request as it stops (E_SUPERVISOR_STOPPING): the command starts the next one and sends it again', async () => {
+    // Window 0 runs what a stopping supervisor is to its clients: every request refused, none taken.
+    const seen = path.join(rig.root, 'refused.txt');
+    const fake = path.join(rig.root, 'stopping.mjs');
+    await writeFile(
+      fake,
+      `import http from 'node:http'; import { appendFileSync, mkdirSync } from 'node:fs';
+mkdirSync(${JSON.stringify(path.join(rig.root, '.jaggers'))}, { recursive: true, mode: 0o700 });
+http.createServer((req, res) => {
+  appendFileSync(${JSON.stringify(seen)}, req.method + ' ' + req.url + '\\n');
+  res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ error: { code: 'E_SUPERVISOR_STOPPING', message: 'the supervisor is stopping: nothing of this request was done' } }));
+}).listen(${JSON.stringify(apiSocketPath(path.join(rig.root, '.jaggers')))});
+`,
+    );
+    await rig.tmux(['new-session', '-d', '-s', rig.session, '-n', 'jaggers', '-c', rig.root, '--', process.execPath, fake]);
+    const socket = apiSocketPath(path.join(rig.root, '.jaggers'));
+    await whenDirSays(path.dirname(socket), async () => existsSync(socket), Boolean, { what: "the fake supervisor's socket" });
+    // `up` after the tmux server was killed meets the old supervisor still stopping (seen in CI).
+    const u = await rig.run(['up']);
+    expect(u.code, u.stderr).toBe(0);
+    // Refused by the stopping one (and its health asked once more before the next was started).
+    expect((await readFile(seen, 'utf8')).split('\n')[0]).toBe('POST /v1/up');
+    const r = await rig.run(['assign', 'alpha', '-m', 'after the restart', '--name', 'once']);
+    expect(r.code, r.stderr).toBe(0);
+    const health = await api(rig).call<HealthView>('GET', '/v1/health');
+    const c = await rig.control();
+    expect((await listPanes(c, rig.session)).find((p) => p.windowIndex === 0)!.panePid).toBe(health.pid);
+    const jobs = JSON.parse((await rig.run(['jobs', '--json'])).stdout) as { name: string }[];
+    expect(jobs.map((j) => j.name)).toEqual(['once']);
   });
 
   it('killed between paste and Enter: the next turn clears the prompt it left in the box, and the two never join', async () => {

@@ -2,7 +2,7 @@
 // (src/agents/answer.ts), on a fake table, a fake watcher and a scripted pane with a menu.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { publicStatus, type TerminalStatus } from '../../machines/terminal.machine.js';
-import { Answers } from '../../src/agents/answer.js';
+import { Answers, MOVE_SETTLE_MS } from '../../src/agents/answer.js';
 import { AgentViews } from '../../src/agents/views.js';
 import type { JaggersError } from '../../src/errors.js';
 import type { StatusChange } from '../../src/panes/watcher.js';
@@ -146,11 +146,15 @@ describe('agent views', () => {
 });
 
 /** A pane with a menu: keys move its highlight or choose; Enter (or a digit, when `digits` choose) closes it. */
-function answerSetup(o: { numbered: boolean; digitsChoose: boolean; selected?: number }) {
+function answerSetup(o: { numbered: boolean; digitsChoose: boolean; selected?: number; lateHandler?: boolean }) {
   const agents = new FakeAgents();
   const coder = agents.add({ agent: 'coder', terminalId: T });
   const choices = ['Yes', 'Yes, always', 'No'];
   const menu = { open: true, selected: o.selected ?? 0, chosen: null as string | null };
+  // An ink menu (lateHandler): a move is drawn at once, but its key handler has it only once time passes,
+  // so an Enter right after the frame chooses the line the highlight left.
+  let handled = menu.selected;
+  const delays: number[] = [];
   let status = 'waiting_input';
   const screenListeners = new Set<(paneId: string, screen: string) => void>();
   const screen = () =>
@@ -200,14 +204,19 @@ function answerSetup(o: { numbered: boolean; digitsChoose: boolean; selected?: n
           sent.push(k);
           if (k === 'Down') menu.selected = Math.min(menu.selected + 1, choices.length - 1);
           else if (k === 'Up') menu.selected = Math.max(menu.selected - 1, 0);
-          else if (k === 'Enter') close(menu.selected);
+          else if (k === 'Enter') close(o.lateHandler ? handled : menu.selected);
+          if (!o.lateHandler) handled = menu.selected;
           drawn();
         }
       },
     },
     log: recordingLog(),
+    delay: async (ms) => {
+      delays.push(ms);
+      handled = menu.selected;
+    },
   });
-  return { answers, menu, sent, setStatus: (s: string) => (status = s) };
+  return { answers, menu, sent, delays, setStatus: (s: string) => (status = s) };
 }
 
 describe('answering a menu', () => {
@@ -231,6 +240,15 @@ describe('answering a menu', () => {
     const r = await h.answers.answer('coder', { choice: 'No' });
     expect(r.keys).toEqual(['Down', 'Down', 'Enter']);
     expect(h.menu.chosen).toBe('No');
+  });
+
+  it('gives a menu time to take the move before Enter: an ink menu draws the highlight before its key handler has it', async () => {
+    // claude 2.1.330's trust dialog: "No, exit" first and highlighted, no numbers.
+    const h = answerSetup({ numbered: false, digitsChoose: false, lateHandler: true });
+    const r = await h.answers.answer('coder', { choice: 'always' });
+    expect(r.keys).toEqual(['Down', 'Enter']);
+    expect(h.delays).toEqual([MOVE_SETTLE_MS]);
+    expect(h.menu.chosen).toBe('Yes, always');
   });
 
   it('refuses without pressing anything: not waiting, another question than expected, a choice not offered', async () => {

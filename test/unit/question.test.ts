@@ -39,6 +39,12 @@ describe('readQuestion on every captured waiting screen', () => {
       choices: ['No, exit', 'Yes, I trust this folder'],
       selected: 0,
     },
+    // Its last frame after an Enter that came right after the highlight moved (CI): drawn on "Yes", taken as "No".
+    'claude-2.1.330-waiting-trust-enter-too-soon.txt': {
+      text: 'Quick safety check: Is this a project you created or one you trust?',
+      choices: ['No, exit', 'Yes, I trust this folder'],
+      selected: 1,
+    },
     'qwen-0.24.4-waiting.txt': {
       text: "Allow execution of: 'touch'?",
       choices: [
