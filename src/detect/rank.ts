@@ -18,6 +18,12 @@ export interface HookWord {
   /** waiting, done: when the hook came; waiting: whether the screen has shown the menu since. */
   since?: number;
   menuSeen?: boolean;
+  /**
+   * done, on a pane whose turns start by a hook: the screen has caught up (read quiet) or a prompt went
+   * in since. The word then holds nothing back (every reading goes through); it stays so that the
+   * pane's output, idle by its hooks, asks only for a late look at its screen.
+   */
+  confirmed?: boolean;
 }
 
 export type Ranked =
@@ -51,10 +57,11 @@ export function rank(screen: Classification, file: Classification | null, hook: 
   }
   // Right after a hook's turn end, the menu the turn had shown may still be on screen (seen: the fake
   // agent's approved menu, read 6 ms after its Stop): held for up to the grace, then it goes through.
-  if (hook?.status === 'done' && s === 'waiting_input' && at - (hook.since ?? at) < graceMs) {
+  if (hook?.status === 'done' && !hook.confirmed && s === 'waiting_input' && at - (hook.since ?? at) < graceMs) {
     return { kind: 'hold', until: (hook.since ?? at) + graceMs, why: `hook ${hook.event} ended the turn; a menu still on screen` };
   }
-  if (!hook?.status || hook.status === 'waiting' || s === 'waiting_input' || s === 'error' || s === 'unknown') return { kind: 'apply', ...base };
+  if (!hook?.status || hook.confirmed || hook.status === 'waiting' || s === 'waiting_input' || s === 'error' || s === 'unknown')
+    return { kind: 'apply', ...base };
   const quiet = s === 'idle' || s === 'done';
   if (hook.status === 'busy') {
     if (s === 'busy' || s === 'starting') return { kind: 'hold', until: null, why: `hook ${hook.event} says busy` };

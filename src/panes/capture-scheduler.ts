@@ -45,8 +45,9 @@ export interface PaneCaptures {
   /** A capture asked for later (the rest of a frame, or the gap between captures of a busy pane). */
   timer: TimerHandle | null;
   timerAt: number;
-  /** Fires once the output stopped for quietMs, to judge output no capture has seen. */
+  /** Fires once the output stopped for quietMs (or the slower wait `armQuiet` was given), to judge output no capture has seen. */
   quietTimer: TimerHandle | null;
+  quietMs: number;
   lastOutputAt: number;
   /** When the last capture was sent, and whether output came after it (no capture has judged it yet). */
   sentAt: number;
@@ -91,6 +92,7 @@ export class CaptureScheduler {
       timer: null,
       timerAt: 0,
       quietTimer: null,
+      quietMs: this.timings.quietMs,
       lastOutputAt: 0,
       sentAt: 0,
       unjudged: false,
@@ -163,12 +165,13 @@ export class CaptureScheduler {
 
   /**
    * Output of a pane whose state a hook decided (a turn started, or ended and the screen has not
-   * caught up yet): it asks for no capture of its own. Once the output stops for quietMs, the screen is
-   * read once, for what no hook reports (a menu, an error, a turn that ended with no end event).
+   * caught up yet): it asks for no capture of its own. Once the output stops for quietMs (or `quietMs`
+   * given: a pane idle by its hooks waits longer), the screen is read once, for what no hook reports (a
+   * menu, an error, a turn that ended with no end event).
    */
-  hookedOutput(p: PaneCaptures, at: number): void {
+  hookedOutput(p: PaneCaptures, at: number, quietMs = this.timings.quietMs): void {
     this.noteOutput(p, at);
-    this.armQuiet(p);
+    this.armQuiet(p, quietMs);
   }
 
   /**
@@ -182,17 +185,25 @@ export class CaptureScheduler {
     this.cancelPending(p);
   }
 
-  /** Once the output has stopped for quietMs: output no capture has seen gets one (in doubt). */
-  armQuiet(p: PaneCaptures): void {
-    if (p.quietTimer !== null) return;
+  /**
+   * Once the output has stopped for `quietMs` (quietMs unless given): output no capture has seen gets
+   * one (in doubt). A wait of another length than the armed one replaces it.
+   */
+  armQuiet(p: PaneCaptures, quietMs = this.timings.quietMs): void {
+    if (p.quietTimer !== null) {
+      if (p.quietMs === quietMs) return;
+      this.clock.clearTimeout(p.quietTimer);
+      p.quietTimer = null;
+    }
+    p.quietMs = quietMs;
     const fire = (): void => {
       p.quietTimer = null;
       if (p.closed) return;
-      const left = p.lastOutputAt + this.timings.quietMs - this.clock.now();
+      const left = p.lastOutputAt + p.quietMs - this.clock.now();
       if (left > 1) p.quietTimer = this.clock.setTimeout(fire, left);
       else if (p.unjudged) this.want(p, 0, true, 'quiet');
     };
-    p.quietTimer = this.clock.setTimeout(fire, this.timings.quietMs);
+    p.quietTimer = this.clock.setTimeout(fire, Math.max(1, p.lastOutputAt + quietMs - this.clock.now()));
   }
 
   /** A capture sent at `sentAt` came back: output from before it has been seen. */

@@ -56,6 +56,13 @@ interface PaneHooks {
   /** Turn ends a hook reported, newest last (a few): the turn engine takes the reply from them. */
   ends: HookEnd[];
   warning: string | null;
+  /** The pane's program was started with its hooks installed (read when it is watched and when it restarts). */
+  installed: boolean;
+  /** A hook started the turn now open; `missedStart`: the last turn a hook ended had no start by a hook (codex's notify). */
+  startedTurn: boolean;
+  missedStart: boolean;
+  /** The bridge was called by the program the pane runs now (its hooks work on this release). */
+  heard: boolean;
 }
 
 /** A profile without detection rules: nothing on screen can say more than "running", shown as idle. */
@@ -69,7 +76,8 @@ const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile 
  * - Other output asks for a capture (CaptureScheduler: one in flight per pane, shared slots, panes in
  *   doubt first, a busy pane at most every `busyGapMs`, and once the output stops, a pane whose last
  *   output no capture saw is captured once). While a hook's word stands (a turn started, or ended
- *   and the screen has not caught up), output only arms that once-when-it-stops capture.
+ *   and the screen has not caught up), output only arms that once-when-it-stops capture; on a pane
+ *   whose turns start by a hook, one idle by its hooks is looked at only after the hook grace.
  * Pane deaths come from a tmux subscription (DeathTracker). Nothing runs while nothing is printed.
  */
 export class PaneWatcher {
@@ -207,6 +215,7 @@ export class PaneWatcher {
         restarting: () => this.restarting(entry),
         restarted: (pid) => {
           if (pid) entry.pane = { ...entry.pane, pid };
+          entry.hooks.installed = Boolean(entry.pane.profile.detect.hooks) && this.hooksInstalled(entry.pane);
           entry.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
           this.scheduler.want(entry.schedule, 0, true, 'restart');
         },
@@ -229,6 +238,10 @@ export class PaneWatcher {
         firedAt: null,
         ends: [],
         warning: null,
+        installed: Boolean(d.hooks) && this.hooksInstalled(pane),
+        startedTurn: false,
+        missedStart: false,
+        heard: false,
       },
     };
     this.entries.set(pane.paneId, entry);
@@ -271,8 +284,23 @@ export class PaneWatcher {
   inputSent(paneId: string): void {
     const e = this.entries.get(paneId);
     if (!e) return;
-    // A hook's turn end no longer holds back busy readings: the next turn's may come now.
-    if (e.hooks.word?.status === 'done') e.hooks.word = null;
+    const h = e.hooks;
+    // A hook's turn end no longer holds back busy readings: the next turn's may come now. On a pane
+    // whose turns start by a hook the word stays (confirmed), so output still asks only a late look,
+    // until that hook comes; without it within the grace, the screen decides again.
+    if ((h.word === null || h.word.status === 'done') && this.startsByHook(e)) {
+      const word: HookWord = h.word ?? { status: 'done', event: 'a prompt', quietSince: null, since: this.now() };
+      word.confirmed = true;
+      h.word = word;
+      this.clearHookTimer(e);
+      const t = this.clock.setTimeout(() => {
+        h.timer = null;
+        if (this.entries.get(e.pane.paneId) !== e || h.word !== word) return;
+        h.word = null;
+        this.scheduler.want(e.schedule, 0, true, 'no-start-hook');
+      }, this.hookGraceMs);
+      h.timer = () => this.clock.clearTimeout(t);
+    } else if (h.word?.status === 'done') h.word = null;
     e.actor.send({ type: 'INPUT_SENT', at: this.now() });
   }
 
@@ -292,6 +320,7 @@ export class PaneWatcher {
       return `the ${kind} hook kit could not read its ${call.event} payload: ${(err as Error).message}`;
     }
     if (!call.stale) {
+      e.hooks.heard = true;
       e.hooks.calls++;
       e.hooks.lastEvent = { event: call.event, at: this.now() };
     }
@@ -324,7 +353,7 @@ export class PaneWatcher {
   /** The pane's profile has hooks, they were installed, and no turn passed without a call of them. */
   hooksExpected(paneId: string): boolean {
     const e = this.entries.get(paneId);
-    return Boolean(e?.pane.profile.detect.hooks && !e.hooks.warning && this.hooksInstalled(e.pane));
+    return Boolean(e?.hooks.installed && !e.hooks.warning);
   }
 
   /** What the pane's hooks did, for `why`: null when its profile has none. */
@@ -332,10 +361,9 @@ export class PaneWatcher {
     const e = this.entries.get(paneId);
     const kind = e?.pane.profile.detect.hooks;
     if (!e || !kind) return null;
-    const installed = this.hooksInstalled(e.pane);
     return {
       kind,
-      installed,
+      installed: e.hooks.installed,
       calls: e.hooks.calls,
       lastEvent: e.hooks.lastEvent ? { event: e.hooks.lastEvent.event, at: new Date(e.hooks.lastEvent.at).toISOString() } : null,
       warning: e.hooks.warning,
@@ -440,7 +468,7 @@ export class PaneWatcher {
       this.scheduler.busyOutput(e.schedule, at);
       // The state file, where the CLI writes one, decides busy and idle: output may lag it by a second.
       // After a hook's turn end, busy output is the screen lagging behind it (rank() holds it too).
-      if (!e.life.dead && !e.held && e.lastFileStatus === null && e.hooks.word === null && this.status(paneId) !== 'busy') {
+      if (!e.life.dead && !e.held && e.lastFileStatus === null && (e.hooks.word === null || e.hooks.word.confirmed) && this.status(paneId) !== 'busy') {
         e.actor.send({ type: 'SCREEN', at, classification: { status: 'busy', rule: 'outputBusy (the output says busy)', lines: [] }, source: 'output' });
       }
       this.scheduler.armQuiet(e.schedule);
@@ -449,7 +477,11 @@ export class PaneWatcher {
     // A hook decided the state: the screen is read once the output stops, not for every chunk of it
     // (captures per status change with hooks, BENCHMARKS.md "Native hooks").
     // After a permission hook the menu being drawn is read at once: its question goes with the state.
-    if (e.hooks.word?.status && e.hooks.word.status !== 'waiting') this.scheduler.hookedOutput(e.schedule, at);
+    // A pane idle by its hooks (a turn ended, or none began yet, and the next one starts by a hook) is
+    // looked at only once its output has stopped for the grace: typing in its box changes no state.
+    const word = e.hooks.word;
+    if (this.idleByHooks(e)) this.scheduler.hookedOutput(e.schedule, at, this.hookGraceMs);
+    else if (word?.status && word.status !== 'waiting') this.scheduler.hookedOutput(e.schedule, at);
     else this.scheduler.output(e.schedule, at);
   }
 
@@ -478,12 +510,20 @@ export class PaneWatcher {
     e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }) : NO_RULES;
     e.lastFileStatus = file?.status ?? null;
     e.lastFile = file;
-    this.decide(e, at, file);
+    this.decide(e, at, file, true);
     for (const l of this.screenListeners) l(e.pane.paneId, screen);
   }
 
-  private decide(e: Entry, at: number, file: Classification | null): void {
+  /** Rank the last readings and hand the result to the machine; `fresh`: the screen was read just now. */
+  private decide(e: Entry, at: number, file: Classification | null, fresh = false): void {
     if (!e.lastScreenClass || e.life.dead || e.held) return;
+    // A menu or an error on a screen read before the pane's latest output (a state file's change, a
+    // grace that ended) may be gone by now (a menu answered, its turn ended): read the screen again first.
+    const shown = e.lastScreenClass.status;
+    if (!fresh && e.schedule.unjudged && (shown === 'waiting_input' || shown === 'error')) {
+      this.scheduler.want(e.schedule, 0, true, 'stale-screen');
+      return;
+    }
     const h = e.hooks;
     if (h.word?.status === 'waiting' && !h.word.menuSeen && at - (h.word.since ?? at) >= this.hookGraceMs) {
       // The CLI asked for a permission and no menu its profile knows came: the hook's word decides.
@@ -519,7 +559,10 @@ export class PaneWatcher {
     // The screen took over: after a turn start, a menu, an error or a quiet screen past the grace; after
     // a turn end, the first quiet reading (the screen caught up).
     if (h.word?.status === 'waiting' && r.c.status === 'waiting_input') h.word.menuSeen = true;
-    else if (h.word && (h.word.status === 'busy' || h.word.status === 'waiting' || quiet)) {
+    // The screen caught up with a hook's turn end, and the next turn starts by a hook: the word stays.
+    else if (h.word?.status === 'done' && quiet && this.startsByHook(e)) h.word.confirmed = true;
+    // Busy on screen after the screen had caught up: a turn no hook started (yet): the screen decides.
+    else if (h.word && (h.word.status === 'busy' || h.word.status === 'waiting' || quiet || h.word.confirmed)) {
       h.word = null;
       this.clearHookTimer(e);
     }
@@ -542,12 +585,18 @@ export class PaneWatcher {
     const rule = `hook ${event}`;
     this.clearHookTimer(e);
     if (sig.kind === 'turn-start') {
+      h.startedTurn = true;
+      h.missedStart = false;
       h.word = { status: 'busy', event, quietSince: null };
       e.actor.send({ type: 'HOOK', at, status: 'busy', rule });
     } else if (sig.kind === 'turn-end') {
+      if (!h.startedTurn) h.missedStart = true;
+      h.startedTurn = false;
       const before = e.actor.getSnapshot().context.turns;
       h.word = { status: 'done', event, quietSince: null, since: at };
       e.actor.send({ type: 'HOOK', at, status: 'done', rule });
+      // The rest of the turn's output (its last frames) asks only for the late look.
+      if (this.startsByHook(e)) this.scheduler.armQuiet(e.schedule, this.hookGraceMs);
       const turns = e.actor.getSnapshot().context.turns;
       if (turns > before) {
         h.ends.push({
@@ -582,7 +631,7 @@ export class PaneWatcher {
     if (turns <= h.turns) return;
     h.turns = turns;
     const kind = e.pane.profile.detect.hooks;
-    if (!kind || h.warning || h.calls > h.callsAtOpen || !this.hooksInstalled(e.pane)) return;
+    if (!kind || h.warning || h.calls > h.callsAtOpen || !h.installed) return;
     h.warning = `no ${kind} hook event came during turn ${turns} of ${e.pane.agent} (hooks disabled in the CLI, or a release without them): its state comes from the state file and the screen`;
     for (const l of this.hookWarningListeners) l(e.pane, h.warning);
   }
@@ -590,6 +639,27 @@ export class PaneWatcher {
   private clearHookTimer(e: Entry): void {
     e.hooks.timer?.();
     e.hooks.timer = null;
+  }
+
+  /**
+   * Idle, and its next turn starts by a hook: a turn a hook ended (or a prompt went in since), or none
+   * yet on an idle pane whose hooks have called (a SessionStart at launch).
+   */
+  private idleByHooks(e: Entry): boolean {
+    const word = e.hooks.word;
+    if (word?.status === 'done') return word.confirmed === true || this.startsByHook(e);
+    if (word !== null || !e.hooks.heard || !this.startsByHook(e)) return false;
+    const status = this.status(e.pane.paneId);
+    return status === 'idle' || status === 'done';
+  }
+
+  /**
+   * The pane's turns start by a hook: its hooks are installed, no turn passed without a call of them, and
+   * the last turn a hook ended was started by one too (a CLI that reports only ends, codex's `notify`,
+   * is read as before from its first turn's end).
+   */
+  private startsByHook(e: Entry): boolean {
+    return e.hooks.installed && e.hooks.warning === null && !e.hooks.missedStart;
   }
 
   /**
@@ -621,6 +691,9 @@ export class PaneWatcher {
     this.clearHookTimer(e);
     e.hooks.word = null;
     e.hooks.session = null;
+    e.hooks.startedTurn = false;
+    e.hooks.missedStart = false;
+    e.hooks.heard = false;
     e.lastScreen = null;
     e.lastFileStatus = null;
     e.lastFile = null;

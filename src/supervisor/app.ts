@@ -103,8 +103,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     // Refused before any of it is done (E_SUPERVISOR_STOPPING): the client sends it again to the next supervisor.
-    if (closing || o.stopping?.())
-      return reply.code(503).header('connection', 'close').send(body('E_SUPERVISOR_STOPPING', 'the supervisor is stopping: nothing of this request was done'));
+    // No `connection: close`: closing with the request's body unread resets the connection (the client
+    // would see ECONNRESET, not this answer); the stopping server closes it soon anyway.
+    if (closing || o.stopping?.()) return reply.code(503).send(body('E_SUPERVISOR_STOPPING', 'the supervisor is stopping: nothing of this request was done'));
     if (o.token) {
       const auth = req.headers.authorization ?? '';
       const given = /^Bearer (.+)$/.exec(auth)?.[1];

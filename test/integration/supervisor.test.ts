@@ -128,8 +128,11 @@ describe('the supervisor owns the session', () => {
 mkdirSync(${JSON.stringify(path.join(rig.root, '.jaggers'))}, { recursive: true, mode: 0o700 });
 http.createServer((req, res) => {
   appendFileSync(${JSON.stringify(seen)}, req.method + ' ' + req.url + '\\n');
-  res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
-  res.end(JSON.stringify({ error: { code: 'E_SUPERVISOR_STOPPING', message: 'the supervisor is stopping: nothing of this request was done' } }));
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { code: 'E_SUPERVISOR_STOPPING', message: 'the supervisor is stopping: nothing of this request was done' } }));
+  });
 }).listen(${JSON.stringify(apiSocketPath(path.join(rig.root, '.jaggers')))});
 `,
     );

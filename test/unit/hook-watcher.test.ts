@@ -140,6 +140,33 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('done');
   });
 
+  it('a menu read just before the turn ended, then redrawn away unseen: the screen is read again before it can decide', async () => {
+    const t = await setup();
+    t.hook('UserPromptSubmit');
+    t.hook('PermissionRequest', { session_id: 's-1' });
+    await t.shows(MENU);
+    expect(t.w.status('%1')).toBe('waiting_input');
+    // Approved: output asks for a capture, the Stop comes while it is on its way, and it reads the menu
+    // still drawn (held: the turn just ended). A second later the CLI redraws the menu away: no capture
+    // for that (a pane idle by its hooks is looked at once its output stopped for the grace).
+    const MENU_AFTER = `${MENU}\n(approved)`;
+    t.events.output('%1', 'approved');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    await t.screen(MENU_AFTER);
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(1000);
+    t.events.output('%1', 'redrawn');
+    // The grace after the turn end passes: the held menu is not applied from that old reading; the
+    // screen is read again, and shows it gone.
+    t.clock.advance(2000);
+    await flush();
+    expect(t.w.status('%1')).toBe('done');
+    await t.screen(IDLE);
+    await t.screen(IDLE);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.captureReasons['stale-screen']).toBe(1);
+  });
+
   it('a permission request whose menu never shows: the hook decides once the grace is over, the screen after that', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
@@ -157,17 +184,19 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('busy');
   });
 
-  it('while a hook decided the state, output asks for no capture of its own: one once it stops; after the screen caught up, every output is read again', async () => {
+  /** The pane prints `chunks` chunks 50 ms apart; a capture asked for meanwhile reads `text`. */
+  const printer = (t: Awaited<ReturnType<typeof setup>>) => async (chunks: number, text: string) => {
+    for (let i = 0; i < chunks; i++) {
+      t.events.output('%1', `chunk ${i}`);
+      await t.screen(text);
+      t.clock.advance(50);
+      await t.screen(text);
+    }
+  };
+
+  it('while a hook decided the state, output asks for no capture of its own: one once it stops; idle by its hooks, one after the grace', async () => {
     const t = await setup();
-    /** The pane prints `chunks` chunks 50 ms apart; a capture asked for meanwhile reads `text`. */
-    const prints = async (chunks: number, text: string) => {
-      for (let i = 0; i < chunks; i++) {
-        t.events.output('%1', `chunk ${i}`);
-        await t.screen(text);
-        t.clock.advance(50);
-        await t.screen(text);
-      }
-    };
+    const prints = printer(t);
     t.hook('UserPromptSubmit');
     const atStart = t.captures();
     await prints(10, SPINNER);
@@ -176,16 +205,73 @@ describe('hook signals in the pane watcher', () => {
     await t.screen(SPINNER);
     expect(t.captures()).toBe(atStart + 1);
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
-    // The last frames after the end: one capture once they stop, which sees the screen caught up.
+    expect(t.w.status('%1')).toBe('done');
+    // The last frames after the end: its turns start by a hook, so its screen is looked at once the
+    // output has stopped for the grace (for an error or a menu no hook reports), not 150 ms after.
     await prints(4, IDLE);
+    t.clock.advance(2900);
+    await t.screen(IDLE);
     expect(t.captures()).toBe(atStart + 1);
     t.clock.advance(100);
     await t.screen(IDLE);
     expect(t.captures()).toBe(atStart + 2);
     expect(t.w.status('%1')).toBe('done');
-    // No hook word now (the screen caught up): output is read as it comes (the next prompt typed).
+    // The next prompt typed, submitted, and its turn started by the hook: no capture for any of it.
     await prints(3, `${IDLE}next`);
-    expect(t.captures()).toBe(atStart + 5);
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    expect(t.w.status('%1')).toBe('busy');
+    await prints(3, SPINNER);
+    expect(t.captures()).toBe(atStart + 2);
+  });
+
+  it('an idle pane whose hooks have called (SessionStart): text typed into it asks for a look only after the grace', async () => {
+    const t = await setup();
+    t.hook('SessionStart');
+    const before = t.captures();
+    await printer(t)(3, `${IDLE}typed`);
+    // The last chunk came 50 ms ago: 2,949 ms more and still no look; at 3 s after it, one.
+    t.clock.advance(2899);
+    await t.screen(`${IDLE}typed`);
+    expect(t.captures()).toBe(before);
+    t.clock.advance(51);
+    await t.screen(`${IDLE}typed`);
+    expect(t.captures()).toBe(before + 1);
+    expect(t.w.status('%1')).toBe('idle');
+  });
+
+  it('a prompt whose turn no hook starts within the grace: the screen is read and decides', async () => {
+    const t = await setup();
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    const before = t.captures();
+    t.w.inputSent('%1');
+    await printer(t)(4, SPINNER);
+    expect(t.captures()).toBe(before);
+    t.clock.advance(2800);
+    await t.screen(SPINNER);
+    expect(t.captures()).toBe(before + 1);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.w.snapshot('%1')?.context.rule).toMatch(/spinner/);
+    // From then on its output is read as it comes.
+    await printer(t)(2, SPINNER);
+    expect(t.captures()).toBeGreaterThan(before + 1);
+  });
+
+  it('a pane whose hooks only end turns (no turn start seen): after the screen caught up, every output is read again', async () => {
+    const t = await setup();
+    const prints = printer(t);
+    await t.shows(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    // The screen catches up (reads quiet): the hook's word is gone, as no hook will start the next turn.
+    await prints(2, IDLE);
+    t.clock.advance(200);
+    await t.screen(IDLE);
+    expect(t.w.status('%1')).toBe('done');
+    const caughtUp = t.captures();
+    await prints(3, `${IDLE}next`);
+    expect(t.captures()).toBe(caughtUp + 3);
   });
 
   it("a status change a bridge call decided carries the call's start (hookFiredAt, from its ns); one the screen decided does not", async () => {
@@ -208,20 +294,29 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.hookView('%1')).toMatchObject({ kind: 'fake-agent', calls: 0 });
   });
 
-  it('hooks that never fire: a turn seen on the screen alone ends normally and warns once', async () => {
+  it('hooks that never fire: the first turn is seen once the grace passes without its start hook, ends normally and warns once; later turns are read at once', async () => {
     const t = await setup();
-    for (const n of [1, 2]) {
-      t.w.inputSent('%1');
-      await t.shows(SPINNER);
-      expect(t.w.status('%1')).toBe('busy');
-      await t.shows(n === 1 ? IDLE : `${IDLE} `);
-      t.clock.advance(300);
-      expect(t.w.status('%1')).toBe('done');
-    }
+    t.w.inputSent('%1');
+    await t.shows(SPINNER);
+    // Its turns are expected to start by a hook: the spinner alone asks for no capture yet.
+    expect(t.w.status('%1')).toBe('idle');
+    t.clock.advance(2850);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    await t.shows(IDLE);
+    t.clock.advance(300);
+    expect(t.w.status('%1')).toBe('done');
     expect(t.warnings).toHaveLength(1);
     expect(t.warnings[0]).toMatch(/no fake-agent hook event came during turn 1 of a/);
     expect(t.w.hooksExpected('%1')).toBe(false);
     expect(t.w.hookView('%1')?.warning).toBe(t.warnings[0]);
+    t.w.inputSent('%1');
+    await t.shows(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    await t.shows(`${IDLE} `);
+    t.clock.advance(300);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.warnings).toHaveLength(1);
   });
 
   it('no warning for a pane whose hooks were turned off at its start', async () => {
