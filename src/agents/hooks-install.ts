@@ -137,9 +137,10 @@ export async function removeHookDir(projectRoot: string, terminalId: string): Pr
 /**
  * The signals a profile reads its CLI by, strongest first, on the installed release (`version`; null:
  * unknown): its hooks where its kit installs any for that release (asked for a pane's hook folder under
- * `jaggersDir`: gemini's answer depends on who owns the folders above it), its state file, its screen rules.
+ * `jaggersDir`: gemini's answer depends on who owns the folders above it) with what to know about them
+ * on this machine (the kit's caveat, under `env`), its state file, its screen rules.
  */
-export function profileSignals(profile: Profile, version: string | null, jaggersDir: string = os.tmpdir()): string[] {
+export function profileSignals(profile: Profile, version: string | null, jaggersDir: string = os.tmpdir(), env: NodeJS.ProcessEnv = process.env): string[] {
   const out: string[] = [];
   const kind = profile.detect.hooks;
   if (kind) {
@@ -151,7 +152,8 @@ export function profileSignals(profile: Profile, version: string | null, jaggers
       got = null;
     }
     const any = got && (got.args.length > 0 || got.files.length > 0 || Object.keys(got.env).length > 0);
-    if (any) out.push(`hooks (${kind})`);
+    const caveat = any ? (HOOKS[kind].caveat?.(env) ?? null) : null;
+    if (any) out.push(caveat ? `hooks (${kind}; note: ${caveat})` : `hooks (${kind})`);
     else if (got?.unavailable) out.push(`no hooks (${kind}: ${got.unavailable})`);
     else out.push(`no hooks on ${version ? `release ${version}` : 'this release'} (${kind} installs none)`);
   }

@@ -80,6 +80,11 @@ export interface HookKit {
    * was not JSON). Pure and defensive: a payload of another shape gives [] and never throws.
    */
   read(event: string, payload: unknown): HookSignal[];
+  /**
+   * What a person should know before this kit's hooks run on this machine (`doctor`, `profile check`),
+   * read from the CLI's own folders under the person's `env` (HOME, XDG_CONFIG_HOME); null: nothing.
+   */
+  caveat?(env: NodeJS.ProcessEnv): string | null;
 }
 
 export interface TranscriptReply {

@@ -80,7 +80,7 @@ export async function doctor(ctx: Context): Promise<DoctorReport> {
         command: profile.command,
         found,
         ...(version ? { version } : profile.install ? { install: profile.install } : {}),
-        signals: profileSignals(profile, version?.installed ?? null, ctx.jaggersDir),
+        signals: profileSignals(profile, version?.installed ?? null, ctx.jaggersDir, { ...ctx.env, ...profile.env }),
       });
     }),
   );

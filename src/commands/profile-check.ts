@@ -78,7 +78,7 @@ export async function profileCheck(ctx: Context, name: string, opts: ProfileChec
     command: profile.command,
     found,
     version,
-    signals: profileSignals(profile, version?.installed ?? null, ctx.jaggersDir),
+    signals: profileSignals(profile, version?.installed ?? null, ctx.jaggersDir, { ...ctx.env, ...profile.env }),
     cwd: '',
     prompt,
     steps: [],

@@ -65,6 +65,11 @@ interface PaneHooks {
   heard: boolean;
 }
 
+/** How long, and how many, bridge calls for a terminal not watched yet are kept for its pane. */
+const EARLY_KEEP_MS = 10_000;
+const EARLY_KEEP_CALLS = 16;
+const EARLY_KEEP_TERMINALS = 64;
+
 /** A profile without detection rules: nothing on screen can say more than "running", shown as idle. */
 const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile has no detect rules)', lines: [] };
 
@@ -82,6 +87,8 @@ const NO_RULES: Classification = { status: 'idle', rule: 'no-rules (the profile 
  */
 export class PaneWatcher {
   private readonly entries = new Map<string, Entry>();
+  /** Bridge calls for a terminal no watched pane has yet (a CLI's SessionStart at launch), by terminal id. */
+  private readonly early = new Map<string, { call: HookCall; at: number }[]>();
   private readonly listeners = new Set<(c: StatusChange) => void>();
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
@@ -265,6 +272,29 @@ export class PaneWatcher {
     });
     actor.start();
     this.scheduler.want(entry.schedule, 0, true, 'start');
+    // Calls its CLI made before the pane was watched (at launch) are applied now, in order.
+    const early = pane.terminalId ? this.early.get(pane.terminalId) : undefined;
+    if (early && pane.terminalId) {
+      this.early.delete(pane.terminalId);
+      const now = this.now();
+      for (const x of early) if (now - x.at <= EARLY_KEEP_MS) this.hookCall(x.call);
+    }
+  }
+
+  /** A call for a terminal not watched (yet): kept a while for its pane (bounded), and said so. */
+  private keepEarly(call: HookCall): string {
+    const now = this.now();
+    const list = (this.early.get(call.terminalId) ?? []).filter((x) => now - x.at <= EARLY_KEEP_MS);
+    if (list.length >= EARLY_KEEP_CALLS) return `no watched pane has terminal id ${call.terminalId}, and ${EARLY_KEEP_CALLS} of its calls wait already`;
+    list.push({ call, at: now });
+    this.early.delete(call.terminalId);
+    this.early.set(call.terminalId, list);
+    // The terminals waited for longest go first when too many wait (ids of panes that never come).
+    for (const id of this.early.keys()) {
+      if (this.early.size <= EARLY_KEEP_TERMINALS) break;
+      this.early.delete(id);
+    }
+    return `no watched pane has terminal id ${call.terminalId} (yet): kept ${EARLY_KEEP_MS / 1000} s for its pane`;
   }
 
   unwatch(paneId: string): void {
@@ -310,7 +340,7 @@ export class PaneWatcher {
    */
   hookCall(call: HookCall): string | null {
     const e = this.byTerminal(call.terminalId);
-    if (!e) return `no watched pane has terminal id ${call.terminalId}`;
+    if (!e) return this.keepEarly(call);
     const kind = e.pane.profile.detect.hooks;
     if (!kind) return `profile ${e.pane.profile.name} of ${e.pane.agent} has no detect.hooks`;
     let signals: HookSignal[];

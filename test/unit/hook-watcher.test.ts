@@ -71,7 +71,7 @@ async function setup(installed = true) {
   await screen(IDLE);
   const hook = (event: string, payload: unknown = { session_id: 's-1' }) => w.hookCall({ terminalId: 'jg-1', event, payload, ns: 0n, pid: 1, stale: false });
   const captures = () => cmd.written.filter((l) => l.startsWith('capture-pane')).length;
-  return { w, clock, shows, hook, warnings, sessions, events, screen, captures };
+  return { w, clock, shows, hook, warnings, sessions, events, screen, captures, pane };
 }
 
 describe('hook signals in the pane watcher', () => {
@@ -283,6 +283,23 @@ describe('hook signals in the pane watcher', () => {
     t.w.inputSent('%1');
     await t.shows(SPINNER);
     expect(changes).toEqual([{ status: 'busy', hookFiredAt: 1_700_000_000_123.456 }, { status: 'done' }, { status: 'busy' }]);
+  });
+
+  it('a call that comes before its pane is watched (SessionStart at launch) is kept and applied once it is; one 10 s old is not', async () => {
+    const t = await setup();
+    const call = (terminalId: string, sessionId: string) =>
+      t.w.hookCall({ terminalId, event: 'SessionStart', payload: { session_id: sessionId }, ns: 0n, pid: 1, stale: false });
+    expect(call('jg-2', 'early-2')).toMatch(/no watched pane has terminal id jg-2 \(yet\): kept 10 s for its pane/);
+    expect(call('jg-3', 'early-3')).toMatch(/kept 10 s/);
+    t.clock.advance(5000);
+    t.w.watch({ ...t.pane, paneId: '%2', windowId: '@2', terminalId: 'jg-2' });
+    expect(t.sessions).toEqual(['early-2']);
+    t.clock.advance(5001);
+    t.w.watch({ ...t.pane, paneId: '%3', windowId: '@3', terminalId: 'jg-3' });
+    expect(t.sessions).toEqual(['early-2']);
+    // Bounded: a terminal that never comes keeps at most 16 calls.
+    for (let i = 0; i < 16; i++) call('jg-never', `s${i}`);
+    expect(call('jg-never', 's16')).toMatch(/16 of its calls wait already/);
   });
 
   it('stale calls (left from before the start) give their session and nothing else', async () => {

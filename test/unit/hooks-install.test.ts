@@ -1,6 +1,6 @@
 // Installing a profile's hooks at a pane's start (issue 27): the kit's files only under
 // .jaggers/hooks/<terminalId>/, its args and env in the launch, and the ways to turn hooks off.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -103,6 +103,23 @@ describe('profile signals (doctor, profile check)', () => {
       fakeAgentHooks.install = saved;
     }
     expect(profileSignals(ProfileSchema.parse({ name: 's', command: 'c' }), null)).toEqual(['screen (0 rules)']);
+  });
+});
+
+describe("opencode's caveat", () => {
+  it("says when the person's ~/.config/opencode has no node_modules/ (an offline start then waits ~75 s), and nothing once it has", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), 'jg-oc-'));
+    try {
+      const opencode = ProfileSchema.parse({ name: 'o', command: 'opencode', detect: { hooks: 'opencode' } });
+      const first = profileSignals(opencode, '1.18.33', home, { HOME: home })[0];
+      expect(first).toBe(
+        `hooks (opencode; note: ${path.join(home, '.config', 'opencode')} has no node_modules/ yet: with its plugin, opencode's starts wait about 75 s offline until one online start fills it)`,
+      );
+      await mkdir(path.join(home, 'xdg', 'opencode', 'node_modules'), { recursive: true });
+      expect(profileSignals(opencode, '1.18.33', home, { HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg') })[0]).toBe('hooks (opencode)');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
 

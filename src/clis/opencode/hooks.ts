@@ -1,5 +1,7 @@
 // opencode 1.18.33's hooks: a plugin in a throwaway config folder (OPENCODE_CONFIG_DIR) that passes
 // its bus events to jaggers' hook bridge, and what those events say.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { HookInstall, HookInstallContext, HookKit, HookSignal } from '../types.js';
 import { opencodePluginSource } from './plugin-source.js';
 
@@ -74,4 +76,16 @@ export function opencodeRead(event: string, payload: unknown): HookSignal[] {
   }
 }
 
-export const opencodeHooks: HookKit = { install: opencodeInstall, read: opencodeRead };
+/**
+ * opencode installs the dependencies of any plugin into the person's own `~/.config/opencode` on its
+ * first online start; offline, before that, each start waits about 75 s for npm to give up (docs/clis.md).
+ */
+export function opencodeCaveat(env: NodeJS.ProcessEnv): string | null {
+  const config = env.XDG_CONFIG_HOME || (env.HOME ? path.join(env.HOME, '.config') : null);
+  if (!config) return null;
+  const dir = path.join(config, 'opencode');
+  if (existsSync(path.join(dir, 'node_modules'))) return null;
+  return `${dir} has no node_modules/ yet: with its plugin, opencode's starts wait about 75 s offline until one online start fills it`;
+}
+
+export const opencodeHooks: HookKit = { install: opencodeInstall, read: opencodeRead, caveat: opencodeCaveat };
