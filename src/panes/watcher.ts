@@ -585,6 +585,8 @@ export class PaneWatcher {
       }
       return;
     }
+    // A screen no rule knows (one drawn in part, under load) says nothing: the hook's word stands.
+    if (r.c.status === 'unknown') return;
     const quiet = r.c.status === 'idle' || r.c.status === 'done';
     // The screen took over: after a turn start, a menu, an error or a quiet screen past the grace; after
     // a turn end, the first quiet reading (the screen caught up).
@@ -596,7 +598,7 @@ export class PaneWatcher {
       h.word = null;
       this.clearHookTimer(e);
     }
-    if (r.c.status !== 'unknown') e.actor.send({ type: 'SCREEN', at, classification: r.c, source: r.source });
+    e.actor.send({ type: 'SCREEN', at, classification: r.c, source: r.source });
   }
 
   private byTerminal(terminalId: string): Entry | undefined {

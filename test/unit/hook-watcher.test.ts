@@ -240,6 +240,18 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('idle');
   });
 
+  it('a screen no rule knows (drawn in part) leaves the hook word standing: output still asks no capture of its own', async () => {
+    const t = await setup();
+    t.hook('UserPromptSubmit');
+    t.events.output('%1', 'x');
+    t.clock.advance(150);
+    await t.screen('garbled half-drawn frame');
+    expect(t.w.status('%1')).toBe('busy');
+    const before = t.captures();
+    await printer(t)(4, SPINNER);
+    expect(t.captures()).toBe(before);
+  });
+
   it('a prompt whose turn no hook starts within the grace: the screen is read and decides', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
