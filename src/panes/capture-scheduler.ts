@@ -218,6 +218,13 @@ export class CaptureScheduler {
     p.why = why;
   }
 
+  /** A capture asked for by `why` and not sent yet is not needed any more (what it was to see came otherwise). */
+  withdraw(p: PaneCaptures, why: string): void {
+    if (p.why !== why) return;
+    this.cancelPending(p);
+    if (!p.queued) p.why = null;
+  }
+
   /** The pane runs a new program: busy text its old one printed holds nothing off. */
   forgetEvidence(p: PaneCaptures): void {
     p.evidenceAt = Number.NEGATIVE_INFINITY;

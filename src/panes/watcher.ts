@@ -65,6 +65,9 @@ interface PaneHooks {
   heard: boolean;
 }
 
+/** After a prompt on a pane whose turns start by a hook, the screen is read if that hook has not come by then. */
+const START_LOOK_MS = 150;
+
 /** How long, and how many, bridge calls for a terminal not watched yet are kept for its pane. */
 const EARLY_KEEP_MS = 10_000;
 const EARLY_KEEP_CALLS = 16;
@@ -330,6 +333,8 @@ export class PaneWatcher {
         this.scheduler.want(e.schedule, 0, true, 'no-start-hook');
       }, this.hookGraceMs);
       h.timer = () => this.clock.clearTimeout(t);
+      // A hook held up on a starved machine (seen: 0.6 s at 100 agents): the screen has a look meanwhile.
+      this.scheduler.want(e.schedule, START_LOOK_MS, false, 'start-look');
     } else if (h.word?.status === 'done') h.word = null;
     e.actor.send({ type: 'INPUT_SENT', at: this.now() });
   }
@@ -617,6 +622,7 @@ export class PaneWatcher {
     const rule = `hook ${event}`;
     this.clearHookTimer(e);
     if (sig.kind === 'turn-start') {
+      this.scheduler.withdraw(e.schedule, 'start-look');
       h.startedTurn = true;
       h.missedStart = false;
       h.word = { status: 'busy', event, quietSince: null };

@@ -252,22 +252,39 @@ describe('hook signals in the pane watcher', () => {
     expect(t.captures()).toBe(before);
   });
 
-  it('a prompt whose turn no hook starts within the grace: the screen is read and decides', async () => {
+  it('a prompt whose turn start hook is late: one look at the screen 150 ms after it decides busy; with none by the grace, the screen decides again', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
     const before = t.captures();
     t.w.inputSent('%1');
-    await printer(t)(4, SPINNER);
+    t.events.output('%1', 'spinner');
+    t.clock.advance(149);
+    await t.screen(SPINNER);
     expect(t.captures()).toBe(before);
-    t.clock.advance(2800);
+    t.clock.advance(1);
     await t.screen(SPINNER);
     expect(t.captures()).toBe(before + 1);
     expect(t.w.status('%1')).toBe('busy');
     expect(t.w.snapshot('%1')?.context.rule).toMatch(/spinner/);
-    // From then on its output is read as it comes.
+    // The hook's word is gone then (busy on screen after it): its output is read as it comes.
     await printer(t)(2, SPINNER);
     expect(t.captures()).toBeGreaterThan(before + 1);
+  });
+
+  it('a prompt whose turn start hook comes within 150 ms: no look at the screen at all', async () => {
+    const t = await setup();
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    const before = t.captures();
+    t.w.inputSent('%1');
+    t.clock.advance(100);
+    t.hook('UserPromptSubmit');
+    // Printing on past the 150 ms: no capture (the hook's word stands while output comes).
+    await printer(t)(4, SPINNER);
+    expect(t.captures()).toBe(before);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.w.captureReasons['start-look'] ?? 0).toBe(0);
   });
 
   it('a pane whose hooks only end turns (no turn start seen): after the screen caught up, every output is read again', async () => {
@@ -323,13 +340,16 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.hookView('%1')).toMatchObject({ kind: 'fake-agent', calls: 0 });
   });
 
-  it('hooks that never fire: the first turn is seen once the grace passes without its start hook, ends normally and warns once; later turns are read at once', async () => {
+  it('hooks that never fire: the first turn is seen by the look 150 ms after its prompt, ends normally and warns once; later turns are read at once', async () => {
     const t = await setup();
     t.w.inputSent('%1');
-    await t.shows(SPINNER);
-    // Its turns are expected to start by a hook: the spinner alone asks for no capture yet.
+    // Its turns are expected to start by a hook: the spinner alone asks for no capture, but the screen
+    // has a look 150 ms after the prompt when no hook came by then.
+    t.events.output('%1', 'x');
+    t.clock.advance(100);
+    await t.screen(SPINNER);
     expect(t.w.status('%1')).toBe('idle');
-    t.clock.advance(2850);
+    t.clock.advance(50);
     await t.screen(SPINNER);
     expect(t.w.status('%1')).toBe('busy');
     await t.shows(IDLE);
