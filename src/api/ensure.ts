@@ -47,12 +47,15 @@ export function supervisorEnv(ctx: Context): Record<string, string> {
   return env;
 }
 
-/** The supervisor's health, or null when nobody answers (or the one that does is stopping). */
+/**
+ * The supervisor's health, or null when nobody answers: no listener, one that is stopping, or one that
+ * dropped the connection (a supervisor dying as the probe came: it is read-only, so nothing was lost).
+ */
 async function answers(api: ApiClient): Promise<HealthView | null> {
   try {
     return await api.call<HealthView>('GET', '/v1/health');
   } catch (e) {
-    if (notTaken(e)) return null;
+    if (notTaken(e) || (e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN')) return null;
     throw e;
   }
 }

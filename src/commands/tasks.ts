@@ -163,6 +163,8 @@ class TaskProgress {
   private turnStart = Date.now();
   private timer: NodeJS.Timeout | null = null;
   private lastText = '';
+  /** The turns whose start was said (`turn 2`): a turn whose start event came before the stream did is said at its end. */
+  private readonly started = new Set<string>();
 
   constructor(
     private readonly io: Terminal,
@@ -197,13 +199,22 @@ class TaskProgress {
     if (e.type === 'task' && d.id === this.id) {
       if (d.status === 'running' && d.seq !== undefined && !this.line.startsWith(`turn ${String(d.seq)}:`)) this.turnStart = Date.now();
       this.line = String(d.reason ?? d.status);
+      const turn = /^(turn \d+):/.exec(this.line)?.[1];
+      if (turn) this.started.add(turn);
       this.say(`${String(d.status)}: ${this.line}`);
     } else if (e.type === 'job' && typeof d.name === 'string' && d.name.startsWith(`${this.id} turn `)) {
       // The turn's job: its end, and what stops it on the way (the task's own events say the rest).
       const state = String(d.state);
       if (!isFinalState(state)) return;
+      const name = d.name.slice(this.id.length + 1);
+      const turn = /^(turn \d+):/.exec(name)?.[1];
+      // Its start came before this command's stream did (a quick first turn): said now, before its end.
+      if (turn && !this.started.has(turn)) {
+        this.started.add(turn);
+        this.say(`running: ${name} by ${String(d.agent ?? '')}`);
+      }
       const how = state === 'done' ? `done in ${this.secs(this.turnStart)}` : `${state}: ${String(d.reason)}`;
-      this.say(`  ${d.name.slice(this.id.length + 1)} (${String(d.agent ?? '')}) ${how}${d.reply ? `, reply ${String(d.reply)}` : ''}`);
+      this.say(`  ${name} (${String(d.agent ?? '')}) ${how}${d.reply ? `, reply ${String(d.reply)}` : ''}`);
     }
   }
 
