@@ -252,12 +252,18 @@ describe('hook signals in the pane watcher', () => {
     expect(t.captures()).toBe(before);
   });
 
-  it('a prompt whose turn start hook is late: one look at the screen 150 ms after it decides busy; with none by the grace, the screen decides again', async () => {
-    const t = await setup();
+  /** A turn started and ended by its hooks, then a prompt sent: the captures made until then. */
+  const promptAfterATurn = (t: Awaited<ReturnType<typeof setup>>) => {
     t.hook('UserPromptSubmit');
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
     const before = t.captures();
     t.w.inputSent('%1');
+    return before;
+  };
+
+  it('a prompt whose turn start hook is late: one look at the screen 150 ms after it decides busy', async () => {
+    const t = await setup();
+    const before = promptAfterATurn(t);
     t.events.output('%1', 'spinner');
     t.clock.advance(149);
     await t.screen(SPINNER);
@@ -272,12 +278,32 @@ describe('hook signals in the pane watcher', () => {
     expect(t.captures()).toBeGreaterThan(before + 1);
   });
 
+  it('a prompt that starts no turn (a command), no hook by the grace: the screen is read then, and the pane stays idle by its hooks', async () => {
+    const t = await setup();
+    const before = promptAfterATurn(t);
+    // The 150 ms look reads the box emptied, nothing busy: the hook word still stands until the grace.
+    t.clock.advance(150);
+    await t.screen(`${IDLE}`);
+    expect(t.captures()).toBe(before + 1);
+    await printer(t)(2, `${IDLE}x`);
+    expect(t.captures()).toBe(before + 1);
+    // 3 s after the prompt (250 ms have passed).
+    t.clock.advance(2749);
+    await t.screen(`${IDLE}y`);
+    expect(t.captures()).toBe(before + 1);
+    t.clock.advance(1);
+    await t.screen(`${IDLE}y`);
+    expect(t.captures()).toBe(before + 2);
+    expect(t.w.captureReasons['no-start-hook']).toBe(1);
+    expect(t.w.status('%1')).toBe('done');
+    // Still idle with hooks that work: typing asks for the late look only.
+    await printer(t)(2, `${IDLE}z`);
+    expect(t.captures()).toBe(before + 2);
+  });
+
   it('a prompt whose turn start hook comes within 150 ms: no look at the screen at all', async () => {
     const t = await setup();
-    t.hook('UserPromptSubmit');
-    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
-    const before = t.captures();
-    t.w.inputSent('%1');
+    const before = promptAfterATurn(t);
     t.clock.advance(100);
     t.hook('UserPromptSubmit');
     // Printing on past the 150 ms: no capture (the hook's word stands while output comes).
