@@ -94,9 +94,10 @@ describe('the supervisor owns the session', () => {
     expect(got).toEqual([...sent, 'after the storm']);
   });
 
-  it('stopped (SIGTERM) as requests arrive: each is taken once, by the old supervisor or the next, and none sees a dropped connection', async () => {
+  it('stopped (SIGTERM) as requests arrive: each is taken at most once, and a command that got no answer says so', async () => {
     expect((await rig.run(['up', '--no-wait'])).code).toBe(0);
     const rounds = 6;
+    const answered: string[] = [];
     for (let round = 0; round < rounds; round++) {
       expect((await rig.run(['status'])).code).toBe(0);
       const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
@@ -110,12 +111,19 @@ describe('the supervisor owns the session', () => {
       process.kill(pid, 'SIGTERM');
       const r = await run;
       await waitPidGone(pid);
-      expect(r.exitCode, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/^j-[0-9a-f]{12}$/);
+      if (r.exitCode === 0) {
+        expect(r.stdout).toMatch(/^j-[0-9a-f]{12}$/);
+        answered.push(`r${round}`);
+      } else {
+        // Taken and then dropped as the supervisor stopped (it may or may not have been recorded): the
+        // command says so, and does not send it again.
+        expect(r.stderr).toMatch(/closed the connection before answering/);
+      }
     }
-    // Each job once, under its own name (a request sent twice would be a second job or a name refused).
-    const jobs = JSON.parse((await rig.run(['jobs', '--json'])).stdout) as { name: string }[];
-    expect(jobs.map((j) => j.name).sort()).toEqual(Array.from({ length: rounds }, (_, i) => `r${i}`));
+    // No request ran twice (a second job, or its name refused); every answered one is there.
+    const names = (JSON.parse((await rig.run(['jobs', '--json'])).stdout) as { name: string }[]).map((j) => j.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of answered) expect(names).toContain(n);
   });
 
   it('a supervisor that refuses a request as it stops (E_SUPERVISOR_STOPPING): the command starts the next one and sends it again', async () => {
