@@ -11,7 +11,7 @@ import { processRuns } from '../proc-state.js';
 import { withLock } from '../sessions/lock.js';
 import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux/one-shot.js';
 import { describeSocket } from '../tmux/server.js';
-import { notTaken, type ApiClient } from './client.js';
+import type { ApiClient } from './client.js';
 import { currentLogPath } from './paths.js';
 import type { HealthView } from './types.js';
 
@@ -55,7 +55,7 @@ async function answers(api: ApiClient): Promise<HealthView | null> {
   try {
     return await api.call<HealthView>('GET', '/v1/health');
   } catch (e) {
-    if (notTaken(e) || (e instanceof JaggersError && e.code === 'E_SUPERVISOR_DOWN')) return null;
+    if (e instanceof JaggersError && (e.code === 'E_SUPERVISOR_DOWN' || e.code === 'E_SUPERVISOR_STOPPING')) return null;
     throw e;
   }
 }

@@ -225,7 +225,7 @@ export class PaneWatcher {
         restarting: () => this.restarting(entry),
         restarted: (pid) => {
           if (pid) entry.pane = { ...entry.pane, pid };
-          entry.hooks.installed = Boolean(entry.pane.profile.detect.hooks) && this.hooksInstalled(entry.pane);
+          entry.hooks.installed = this.installedFor(entry.pane);
           entry.actor.send({ type: 'PANE_RESTARTED', at: this.now() });
           this.scheduler.want(entry.schedule, 0, true, 'restart');
         },
@@ -248,7 +248,7 @@ export class PaneWatcher {
         firedAt: null,
         ends: [],
         warning: null,
-        installed: Boolean(d.hooks) && this.hooksInstalled(pane),
+        installed: this.installedFor(pane),
         startedTurn: false,
         missedStart: false,
         heard: false,
@@ -697,7 +697,12 @@ export class PaneWatcher {
    * is read as before from its first turn's end).
    */
   private startsByHook(e: Entry): boolean {
-    return e.hooks.installed && e.hooks.warning === null && !e.hooks.missedStart;
+    return this.hooksExpected(e.pane.paneId) && !e.hooks.missedStart;
+  }
+
+  /** The pane's profile has hooks and its program was started with them installed. */
+  private installedFor(pane: WatchedPane): boolean {
+    return Boolean(pane.profile.detect.hooks) && this.hooksInstalled(pane);
   }
 
   /**
