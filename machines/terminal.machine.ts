@@ -6,8 +6,12 @@ export type TerminalStatus = 'starting' | 'booting' | 'idle' | 'busy' | 'settlin
 export type TerminalEvent =
   /** A new reading of the pane: a classified screen, or the CLI's own state file. */
   | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' | 'output' }
-  /** Delivery typed a prompt and pressed Enter. */
-  | { type: 'INPUT_SENT'; at: number }
+  /**
+   * Delivery typed a prompt and pressed Enter. `doneBefore`: the done evidence (turn summary) on the
+   * screen delivery read just before typing, null for none; absent, the last reading's stands in (on a
+   * pane whose hooks decide, the screen may not have been read since the turn before ended).
+   */
+  | { type: 'INPUT_SENT'; at: number; doneBefore?: string | null }
   /**
    * The turn engine confirmed that the open turn ended (its reply is in the transcript, or the screen
    * shows the prompt's echo followed by the CLI's end-of-turn mark), whatever the last reading said.
@@ -91,7 +95,10 @@ export const terminalMachine = setup({
     }),
     openTurn: assign({ turnOpen: true }),
     trackDone: assign({ lastDone: ({ event }) => (event.type === 'SCREEN' ? doneOf(event) : null) }),
-    promptWentIn: assign(({ context }) => ({ turnOpen: true, doneAtInput: context.lastDone })),
+    promptWentIn: assign(({ context, event }) => ({
+      turnOpen: true,
+      doneAtInput: event.type === 'INPUT_SENT' && event.doneBefore !== undefined ? event.doneBefore : context.lastDone,
+    })),
     closeTurn: assign(({ context }) => ({ turnOpen: false, turns: context.turns + 1 })),
   },
   guards: {

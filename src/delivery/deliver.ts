@@ -119,6 +119,8 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
     });
   /** The pane before the paste: later screens must show one more echo of the prompt than this. */
   let before: PromptSighting | null = null;
+  /** That screen itself: a turn summary on it is the last turn's (the watcher must not count it as this prompt's). */
+  let screenBefore: string | undefined;
   /** The pasted text showed in the input box before the submit key. */
   let pastedVisible = false;
   const judge = (screen: string) => promptEvidence(before!, sight(screen), pastedVisible);
@@ -140,6 +142,7 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
           );
       }
       before = sight(screen);
+      screenBefore = screen;
       await io.paste(target.paneId, text);
     },
     inspect: async () => {
@@ -149,7 +152,7 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
     },
     submit: async () => {
       await io.sendKeys(target.paneId, d.submitKeys);
-      status.inputSent(target.paneId);
+      status.inputSent(target.paneId, screenBefore);
     },
     look: async () => judge(await io.capture(target.paneId)),
   };

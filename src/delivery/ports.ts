@@ -10,8 +10,8 @@ export interface PaneStatusSource {
   onScreen(l: (paneId: string, screen: string) => void): () => void;
   /** The last screen captured for classification, when the source keeps it (to say what a waiting agent asks). */
   lastScreen?(paneId: string): string | null;
-  /** Tell the pane's machine a prompt went in. */
-  inputSent(paneId: string): void;
+  /** Tell the pane's machine a prompt went in; `screenBefore`: the screen read just before it was typed. */
+  inputSent(paneId: string, screenBefore?: string): void;
 }
 
 export interface PaneIO {

@@ -65,3 +65,12 @@ export function classify({ screen, raw, rules }: DetectInput): Classification {
   }
   return { status: 'unknown', rule: null, lines: [] };
 }
+
+/**
+ * The done evidence (a turn summary) a screen shows, whatever else it shows: what the first done rule
+ * that matches finds, as the terminal machine keeps it (its lines joined), or null for none.
+ */
+export function doneEvidence({ screen, raw, rules }: DetectInput): string | null {
+  const c = classify({ screen, raw, rules: rules.filter((r) => r.status === 'done') });
+  return c.status === 'done' ? c.lines.join('\n') : null;
+}

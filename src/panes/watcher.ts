@@ -2,7 +2,7 @@ import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
 import { HOOKS } from '../clis/kinds.js';
 import type { HookSignal } from '../clis/types.js';
-import { classify, type Classification } from '../detect/classify.js';
+import { classify, doneEvidence, type Classification } from '../detect/classify.js';
 import { rank, type HookWord } from '../detect/rank.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
@@ -313,8 +313,11 @@ export class PaneWatcher {
     this.entries.delete(paneId);
   }
 
-  /** Tell the machine a prompt went in (delivery does this after pressing Enter). */
-  inputSent(paneId: string): void {
+  /**
+   * Tell the machine a prompt went in (delivery does this after pressing Enter). `screenBefore`: the
+   * screen delivery read before typing: a turn summary on it is the last turn's, not this prompt's.
+   */
+  inputSent(paneId: string, screenBefore?: string): void {
     const e = this.entries.get(paneId);
     if (!e) return;
     const h = e.hooks;
@@ -336,7 +339,9 @@ export class PaneWatcher {
       // A hook held up on a starved machine (seen: 0.6 s at 100 agents): the screen has a look meanwhile.
       this.scheduler.want(e.schedule, START_LOOK_MS, false, 'start-look');
     } else if (h.word?.status === 'done') h.word = null;
-    e.actor.send({ type: 'INPUT_SENT', at: this.now() });
+    const doneBefore =
+      screenBefore === undefined ? undefined : doneEvidence({ screen: screenBefore, raw: e.output.text(), rules: e.pane.profile.detect.rules });
+    e.actor.send({ type: 'INPUT_SENT', at: this.now(), doneBefore });
   }
 
   /**

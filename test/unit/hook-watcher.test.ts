@@ -28,6 +28,15 @@ const profile = ProfileSchema.parse({
   },
 });
 
+/** The same with a turn summary below the reply, as opencode draws it (`▣  Build · <model> · 5.9s`). */
+const withSummary = ProfileSchema.parse({
+  ...profile,
+  detect: {
+    ...profile.detect,
+    rules: [...profile.detect.rules.slice(0, 2), { name: 'summary', status: 'done', pattern: '^▣ .* · \\d[\\d.]*s$', lines: 3 }, profile.detect.rules[2]],
+  },
+});
+
 const opened: FakeControl[] = [];
 const watchers: PaneWatcher[] = [];
 afterEach(async () => {
@@ -41,7 +50,7 @@ const noFiles: StateFilePorts = {
   watchFolder: () => ({ close() {} }),
 };
 
-async function setup(installed = true) {
+async function setup(installed = true, prof = profile) {
   const events = fakeControl();
   const cmd = fakeControl();
   opened.push(events, cmd);
@@ -66,7 +75,7 @@ async function setup(installed = true) {
     clock.advance(150);
     await screen(text);
   };
-  const pane: WatchedPane = { paneId: '%1', windowId: '@1', agent: 'a', profile, pid: 7, terminalId: 'jg-1' };
+  const pane: WatchedPane = { paneId: '%1', windowId: '@1', agent: 'a', profile: prof, pid: 7, terminalId: 'jg-1' };
   w.watch(pane);
   await screen(IDLE);
   const hook = (event: string, payload: unknown = { session_id: 's-1' }) => w.hookCall({ terminalId: 'jg-1', event, payload, ns: 0n, pid: 1, stale: false });
@@ -299,6 +308,33 @@ describe('hook signals in the pane watcher', () => {
     // Still idle with hooks that work: typing asks for the late look only.
     await printer(t)(2, `${IDLE}z`);
     expect(t.captures()).toBe(before + 2);
+  });
+
+  it("a prompt whose Enter was lost, after a turn a hook ended: the last turn's summary still on screen is no new turn", async () => {
+    const t = await setup(true, withSummary);
+    t.hook('UserPromptSubmit');
+    await t.shows(SPINNER); // the last reading of the turn: no summary yet
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    expect(t.w.turns('%1')).toBe(1);
+    // The summary drew after the hook; the screen was not read since, but delivery read it before typing.
+    const SUMMARY = '▣ Build · Stub · 5.9s';
+    t.w.inputSent('%1', `${SUMMARY}\n${IDLE}`);
+    // The 150 ms look and the one at the end of the grace: the prompt still in the box, the old summary above.
+    t.clock.advance(150);
+    await t.screen(`${SUMMARY}\n${IDLE}Read the inbox [jg:0123456789abcdef]`);
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(2850);
+    await t.screen(`${SUMMARY}\n${IDLE}Read the inbox [jg:0123456789abcdef]`);
+    t.clock.advance(1000);
+    expect(t.w.captureReasons['no-start-hook']).toBe(1);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.turns('%1')).toBe(1);
+    // Enter again: the turn runs, and it is the second.
+    t.w.inputSent('%1', `${SUMMARY}\n${IDLE}Read the inbox [jg:0123456789abcdef]`);
+    t.hook('UserPromptSubmit');
+    expect(t.w.status('%1')).toBe('busy');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r2' });
+    expect(t.w.turns('%1')).toBe(2);
   });
 
   it('a prompt whose turn start hook comes within 150 ms: no look at the screen at all', async () => {

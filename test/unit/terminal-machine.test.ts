@@ -160,6 +160,26 @@ describe('terminal machine', () => {
     expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
   });
 
+  it('the summary on the screen read just before typing is the old one, even when the last reading showed none (a turn ended by a hook)', () => {
+    const { actor, clock } = start(50);
+    actor.send(screen('idle'));
+    actor.send({ type: 'INPUT_SENT', at: 1 });
+    actor.send(screen('busy', 'spinner', 2)); // the last reading: the turn's spinner, no summary yet
+    actor.send({ type: 'HOOK', at: 3, status: 'done', rule: 'hook session.idle' });
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
+    // opencode: its summary drew after the hook; delivery read it before typing. The Enter was lost:
+    // the screen after it shows the same summary (the prompt still in the box), which is no new turn.
+    actor.send({ type: 'INPUT_SENT', at: 10, doneBefore: '▣  Build · Stub Model · 5.9s' });
+    actor.send(summary('▣  Build · Stub Model · 5.9s', 11));
+    clock.increment(500);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 1 } });
+    // The Enter pressed again: a summary the screen did not show before is that turn's.
+    actor.send({ type: 'INPUT_SENT', at: 20, doneBefore: '▣  Build · Stub Model · 5.9s' });
+    actor.send(summary('▣  Build · Stub Model · 6.1s', 21));
+    clock.increment(50);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'done', context: { turns: 2 } });
+  });
+
   it('from done, the next turn too fast for its busy screen ends on its own new summary', () => {
     const { actor, clock } = start(50);
     actor.send(screen('idle'));
