@@ -13,6 +13,7 @@ import type { AgentStatus } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { newSession } from './session-store.js';
 import { firstLine, takeCodePoints } from './text.js';
+import { applyWrites, writesIn } from './writes.js';
 
 export interface AgentIO {
   /** Wall-clock milliseconds. */
@@ -34,6 +35,8 @@ export interface AgentIO {
   crash(message: string): void;
   /** Run the `--hooks` command of an event (waited for, as claude waits for its hooks). Absent: no hooks. */
   hook?(event: string, payload: Record<string, unknown>): void;
+  /** Write a file (`write:` lines; the path is checked already). Absent: `write:` lines are not carried out. */
+  writeFile?(full: string, text: string): void;
   /** Call an MCP tool (`--mcp-config`); the reply's lines. Absent: `mcp:` lines are not tool calls. */
   callTool?(tool: string, args: Record<string, unknown>): Promise<string[]>;
 }
@@ -204,7 +207,18 @@ export class Agent {
     if (/^\/sleep(\s|$)/.test(command)) {
       return /^\/sleep\s+\d{1,9}$/.test(command) ? [`think time set to ${this.thinkMs} ms`] : ['usage: /sleep <ms>'];
     }
-    return replyBody(prompt, this.config, this.io.readFile);
+    return [...this.writes(prompt), ...replyBody(prompt, this.config, this.io.readFile)];
+  }
+
+  /** `write:` lines in the prompt, else in the file it names, carried out: the reply's first lines. */
+  private writes(prompt: string): string[] {
+    if (!this.io.writeFile) return [];
+    let asked = writesIn(prompt);
+    if (asked.length === 0) {
+      const file = namedFile(prompt, this.io.readFile);
+      if (file) asked = writesIn(file.content.toString('utf8'));
+    }
+    return applyWrites(asked, this.config.cwd, this.io.writeFile);
   }
 
   /** The permission menu opens: the PermissionRequest hook first, as claude fires it. */

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import type { ReplyConfig } from './reply.js';
 import { frameReply, replyBody } from './reply.js';
-import { digest, promptPreview } from './rules.js';
+import { digest, namedFile, promptPreview } from './rules.js';
+import { applyWrites, writesIn, writeWorkFile } from './writes.js';
 import { writeSession, type SessionRecord } from './session-store.js';
 
 export function headlessTurn(session: SessionRecord, prompt: string, config: ReplyConfig, home: string): string {
@@ -16,7 +17,10 @@ export function headlessTurn(session: SessionRecord, prompt: string, config: Rep
   };
   const d = digest(prompt);
   const turn = { k: session.turns.length + 1, sessionId: session.id, prompt, digest: d };
-  const lines = frameReply(config.replies, turn, replyBody(prompt, config, readFile));
+  const file = namedFile(prompt, readFile);
+  const asked = writesIn(prompt).length ? writesIn(prompt) : file ? writesIn(file.content.toString('utf8')) : [];
+  const body = [...applyWrites(asked, process.cwd(), writeWorkFile), ...replyBody(prompt, config, readFile)];
+  const lines = frameReply(config.replies, turn, body);
   const turns = [...session.turns, { prompt: promptPreview(prompt), ...d, reply: lines.join('\n') }];
   writeSession(home, {
     ...session,

@@ -16,6 +16,7 @@ import type { AgentStatus } from './runtime-files.js';
 import { appendStateFileTrace, appendTrace, removeStateFile, writeStateFile } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { writeSession } from './session-store.js';
+import { writeWorkFile } from './writes.js';
 
 export interface TuiContext {
   home: string;
@@ -80,6 +81,7 @@ export function runTui(config: AgentConfig, session: SessionRecord, ctx: TuiCont
       return () => clearTimeout(t);
     },
     readFile: promptFileReader(config.cwd),
+    writeFile: writeWorkFile,
     newSessionId: () => randomUUID(),
     saveSession: (s) => writeSession(home, s),
     promptSubmitted: (prompt) => {

@@ -40,6 +40,8 @@ class FakeIO implements AgentIO {
   redraw = (): void => {};
   exit = (code: number): void => void this.exits.push(code);
   crash = (message: string): void => void this.crashes.push(message);
+  written: [string, string][] = [];
+  writeFile = (full: string, text: string): void => void this.written.push([full, text]);
 
   advance(ms: number): void {
     const end = this.t + ms;
@@ -93,6 +95,22 @@ describe('fake agent: Agent', () => {
     expect(s).toContain(`   received 12 bytes sha256:${sha('hi [jg:7f3a]')}\n   nonce [jg:7f3a]\n ✻ Worked for 1s`);
     expect(io.saved.at(-1)).toMatchObject({ title: 'hi [jg:7f3a]', turns: [{ prompt: 'hi [jg:7f3a]', bytes: 12, sha256: sha('hi [jg:7f3a]') }] });
     expect(io.statuses.map((x) => x.status)).toEqual(['idle', 'busy', 'idle']);
+  });
+
+  it('`write:` lines in the prompt or in the file it names are written under its folder; paths that leave it are refused', () => {
+    const { io, submit, screen } = setup();
+    submit('write: src/a.txt "one\\ntwo"');
+    io.advance(1000);
+    expect(io.written).toEqual([['/w/src/a.txt', 'one\ntwo']]);
+    expect(screen()).toContain('wrote src/a.txt (7 bytes)');
+    io.files['task.md'] = 'edit it\nwrite: b.txt "B"\nwrite: ../out.txt "x"\nwrite: /etc/x "x"\nwrite: .git/config "x"\nwrite: c.txt not-json\n';
+    submit('Read task.md and do what it asks.');
+    io.advance(1000);
+    expect(io.written.slice(1)).toEqual([['/w/b.txt', 'B']]);
+    const s = screen();
+    expect(s).toContain('write: ../out.txt: leaves the working folder');
+    expect(s).toContain('write: /etc/x: must be a path inside the working folder');
+    expect(s).toContain('write: .git/config: is inside .git');
   });
 
   it('Enter while busy leaves the text in the box; Esc interrupts', () => {
