@@ -81,6 +81,10 @@ export default tseslint.config(
     ],
   ),
   layer(
+    ['src/git/**'],
+    [[['../*', '!../errors.js'], 'src/git/ only speaks git (plain operations and its machine formats); it knows nothing of jaggers above it']],
+  ),
+  layer(
     ['src/panes/**'],
     [
       [

@@ -49,6 +49,42 @@ export const ERROR_STATUS = {
   E_SUPERVISOR_STOPPING: 503,
   E_SUPERVISOR_START: 503,
   E_API: 502,
+  // Git worktrees (src/git/, src/agents/worktrees/; docs/worktrees.md).
+  // The folder is not inside a git repository (or git refused it: not found, unsafe owner).
+  E_NOT_A_REPO: 400,
+  // The repository has no commit yet: there is nothing to make a worktree from.
+  E_NO_COMMIT: 409,
+  // No base was given and HEAD is detached: there is no branch to start from or merge into.
+  E_DETACHED_HEAD: 409,
+  // The base (a branch, a ref or a commit) does not exist.
+  E_BASE_MISSING: 404,
+  // The branch jaggers/<name> is taken by something other than this same worktree.
+  E_BRANCH_EXISTS: 409,
+  // A name git would refuse as a branch, or that breaks the name rule (src/ids.ts).
+  E_BAD_NAME: 400,
+  // A path of a copy list that is absolute, leaves the repository, or names .git or .jaggers.
+  E_BAD_PATH: 400,
+  // No worktree, and no branch, of that name.
+  E_WORKTREE_UNKNOWN: 404,
+  // A half-made worktree jaggers will not repair on its own (a folder git does not know, another branch in our folder).
+  E_WORKTREE_BROKEN: 409,
+  // Another create or remove of the same worktree is under way.
+  E_WORKTREE_BUSY: 409,
+  // The worktree has uncommitted changes (or untracked files).
+  E_WORKTREE_DIRTY: 409,
+  // The worktree's branch has commits not merged into its base branch.
+  E_WORKTREE_UNMERGED: 409,
+  // The setup command of a new worktree failed; nothing of the worktree is left.
+  E_SETUP_FAILED: 422,
+  // Merging the branch conflicts; the base branch and every checkout are as they were.
+  E_MERGE_CONFLICT: 409,
+  // The branch to merge into moved while the merge was made; nothing was moved.
+  E_BASE_MOVED: 409,
+  // The branch to merge into is checked out in the user's checkout with changes, or checked out elsewhere.
+  E_CHECKOUT_DIRTY: 409,
+  E_BRANCH_CHECKED_OUT: 409,
+  // git itself failed where it should not have (the command and the end of its stderr are in the message).
+  E_GIT: 500,
   E_INTERNAL: 500,
 } as const;
 
