@@ -45,6 +45,8 @@ export interface LauncherPorts {
   /** jaggers.json as it is now (read again each time: it may change while the supervisor runs). */
   project(): Promise<ProjectFile | null>;
   loadProfile(name: string): Promise<Profile>;
+  /** The spec as it starts: an isolated agent's folder is its git worktree, made when missing (isolation.ts). */
+  place(spec: AgentSpec, project: ProjectFile | null, task: string | null): Promise<AgentSpec>;
 }
 
 export interface UpRequest {
@@ -90,9 +92,10 @@ export class Launcher {
   }
 
   /** The agent's entry in jaggers.json, else what the registry knows of it (an `up` or `demo` without one). */
-  private async specOf(agent: string, profile: string, terminalId: string | null): Promise<AgentSpec> {
-    const spec = (await this.p.project().catch(() => null))?.agents.find((a) => a.name === agent);
-    if (spec) return spec;
+  private async specOf(agent: string, profile: string, terminalId: string | null, task: string | null): Promise<AgentSpec> {
+    const project = await this.p.project().catch(() => null);
+    const spec = project?.agents.find((a) => a.name === agent);
+    if (spec) return this.p.place(spec, project, task);
     const t = terminalId ? this.p.store.data.terminals[terminalId] : undefined;
     const root = this.p.where.projectRoot;
     const cwd = t?.cwd && path.resolve(t.cwd) !== root ? path.relative(root, t.cwd) : undefined;
@@ -103,7 +106,7 @@ export class Launcher {
   async launchOf(terminalId: string, profile: Profile, o: { agent: string; task: string | null; conversation: boolean }): Promise<Launch> {
     const pinned = this.p.store.data.terminals[terminalId]?.sessionId ?? null;
     const input = this.input(await this.sizeFor(profile), o.task, () => pinned ?? randomUUID(), await this.hooksOff());
-    return planLaunch(input, await this.specOf(o.agent, profile.name, terminalId), profile, terminalId, o.conversation ? pinned : null);
+    return planLaunch(input, await this.specOf(o.agent, profile.name, terminalId, o.task), profile, terminalId, o.conversation ? pinned : null);
   }
 
   /** `up`: open the team's windows (keep live ones, restart dead ones in their pinned conversations, create missing ones) and record them. */
@@ -117,13 +120,16 @@ export class Launcher {
     const { tmux, store, where } = this.p;
     const task = req.task ?? null;
     const project = await this.p.project();
-    const specs = req.resume
+    const given = req.resume
       ? this.taskTeam(task, project)
       : req.names
         ? namedTeam(req.names, project, store.data, where.projectRoot)
         : teamSpecs(req, project, store.data, where.projectRoot);
     // Every profile first, so a bad one stops `up` before anything starts.
-    const team = await Promise.all(specs.map(async (spec) => ({ spec, profile: await this.p.loadProfile(spec.profile) })));
+    const profiles = await Promise.all(given.map((spec) => this.p.loadProfile(spec.profile)));
+    // Then the isolated agents' worktrees, one at a time (git locks its worktree list).
+    const team: { spec: AgentSpec; profile: Profile }[] = [];
+    for (const [i, spec] of given.entries()) team.push({ spec: await this.p.place(spec, project, task), profile: profiles[i]! });
     const size = await this.sizeFor(null, req.size);
     const missing: Opened['missing'] = [];
     const runnable = team.filter((m) => {
@@ -301,7 +307,7 @@ export class Launcher {
     delete env.TMUX;
     delete env.TMUX_PANE;
     await writeLaunchFiles(launch);
-    const spec = await this.specOf(t.agent, t.profile, terminalId);
+    const spec = await this.specOf(t.agent, t.profile, terminalId, t.task);
     return { env, args: [...spec.args, ...(launch.mcp?.args ?? [])], cwd: launch.cwd };
   }
 
@@ -321,7 +327,7 @@ export class Launcher {
         const terminalId = e.pane.terminalId!;
         const pinned = sessionId ?? this.p.store.data.terminals[terminalId]?.sessionId ?? null;
         const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID(), await this.hooksOff());
-        const launch = planLaunch(input, await this.specOf(t.agent, t.profile.name, terminalId), t.profile, terminalId, conversation ? pinned : null);
+        const launch = planLaunch(input, await this.specOf(t.agent, t.profile.name, terminalId, e.pane.task), t.profile, terminalId, conversation ? pinned : null);
         await writeLaunchFiles(launch);
         await respawnPane(tmux, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(tmux, t.paneId, '#{pane_pid}');

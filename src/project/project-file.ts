@@ -15,6 +15,10 @@ const AgentSchema = z.strictObject({
   mcp: z.boolean().optional(),
   /** Install its CLI's native hooks (where its profile has them); false: read from the state file and screen only. */
   hooks: z.boolean().optional(),
+  /** `worktree`: the agent works in a git worktree of its own (`.jaggers/worktrees/<name>`, branch `jaggers/<name>`). */
+  isolation: z.enum(['shared', 'worktree']).optional(),
+  /** The branch or commit its worktree starts from when it is made (default: the checkout's current branch). */
+  base: z.string().min(1).max(256).optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 
@@ -37,6 +41,14 @@ export const ProjectSchema = z
     maxWorkers: z.union([z.number().int().positive(), z.record(z.string(), z.number().int().positive())]).optional(),
     /** false: no agent of this project gets its CLI's native hooks installed (the state file and screen decide). */
     hooks: z.boolean().optional(),
+    /** How a fresh worktree is set up: ignored files copied from the checkout, then a command run once in it. */
+    worktree: z
+      .strictObject({
+        copy: z.array(z.string().min(1).max(4096)).max(200).default([]),
+        /** A shell command (`sh -c`) run once in each new worktree before its agent starts (`npm ci`). */
+        setup: z.string().min(1).max(4096).optional(),
+      })
+      .optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();
