@@ -12,7 +12,10 @@
 // replaces by a rename (projects.json, trustedFolders.json) replaces the link with a file of the overlay.
 // trustedFolders.json therefore goes by `GEMINI_CLI_TRUSTED_FOLDERS_PATH` to the person's own file;
 // projects.json's slugs are also kept in `tmp/<slug>/.project_root`, which gemini reads first. A
-// dangling link to a folder breaks gemini's mkdir: folders that do not exist are not linked.
+// dangling link to a folder breaks gemini's mkdir: folders that do not exist are not linked. (gemini's
+// relauncher, which the profile's GEMINI_CLI_NO_RELAUNCH turns off, reads `$GEMINI_CLI_HOME/settings.json`
+// without `.gemini/` for `advanced.autoConfigureMemory`: with the overlay it finds none, the default.)
+// Other uses of its home that change: docs/hooks.md "Known limits".
 import path from 'node:path';
 import { joinHooks, parseSettings } from './settings-join.js';
 
