@@ -118,7 +118,7 @@ describe.skipIf(!isChosen('gemini') || (!installed && !required))(`gemini ${vers
     }
   }, 240_000);
 
-  it("a settings.json of the person's that gemini refuses: jaggers installs nothing, and gemini itself says what is wrong with the file", async () => {
+  it("a settings.json of the person's that gemini refuses: jaggers installs nothing, and gemini itself refuses to start", async () => {
     const r = (rig = await createRig('gemini'));
     const settingsFile = join(r.home, '.gemini', 'settings.json');
     writeFileSync(settingsFile, '{"general": {,}}');
@@ -127,7 +127,8 @@ describe.skipIf(!isChosen('gemini') || (!installed && !required))(`gemini ${vers
     expect(install).toMatchObject({ args: [], env: {}, files: [] });
     expect(install.unavailable).toMatch(new RegExp(`^${settingsFile} is not valid JSON .*gemini refuses to start with it too$`));
     await r.start(startArgs('gemini', crypto.randomUUID()));
-    await waitForScreen(r.tmux(), /Error in .*settings\.json/, { timeoutMs: 45_000 });
+    // Its FatalConfigError (`Error in <file>: ...`, then this line; exit 52).
+    await waitForScreen(r.tmux(), /Please fix the configuration file\(s\) and try again/, { timeoutMs: 45_000 });
     expect(capture.calls()).toEqual([]);
     expect(existsSync(join(r.cwd, '.jaggers'))).toBe(false);
   }, 120_000);
