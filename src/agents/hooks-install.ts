@@ -1,8 +1,8 @@
 // A pane's native hooks (issue 27), as the launcher installs them: the profile's HookKit says which
-// flags, environment and files make the CLI call the hook bridge (bin/jaggers-hook); the files go only
-// under `.jaggers/hooks/<terminalId>/` (any other path is refused), never into the user's own settings,
-// and that folder goes on `down` and when the agent's window closes.
-import { rm, writeFile, rename } from 'node:fs/promises';
+// flags, environment, files and links make the CLI call the hook bridge (bin/jaggers-hook); the files and
+// links go only under `.jaggers/hooks/<terminalId>/` (any other path is refused), never into the user's
+// own settings, and that folder goes on `down` and when the agent's window closes.
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { HOOKS } from '../clis/kinds.js';
@@ -57,18 +57,44 @@ export function hooksOff(env: Record<string, string | undefined>, project: { hoo
  */
 export function hookLaunch(
   profile: Profile,
-  id: { projectRoot: string; binDir: string; terminalId: string; cwd: string; version?: string | null },
+  id: {
+    projectRoot: string;
+    binDir: string;
+    terminalId: string;
+    cwd: string;
+    version?: string | null;
+    /** The pane's environment before the kit's additions (HookInstallContext.env). */
+    env?: Readonly<Record<string, string | undefined>>;
+  },
 ): HookLaunch | null {
   const kind = profile.detect.hooks;
   if (!kind) return null;
   const dir = hookDir(id.projectRoot, id.terminalId);
   const bridge = bridgeCommand(id.binDir, id.projectRoot, id.terminalId);
-  const got = HOOKS[kind].install({ bridge, bridgeShell: bridge.map(shellQuote).join(' '), dir, cwd: id.cwd, version: id.version ?? null });
-  // A kit that can install nothing here (gemini not run as root: `unavailable` says why, and doctor
-  // shows it): no hooks, so no warning that they never fired either; the screen decides.
-  if (got.unavailable || (got.args.length === 0 && got.files.length === 0 && Object.keys(got.env).length === 0)) return null;
+  const got = HOOKS[kind].install({
+    bridge,
+    bridgeShell: bridge.map(shellQuote).join(' '),
+    dir,
+    cwd: id.cwd,
+    version: id.version ?? null,
+    ...(id.env ? { env: id.env } : {}),
+  });
+  // A kit that can install nothing here (gemini with a settings file of the person's it cannot join:
+  // `unavailable` says why, and doctor shows it): no hooks, so no warning that they never fired either.
+  if (got.unavailable || !installsAny(got)) return null;
   for (const f of got.files) checkInside(dir, f.path, kind);
-  return { kind, dir, args: [...got.args], env: { ...got.env }, files: got.files.map((f) => ({ path: path.resolve(f.path), text: f.text })) };
+  for (const l of got.links ?? []) checkInside(dir, l.path, kind);
+  for (const f of got.fresh ?? []) checkInside(dir, f, kind);
+  return {
+    kind,
+    dir,
+    args: [...got.args],
+    env: { ...got.env },
+    files: got.files.map((f) => ({ path: path.resolve(f.path), text: f.text })),
+    ...(got.links?.length ? { links: got.links.map((l) => ({ path: path.resolve(l.path), target: path.resolve(l.target) })) } : {}),
+    ...(got.fresh?.length ? { fresh: got.fresh.map((f) => path.resolve(f)) } : {}),
+    ...(got.folders?.length ? { folders: got.folders.map((f) => path.resolve(f)) } : {}),
+  };
 }
 
 /**
@@ -106,6 +132,11 @@ function joinedSettings(mcpText: string, hookText: string): string | null {
   }
 }
 
+/** Whether an install adds anything to a start. */
+function installsAny(got: HookInstall): boolean {
+  return got.args.length > 0 || got.files.length > 0 || (got.links?.length ?? 0) > 0 || Object.keys(got.env).length > 0;
+}
+
 /** A file a kit wants written must be inside the terminal's hook folder: anything else is refused. */
 export function checkInside(dir: string, file: string, kind: string): void {
   const rel = path.relative(dir, path.resolve(dir, file));
@@ -113,19 +144,34 @@ export function checkInside(dir: string, file: string, kind: string): void {
     throw new JaggersError('E_INTERNAL', `hooks ${kind}: refusing to write ${JSON.stringify(file)}: hook files go only under ${dir}`);
 }
 
-/** Write a launch's hook files (the folder made private first); a launch without hooks removes an old install. */
+/**
+ * Write a launch's hook files and links (the folder made private first; its `fresh` folders emptied, the
+ * kit's `folders` made); a launch without hooks removes an old install. Removing never follows a link:
+ * what a link points at is left alone.
+ */
 export async function writeHookFiles(hooks: HookLaunch | null, off: { dir: string } | null): Promise<void> {
   if (!hooks) {
     if (off) await rm(off.dir, { recursive: true, force: true });
     return;
   }
   await ensurePrivateFolder(hooks.dir);
+  for (const f of hooks.fresh ?? []) {
+    checkInside(hooks.dir, f, hooks.kind);
+    await rm(f, { recursive: true, force: true });
+  }
+  for (const f of hooks.folders ?? []) await mkdir(f, { recursive: true });
   for (const f of hooks.files) {
     checkInside(hooks.dir, f.path, hooks.kind);
     await ensurePrivateFolder(path.dirname(f.path));
     const tmp = `${f.path}.${process.pid}.tmp`;
     await writeFile(tmp, f.text, { mode: 0o600 });
     await rename(tmp, f.path);
+  }
+  for (const l of hooks.links ?? []) {
+    checkInside(hooks.dir, l.path, hooks.kind);
+    await ensurePrivateFolder(path.dirname(l.path));
+    await rm(l.path, { recursive: true, force: true });
+    await symlink(l.target, l.path);
   }
 }
 
@@ -137,8 +183,9 @@ export async function removeHookDir(projectRoot: string, terminalId: string): Pr
 /**
  * The signals a profile reads its CLI by, strongest first, on the installed release (`version`; null:
  * unknown): its hooks where its kit installs any for that release (asked for a pane's hook folder under
- * `jaggersDir`: gemini's answer depends on who owns the folders above it) with what to know about them
- * on this machine (the kit's caveat, under `env`), its state file, its screen rules.
+ * `jaggersDir`, with `env` as the pane's: gemini's answer depends on the person's own settings file)
+ * with what to know about them on this machine (the kit's caveat, under `env`), its state file, its
+ * screen rules.
  */
 export function profileSignals(profile: Profile, version: string | null, jaggersDir: string = os.tmpdir(), env: NodeJS.ProcessEnv = process.env): string[] {
   const out: string[] = [];
@@ -147,11 +194,11 @@ export function profileSignals(profile: Profile, version: string | null, jaggers
     let got: HookInstall | null = null;
     try {
       const dir = path.join(jaggersDir, 'hooks', 'jg-probe');
-      got = HOOKS[kind].install({ bridge: ['sh', 'jaggers-hook'], bridgeShell: 'sh jaggers-hook', dir, cwd: dir, version });
+      got = HOOKS[kind].install({ bridge: ['sh', 'jaggers-hook'], bridgeShell: 'sh jaggers-hook', dir, cwd: dir, version, env });
     } catch {
       got = null;
     }
-    const any = got && (got.args.length > 0 || got.files.length > 0 || Object.keys(got.env).length > 0);
+    const any = got !== null && installsAny(got);
     const caveat = any ? (HOOKS[kind].caveat?.(env) ?? null) : null;
     if (any) out.push(caveat ? `hooks (${kind}; note: ${caveat})` : `hooks (${kind})`);
     else if (got?.unavailable) out.push(`no hooks (${kind}: ${got.unavailable})`);

@@ -83,7 +83,18 @@ export class Launcher {
 
   private input(size: { width: number; height: number }, task: string | null, newSessionId: () => string, hooksOff: string | null): LaunchInput {
     const w = this.p.where;
-    return { projectRoot: w.projectRoot, session: w.session, socket: w.socket, binDir: w.binDir, basePath: w.basePath, size, task, newSessionId, hooksOff };
+    return {
+      projectRoot: w.projectRoot,
+      session: w.session,
+      socket: w.socket,
+      binDir: w.binDir,
+      basePath: w.basePath,
+      baseEnv: w.env,
+      size,
+      task,
+      newSessionId,
+      hooksOff,
+    };
   }
 
   /** Why the CLIs' hooks are off for every agent now (JAGGERS_HOOKS=0, jaggers.json `"hooks": false`); null: on. */

@@ -54,6 +54,12 @@ export interface PlanInput {
   newSessionId: () => string;
   /** Why hooks are off for this launch (`JAGGERS_HOOKS=0`, jaggers.json); null or absent: on where the profile has them. */
   hooksOff?: string | null;
+  /**
+   * The environment every pane inherits (the supervisor's: tmux gives each window the server's, as it
+   * gave window 0), under the profile's and the agent's: where a hook kit finds HOME (absent: only the
+   * profile's and the agent's, and a HOME they do not set is this process's).
+   */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 export function fillTemplate(args: readonly string[], vars: Record<string, string>): string[] {
@@ -75,7 +81,10 @@ export function planWindows(input: PlanInput): WindowAction[] {
 }
 
 /** What starting an agent needs besides its spec and profile. */
-export type LaunchInput = Pick<PlanInput, 'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId' | 'hooksOff'>;
+export type LaunchInput = Pick<
+  PlanInput,
+  'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId' | 'hooksOff' | 'baseEnv'
+>;
 
 /**
  * The command, environment and folder that start an agent: resuming `pinned` when the profile can, else
@@ -122,7 +131,15 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
   const cwd = path.resolve(input.projectRoot, spec.cwd ?? '.');
   const hooks = shareSettingsFiles(
     mcp,
-    input.hooksOff || spec.hooks === false ? null : hookLaunch(profile, { projectRoot: input.projectRoot, binDir: input.binDir, terminalId, cwd }),
+    input.hooksOff || spec.hooks === false
+      ? null
+      : hookLaunch(profile, {
+          projectRoot: input.projectRoot,
+          binDir: input.binDir,
+          terminalId,
+          cwd,
+          env: { ...input.baseEnv, ...env },
+        }),
   );
   return {
     command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...sessionArgs],

@@ -57,6 +57,12 @@ export interface HookInstallContext {
   cwd: string;
   /** The CLI's version, when known (`null`: unknown): a kit may install differently per release. */
   version: string | null;
+  /**
+   * The environment the CLI starts with, before the kit's own additions: the supervisor's (which tmux
+   * gives every pane), then the profile's and the agent's. A kit that must find the person's own files
+   * reads HOME (and its CLI's own variables) here. Absent: the supervisor's own.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** What the launcher adds to a pane's start so that the CLI calls the bridge. */
@@ -65,9 +71,18 @@ export interface HookInstall {
   env: Record<string, string>;
   /** Files to write before the start, each under `dir` (the launcher refuses any other path). */
   files: { path: string; text: string }[];
+  /** Symbolic links to make before the start, each `path` under `dir` (what is there is replaced); `target` may be anywhere and need not exist. */
+  links?: { path: string; target: string }[];
+  /** Folders under `dir` removed before the files and links are written: what the CLI left in them on an earlier start goes. */
+  fresh?: string[];
   /**
-   * Set when this CLI cannot be hooked here without writing outside `.jaggers/` (gemini as an ordinary
-   * user): why, for `doctor`/`profile check`. args, env and files are then empty and the screen decides.
+   * Folders outside `dir` made (when missing) before the start: only folders the CLI itself makes at
+   * every start, made a moment earlier so that links to them resolve (gemini's `~/.gemini/tmp`).
+   */
+  folders?: string[];
+  /**
+   * Set when this CLI cannot be hooked here (gemini with a settings file it cannot join its hooks to):
+   * why, for `doctor`/`profile check`. args, env and files are then empty and the screen decides.
    */
   unavailable?: string;
 }

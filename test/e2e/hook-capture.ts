@@ -2,7 +2,7 @@
 // (its arguments, its stdin, the time in ns) as files in a folder and exits 0 at once, printing nothing.
 // `installContext` gives a HookKit the same context the launcher would, with this script as `bridge`.
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookInstall, HookInstallContext } from '../../src/clis/types.js';
 
@@ -35,7 +35,8 @@ const quote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.rep
 
 export interface HookCapture {
   calls(): HookCall[];
-  context(opts: { dir: string; cwd: string; version: string | null }): HookInstallContext;
+  /** `env`: the CLI's environment (its HOME): a kit that reads the person's files (gemini) must get the rig's, not the test runner's. */
+  context(opts: { dir: string; cwd: string; version: string | null; env?: Record<string, string> }): HookInstallContext;
 }
 
 export function createHookCapture(root: string): HookCapture {
@@ -46,7 +47,7 @@ export function createHookCapture(root: string): HookCapture {
   chmodSync(script, 0o755);
   const bridge = ['sh', script, callsDir];
   return {
-    context: ({ dir, cwd, version }) => ({ bridge, bridgeShell: bridge.map(quote).join(' '), dir, cwd, version }),
+    context: ({ dir, cwd, version, env }) => ({ bridge, bridgeShell: bridge.map(quote).join(' '), dir, cwd, version, ...(env ? { env } : {}) }),
     calls() {
       const names = readdirSync(callsDir)
         .filter((n) => n.endsWith('.argv'))
@@ -76,11 +77,18 @@ export function createHookCapture(root: string): HookCapture {
   };
 }
 
-/** Writes an install's files as the launcher would (folders 0755, files 0644: gemini wants neither group- nor other-writable). */
+/** Writes an install's files and links as the launcher would (src/agents/hooks-install.ts writeHookFiles). */
 export function writeInstall(install: HookInstall): void {
+  for (const f of install.fresh ?? []) rmSync(f, { recursive: true, force: true });
+  for (const d of install.folders ?? []) mkdirSync(d, { recursive: true });
   for (const f of install.files) {
     mkdirSync(join(f.path, '..'), { recursive: true, mode: 0o755 });
     writeFileSync(f.path, f.text, { mode: 0o644 });
+  }
+  for (const l of install.links ?? []) {
+    mkdirSync(join(l.path, '..'), { recursive: true, mode: 0o755 });
+    rmSync(l.path, { recursive: true, force: true });
+    symlinkSync(l.target, l.path);
   }
 }
 

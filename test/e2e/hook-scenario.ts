@@ -47,7 +47,7 @@ export async function runHookScenario(
 ): Promise<HookScenario> {
   const { cli } = r;
   const capture = createHookCapture(r.root);
-  const install = kit.install(capture.context({ dir: opts.hookDir, cwd: r.cwd, version: CLIS[cli].version }));
+  const install = kit.install(capture.context({ dir: opts.hookDir, cwd: r.cwd, version: CLIS[cli].version, env: r.env }));
   if (install.unavailable !== undefined) throw new Error(`${cli}: hooks unavailable here: ${install.unavailable}`);
   writeInstall(install);
   Object.assign(r.env, install.env);

@@ -15,7 +15,7 @@ import type { InboxView, JobResultView, JobView, MessageView } from '../../src/a
 import { parseArtifact } from '../../src/handover/artifact.js';
 import { api, collectEvents } from '../helpers/api.js';
 import { CLI_NAMES, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
-import { createTeam, type Team, SIGNALS } from './team.js';
+import { createTeam, HOOKS_OFF, type Team, SIGNALS } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const team = CLI_NAMES.filter((cli) => (required || isCliInstalled(cli)) && isChosen(cli));
@@ -222,5 +222,23 @@ describe.skipIf(team.length === 0)(`jobs and the inbox on the real CLIs (${SIGNA
         STEP_MS,
       );
     }
+  });
+
+  // gemini's hooks run for any user (an overlay home under .jaggers/hooks/, docs/hooks.md): its turns are
+  // started and ended by BeforeAgent and AfterAgent, not read off its screen.
+  describe.skipIf(HOOKS_OFF || !team.includes('gemini'))("gemini's turns, by its hooks", () => {
+    it('every state gemini was published in after its start says which of its hooks decided it', () => {
+      const states = events.events.filter((e) => e.type === 'state' && e.data.agent === 'gemini').map((e) => `${String(e.data.state)} ${String(e.data.rule)}`);
+      const done = states.filter((x) => x.startsWith('done '));
+      expect(done.length, states.join('\n')).toBeGreaterThanOrEqual(3);
+      expect(
+        done.filter((x) => x !== 'done hook AfterAgent'),
+        states.join('\n'),
+      ).toEqual([]);
+      expect(
+        states.filter((x) => x.startsWith('busy ') && x !== 'busy hook BeforeAgent'),
+        states.join('\n'),
+      ).toEqual([]);
+    });
   });
 });

@@ -1,6 +1,6 @@
 // Installing a profile's hooks at a pane's start (issue 27): the kit's files only under
 // .jaggers/hooks/<terminalId>/, its args and env in the launch, and the ways to turn hooks off.
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -85,6 +85,82 @@ describe('hook install', () => {
   });
 });
 
+describe("gemini's overlay home, through the launcher", () => {
+  const spec = { name: 'g', profile: 'gemini', args: [], env: {} };
+
+  it("is written under .jaggers/hooks/<id>/home with links to the person's ~/.gemini; gemini's writes reach their files; a restart rebuilds it; removing it leaves their files", async () => {
+    const { profile: gem } = await loadProfile('gemini', path.join(root, '.jaggers'));
+    const home = path.join(root, 'person');
+    const g = path.join(home, '.gemini');
+    await mkdir(path.join(g, 'tmp', 'p', 'chats'), { recursive: true });
+    await writeFile(path.join(g, 'oauth_creds.json'), 'creds');
+    await writeFile(path.join(g, 'settings.json'), '{"general": {"vimMode": true}}');
+    // The agent's own HOME (jaggers.json env) wins over the supervisor's.
+    const l = planLaunch(input({ baseEnv: { HOME: '/elsewhere', PATH: '/bin' } }), { ...spec, env: { HOME: home } }, gem, 'jg-7', null);
+    const dir = path.join(root, '.jaggers', 'hooks', 'jg-7');
+    const overlay = path.join(dir, 'home');
+    expect(l.env).toMatchObject({ GEMINI_CLI_HOME: overlay, GEMINI_CLI_TRUSTED_FOLDERS_PATH: path.join(g, 'trustedFolders.json'), HOME: home });
+    await writeHookFiles(l.hooks, null);
+    expect(JSON.parse(await readFile(path.join(overlay, '.gemini', 'settings.json'), 'utf8'))).toMatchObject({
+      general: { vimMode: true },
+      hooks: { AfterAgent: [expect.anything()] },
+    });
+    expect(await readlink(path.join(overlay, '.gemini', 'tmp'))).toBe(path.join(g, 'tmp'));
+    expect(await readFile(path.join(overlay, '.gemini', 'oauth_creds.json'), 'utf8')).toBe('creds');
+    // history/ is made in their ~/.gemini (gemini makes it at its start); state.json is not, until written.
+    expect((await lstat(path.join(g, 'history'))).isDirectory()).toBe(true);
+    expect(await readdir(g)).not.toContain('state.json');
+    await writeFile(path.join(overlay, '.gemini', 'state.json'), '{"n": 1}');
+    await writeFile(path.join(overlay, '.gemini', 'tmp', 'p', 'chats', 'session-1.jsonl'), 'x');
+    expect(await readFile(path.join(g, 'state.json'), 'utf8')).toBe('{"n": 1}');
+    expect(await readdir(path.join(g, 'tmp', 'p', 'chats'))).toEqual(['session-1.jsonl']);
+
+    // gemini replaced a link by a file of its own (projects.json: written to a temp file, then renamed),
+    // and left a file the person has no link for: the next start puts the links back and drops the rest.
+    await writeFile(path.join(g, 'projects.json'), '{"projects": {}}');
+    await writeFile(path.join(overlay, '.gemini', 'projects.json'), 'overlay copy');
+    await writeFile(path.join(overlay, '.gemini', 'stray'), 'x');
+    const again = planLaunch(input({ baseEnv: { HOME: home } }), spec, gem, 'jg-7', 'sid');
+    await writeHookFiles(again.hooks, null);
+    expect(await readlink(path.join(overlay, '.gemini', 'projects.json'))).toBe(path.join(g, 'projects.json'));
+    expect(await readdir(path.join(overlay, '.gemini'))).not.toContain('stray');
+
+    // `down` removes .jaggers/hooks; hooks off for the next start remove the pane's folder: links go, their targets stay.
+    await writeHookFiles(null, { dir });
+    expect(await readdir(path.join(root, '.jaggers', 'hooks'))).toEqual([]);
+    expect((await readdir(g)).sort()).toEqual(['history', 'oauth_creds.json', 'projects.json', 'settings.json', 'state.json', 'tmp']);
+    expect(await readdir(path.join(g, 'tmp', 'p', 'chats'))).toEqual(['session-1.jsonl']);
+    expect(await readFile(path.join(g, 'settings.json'), 'utf8')).toBe('{"general": {"vimMode": true}}');
+  });
+
+  it('refuses a link a kit names outside the hook folder', () => {
+    const saved = fakeAgentHooks.install;
+    try {
+      fakeAgentHooks.install = (ctx) => ({ args: [], env: {}, files: [], links: [{ path: path.join(ctx.dir, '..', 'x'), target: '/' }] });
+      expect(() => hookLaunch(profile, { projectRoot: root, binDir: '/b', terminalId: 'jg-1', cwd: root })).toThrow(/refusing to write/);
+      fakeAgentHooks.install = (ctx) => ({ args: [], env: {}, files: [], links: [{ path: path.join(ctx.dir, 'l'), target: '/' }], fresh: [root] });
+      expect(() => hookLaunch(profile, { projectRoot: root, binDir: '/b', terminalId: 'jg-1', cwd: root })).toThrow(/refusing to write/);
+    } finally {
+      fakeAgentHooks.install = saved;
+    }
+  });
+
+  it("doctor and profile check: hooks (gemini), or why not when the person's settings file cannot be read as gemini does", async () => {
+    const { profile: gem } = await loadProfile('gemini', path.join(root, '.jaggers'));
+    const home = path.join(root, 'person');
+    expect(profileSignals(gem, '0.61.0', path.join(root, '.jaggers'), { HOME: home })[0]).toBe('hooks (gemini)');
+    await mkdir(path.join(home, '.gemini'), { recursive: true });
+    await writeFile(path.join(home, '.gemini', 'settings.json'), '{"hooks": []}');
+    expect(profileSignals(gem, '0.61.0', path.join(root, '.jaggers'), { HOME: home })[0]).toBe(
+      `no hooks (gemini: "hooks" in ${path.join(home, '.gemini', 'settings.json')} is a list, not an object of hook lists: jaggers cannot join its hooks to it)`,
+    );
+    await writeFile(path.join(home, '.gemini', 'settings.json'), '{"hooksConfig": {"enabled": false}}');
+    expect(profileSignals(gem, '0.61.0', path.join(root, '.jaggers'), { HOME: home })[0]).toMatch(/^hooks \(gemini; note: .* turns gemini's hooks off/);
+    // Nothing written by asking.
+    expect(await readdir(path.join(home, '.gemini'))).toEqual(['settings.json']);
+  });
+});
+
 describe('profile signals (doctor, profile check)', () => {
   it('names hooks, state file and screen, strongest first; a kit that installs nothing for a release says so', () => {
     const full = ProfileSchema.parse({
@@ -97,8 +173,8 @@ describe('profile signals (doctor, profile check)', () => {
     try {
       fakeAgentHooks.install = () => ({ args: [], env: {}, files: [] });
       expect(profileSignals(full, '0.9.0')[0]).toBe('no hooks on release 0.9.0 (fake-agent installs none)');
-      fakeAgentHooks.install = () => ({ args: [], env: {}, files: [], unavailable: "its settings file must be root's" });
-      expect(profileSignals(full, '0.9.0')[0]).toBe("no hooks (fake-agent: its settings file must be root's)");
+      fakeAgentHooks.install = () => ({ args: [], env: {}, files: [], unavailable: 'its settings file cannot be joined' });
+      expect(profileSignals(full, '0.9.0')[0]).toBe('no hooks (fake-agent: its settings file cannot be joined)');
     } finally {
       fakeAgentHooks.install = saved;
     }

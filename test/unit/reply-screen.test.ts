@@ -67,6 +67,13 @@ describe('replies read off the screen', () => {
     expect(afterTool.endsWith('stub: the command ran.')).toBe(true);
   });
 
+  it('gemini: the status line of its hooks (`Executing Hooks: jaggers-...`, left under the reply; seen in the e2e jobs run) is not part of the reply', () => {
+    const profile = load('gemini');
+    expect(replyFromScreen(fixture('gemini-0.61.0-done-with-hooks'), 'd974c67923763ddd', profile)).toBe('answer: job for gemini, at once');
+    const one = fixture('gemini-0.61.0-done-with-hooks').replace('Executing Hooks: jaggers-BeforeAgent, jaggers-AfterAgent', 'Executing Hook: jaggers-AfterAgent');
+    expect(replyFromScreen(one, 'd974c67923763ddd', profile)).toBe('answer: job for gemini, at once');
+  });
+
   it("keeps lines in the middle of a reply that look like chrome, and a second block's text", () => {
     const profile = load('gemini');
     const screen = tagged(fixture('gemini-0.61.0-done'), 'Tell me about foxes').replace(`✦ ${FOXES}`, '✦ one\n  ──────\n  ? for shortcuts\n  two');

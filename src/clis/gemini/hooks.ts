@@ -1,99 +1,106 @@
-// Gemini CLI's hooks (0.61.0). Per process, the one way that writes nothing outside jaggers' folder is
-// `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` naming a settings file of the lowest rank (hook lists are joined with
-// the user's own, not replaced). gemini reads that file only if it and every folder above it belong to
-// root and no group or other may write them (else it skips it with a "Security Warning" on screen): so
-// hooks work when jaggers runs as root in a folder whose parents are root's (containers, CI), and never
-// for an ordinary user. The other ways all write elsewhere: `<cwd>/.gemini/settings.json` (the project;
-// its first start also writes `~/.gemini/trusted_hooks.json` and shows a warning block), extensions
-// (`~/.gemini/extensions/`), or `GEMINI_CLI_HOME` (a whole new home: the person's sign-in, settings,
-// trusted folders and conversations are not there). Where none fits, `install` says why and adds
-// nothing; the screen decides. Hooks run only in a trusted folder, and block gemini until they exit.
-// Payloads: test/fixtures/hooks/gemini-*.json.
-import { lstatSync, statSync } from 'node:fs';
+// Gemini CLI's hooks (0.61.0), for every user: gemini runs with `GEMINI_CLI_HOME` naming an overlay home
+// under the pane's hook folder (./overlay.ts): its `.gemini/settings.json` is the person's own with
+// jaggers' hooks joined in (their hook lists kept, ours put first), and every other entry links to the
+// person's real `~/.gemini`, so sign-in, sessions, trust and history stay theirs. Neither `~/.gemini`
+// nor the project's `.gemini/` gets jaggers' hooks; the overlay goes with the hook folder on `down`.
+// (gemini's other per-process way, `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, is read only when root owns the
+// file and every folder above it, so it served root alone.) Hooks run only in a trusted folder, and
+// block gemini until they exit. Payloads: test/fixtures/hooks/gemini-*.json.
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { HookInstall, HookInstallContext, HookKit, HookSignal } from '../types.js';
+import { planOverlay, type GeminiHomeReader } from './overlay.js';
+import { parseSettings } from './settings-join.js';
 
 export const GEMINI_HOOK_EVENTS = ['SessionStart', 'BeforeAgent', 'AfterAgent', 'Notification'] as const;
-
-export const GEMINI_DEFAULTS_FILE = 'gemini-system-defaults.json';
-
-/** The owner and mode of a path (following symlinks), and whether the path itself is a symlink owned by `linkUid`. */
-export interface PathInfo {
-  uid: number;
-  mode: number;
-  link?: { uid: number };
-}
-
-/** What `install` needs to know of the machine: who we are and who owns the folders above `dir`. */
-export interface GeminiProbe {
-  uid(): number | undefined;
-  /** null: the path does not exist (yet). */
-  info(p: string): PathInfo | null;
-}
-
-export const nodeProbe: GeminiProbe = {
-  uid: () => process.getuid?.(),
-  info(p) {
-    try {
-      const l = lstatSync(p);
-      const s = l.isSymbolicLink() ? statSync(p) : l;
-      return { uid: s.uid, mode: s.mode, ...(l.isSymbolicLink() ? { link: { uid: l.uid } } : {}) };
-    } catch {
-      return null;
-    }
-  },
-};
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+const code = (e: unknown): unknown => (e as NodeJS.ErrnoException | null)?.code;
+
+/** The person's files, as the machine has them. */
+export const nodeReader: GeminiHomeReader = {
+  list(dir) {
+    try {
+      return readdirSync(dir);
+    } catch (e) {
+      if (code(e) === 'ENOENT') return null;
+      throw e;
+    }
+  },
+  read(file) {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (e) {
+      if (code(e) === 'ENOENT') return null;
+      throw e;
+    }
+  },
+  exists(p) {
+    try {
+      lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
 
 /** Hook timeout (ms): the bridge returns at once; this bounds how long a broken one could hold gemini. */
 const TIMEOUT_MS = 5_000;
 
-export function geminiHookSettings(bridgeShell: string): Json {
-  const hooks: Json = {};
+/** jaggers' hook definitions, per event. */
+export function geminiHookDefinitions(bridgeShell: string): Record<string, unknown[]> {
+  const hooks: Record<string, unknown[]> = {};
   for (const event of GEMINI_HOOK_EVENTS) {
     hooks[event] = [{ hooks: [{ type: 'command', name: `jaggers-${event}`, command: `${bridgeShell} ${event}`, timeout: TIMEOUT_MS }] }];
   }
-  return { hooks };
+  return hooks;
 }
 
-const GROUP_OR_OTHER_WRITE = 0o022;
-
-/**
- * Why gemini would refuse a system settings file in `dir` (null: it would read it): the check gemini
- * 0.61 makes (`isFileAndDirectorySecureSync`) on every folder from `dir` up to `/`, and on the file,
- * which jaggers (as root) then creates.
- */
-export function whyNotSecure(dir: string, probe: GeminiProbe): string | null {
-  const uid = probe.uid();
-  if (uid !== 0) {
-    return `gemini reads a per-process settings file (GEMINI_CLI_SYSTEM_DEFAULTS_PATH) only when root owns it and every folder above it; jaggers runs as uid ${uid ?? 'unknown'}, and the other ways (the project's .gemini/settings.json, ~/.gemini) write outside .jaggers/`;
-  }
-  for (let p = path.resolve(dir); ; p = path.dirname(p)) {
-    const info = probe.info(p);
-    if (info !== null) {
-      if (info.link !== undefined && info.link.uid !== 0)
-        return `gemini refuses its settings file under ${p}: a symlink owned by uid ${info.link.uid}, not root`;
-      if (info.uid !== 0) return `gemini refuses its settings file under ${p}: owned by uid ${info.uid}, not root`;
-      if ((info.mode & GROUP_OR_OTHER_WRITE) !== 0)
-        return `gemini refuses its settings file under ${p}: group or others may write it (mode ${(info.mode & 0o7777).toString(8)})`;
-    }
-    if (path.dirname(p) === p) return null;
-  }
+/** The home gemini uses in a pane with this environment: `GEMINI_CLI_HOME`, else HOME (a relative one from the pane's folder). */
+export function geminiHomeOf(env: Readonly<Record<string, string | undefined>>, cwd: string, fallback: () => string = os.homedir): string {
+  return path.resolve(cwd, nonEmpty(env.GEMINI_CLI_HOME) ?? nonEmpty(env.HOME) ?? fallback());
 }
 
-export function geminiInstaller(probe: GeminiProbe): (ctx: HookInstallContext) => HookInstall {
+export function geminiInstaller(
+  reader: GeminiHomeReader,
+  supervisorEnv: () => NodeJS.ProcessEnv = () => process.env,
+): (ctx: HookInstallContext) => HookInstall {
   return (ctx): HookInstall => {
-    const why = whyNotSecure(ctx.dir, probe);
-    if (why !== null) return { args: [], env: {}, files: [], unavailable: why };
-    const file = path.join(ctx.dir, GEMINI_DEFAULTS_FILE);
-    return {
-      args: [],
-      env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: file },
-      files: [{ path: file, text: `${JSON.stringify(geminiHookSettings(ctx.bridgeShell), null, 2)}\n` }],
-    };
+    const env = ctx.env ?? supervisorEnv();
+    const got = planOverlay(
+      {
+        dir: ctx.dir,
+        realHome: geminiHomeOf(env, ctx.cwd),
+        hooks: geminiHookDefinitions(ctx.bridgeShell),
+        trustedFoldersSet: nonEmpty(env.GEMINI_CLI_TRUSTED_FOLDERS_PATH) !== undefined,
+      },
+      reader,
+    );
+    if (!got.ok) return { args: [], env: {}, files: [], unavailable: got.why };
+    const { plan } = got;
+    return { args: [], env: plan.env, files: [plan.settings], links: plan.links, fresh: [plan.home], folders: plan.folders };
+  };
+}
+
+/** What to know before the hooks run: the person's settings turn every hook off (`hooksConfig.enabled: false`), jaggers' too. */
+export function geminiCaveat(reader: GeminiHomeReader): (env: NodeJS.ProcessEnv) => string | null {
+  return (env) => {
+    const file = path.join(geminiHomeOf(env, process.cwd()), '.gemini', 'settings.json');
+    let text: string | null;
+    try {
+      text = reader.read(file);
+    } catch {
+      return null;
+    }
+    const parsed = text === null ? null : parseSettings(text, file);
+    const config = parsed?.ok ? parsed.settings.hooksConfig : undefined;
+    return isObject(config) && config.enabled === false
+      ? `${file} turns gemini's hooks off (hooksConfig.enabled: false), jaggers' with them: the screen decides`
+      : null;
   };
 }
 
@@ -125,4 +132,4 @@ function questionOf(payload: Json): { question?: string } {
   return message === undefined ? {} : { question: message };
 }
 
-export const geminiHooks: HookKit = { install: geminiInstaller(nodeProbe), read };
+export const geminiHooks: HookKit = { install: geminiInstaller(nodeReader), read, caveat: geminiCaveat(nodeReader) };
