@@ -10,6 +10,7 @@ import { registerSetup } from './cli/setup.js';
 import { makeDeps, type Env } from './cli/shared.js';
 import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
+import { registerWorktrees } from './cli/worktrees.js';
 import { isJaggersError } from './errors.js';
 import { terminal } from './output.js';
 import { packageVersion } from './package-root.js';
@@ -48,6 +49,7 @@ export function buildProgram(env: Env, setExit: (code: number) => void): Command
 
   registerAgents(program, deps);
   registerWork(program, deps);
+  registerWorktrees(program, deps);
   registerWorkflows(program, deps);
   registerFlows(program, deps);
   registerSessions(program, deps);

@@ -24,6 +24,8 @@ export interface IsolationPorts {
   data(): RegistryData;
   /** Terminals whose pane is alive now (their worktrees are in use). */
   liveTerminals(): string[];
+  /** The live state of an agent's terminal (busy, idle...), undefined without a live pane. */
+  stateOf(terminalId: string): string | undefined;
   /** The git layer (tests hand in their own); default: opened on the project at first use. */
   open?: () => Promise<Worktrees>;
   env?: NodeJS.ProcessEnv;
@@ -156,9 +158,51 @@ export class Isolation {
     return { ...d, agent: r.agent, job: r.job };
   }
 
-  async merge(x: string, o: { mode?: MergeMode; into?: string; message?: string }): Promise<MergeResult & { name: string }> {
+  /**
+   * Merge a worktree's branch into its base. What its agent left uncommitted is committed first (an
+   * agent may not commit: codex's sandbox keeps .git read-only), but not while it works on a turn.
+   */
+  async merge(x: string, o: { mode?: MergeMode; into?: string; message?: string }): Promise<MergeResult & { name: string; committed: string | null }> {
     const r = this.resolve(x);
-    return { ...(await (await this.worktrees()).merge(r.name, o)), name: r.name };
+    const wt = await this.worktrees();
+    const status = await wt.status(r.name);
+    let committed: string | null = null;
+    if (!status.clean) {
+      const busy = this.busyIn(r.name);
+      if (busy)
+        throw new JaggersError(
+          'E_WORKTREE_BUSY',
+          `worktree ${r.name} has uncommitted changes and ${busy} is working in it now: merge once its turn ended (\`jaggers wait ${busy}\`)`,
+        );
+      committed = (await wt.commit(r.name, `jaggers: ${r.agent ?? r.job ?? r.name}'s uncommitted work, before a merge`)).sha;
+    }
+    return { ...(await wt.merge(r.name, o)), name: r.name, committed };
+  }
+
+  /** The agent working on a turn in this worktree now, or null. */
+  private busyIn(name: string): string | null {
+    const data = this.p.data();
+    for (const id of this.p.liveTerminals()) {
+      const t = data.terminals[id];
+      if (!t || worktreeOf(this.dir(), t.cwd) !== name) continue;
+      const state = this.p.stateOf(id);
+      if (state === 'busy' || state === 'waiting_input') return t.agent;
+    }
+    return null;
+  }
+
+  /**
+   * An item ended in an agent's worktree: what it changed is committed on the agent's branch, one commit
+   * per item (`jaggers diff` then shows the work item by item). Null when nothing was left to commit.
+   */
+  async itemEnded(j: JobRecord): Promise<string | null> {
+    const t = j.terminalId ? this.p.data().terminals[j.terminalId] : undefined;
+    const name = t ? worktreeOf(this.dir(), t.cwd) : null;
+    if (!name || j.work === 'send') return null;
+    const wt = await this.worktrees();
+    if ((await wt.status(name)).clean) return null;
+    const first = j.name ?? `${j.work} ${j.id}`;
+    return (await wt.commit(name, `jaggers: ${first} (${j.agent ?? j.target}, ${j.state})`)).sha;
   }
 
   /** Remove a worktree and its branch: refused while a pane or a job works in it, and (unless forced) while it holds work. */

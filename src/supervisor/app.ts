@@ -31,6 +31,9 @@ import {
   UpBody,
   FollowQuery,
   WaitQuery,
+  DiffQuery,
+  MergeBody,
+  ForceBody,
 } from './schemas.js';
 import { pins } from '../api/pins.js';
 import { boundedLines, issueMessage } from '../validate.js';
@@ -228,6 +231,19 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.get('/v1/flows', async () => s.flows.list());
   r.get('/v1/flows/:name', { schema: { params: NameParams } }, async (req) => s.flows.get((req.params as { name: string }).name));
   r.post('/v1/flows/:name/run', { schema: { params: NameParams } }, async (req) => s.flows.runNow((req.params as { name: string }).name));
+
+  // Agents' and jobs' git worktrees (issue 28): `:name` is an agent, a job id or a worktree's name.
+  const wtName = (req: FastifyRequest) => (req.params as { name: string }).name;
+  const yes = (v: string | undefined) => v === '1' || v === 'true';
+  r.get('/v1/worktrees', async () => s.worktrees.list());
+  r.get('/v1/worktrees/:name/diff', { schema: { params: NameParams, querystring: DiffQuery } }, async (req) =>
+    s.worktrees.diff(wtName(req), { patch: yes(req.query.patch), uncommitted: yes(req.query.uncommitted) }),
+  );
+  r.post('/v1/worktrees/:name/merge', { schema: { params: NameParams, body: MergeBody } }, async (req) => s.worktrees.merge(wtName(req), req.body ?? {}));
+  r.post('/v1/worktrees/:name/discard', { schema: { params: NameParams, body: ForceBody } }, async (req) =>
+    s.worktrees.discard(wtName(req), req.body?.force === true),
+  );
+  r.post('/v1/worktrees/gc', { schema: { body: ForceBody } }, async (req) => s.worktrees.gc(req.body?.force === true));
 
   const control = o.control;
   if (control) {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { HealthView, StateEventData, StreamEvent, TurnEventData } from '../api/types.js';
 import { Answers } from '../agents/answer.js';
+import { Isolation } from '../agents/isolation.js';
 import { Launcher } from '../agents/launcher.js';
 import { homeOfPid } from '../agents/proc.js';
 import { TerminalTable } from '../agents/table.js';
@@ -148,6 +149,15 @@ export function compose(d: SupervisorDeps) {
     },
   };
 
+  const isolation = new Isolation({
+    projectRoot: ctx.projectRoot,
+    data: () => store.data,
+    liveTerminals: () => table.list().flatMap((e) => (e.pane.terminalId && !e.pane.dead ? [e.pane.terminalId] : [])),
+    stateOf: (terminalId) => {
+      const e = table.find(terminalId);
+      return e && !e.pane.dead ? watcher.status(e.pane.paneId) : undefined;
+    },
+  });
   const launcher = new Launcher({
     tmux: commands,
     store,
@@ -164,6 +174,7 @@ export function compose(d: SupervisorDeps) {
     },
     project,
     loadProfile: profile,
+    place: (spec, p, task) => isolation.place(spec, p, task),
   });
 
   const homes = new Map<number, string>();
@@ -202,6 +213,8 @@ export function compose(d: SupervisorDeps) {
     log,
     dirs,
     ended: async (j: JobRecord) => {
+      // What the item changed in its agent's worktree is committed before the next item goes in.
+      await isolation.itemEnded(j).catch((e: Error) => log.warn({ job: j.id, err: e.message }, "could not commit the item's changes in its worktree"));
       if (j.kind === 'worker' && !j.keep && j.window) await launcher.close(j.window);
       if (j.kind === 'worker') workers.pump();
       if (j.from) runner.kick(j.from);
@@ -384,6 +397,14 @@ export function compose(d: SupervisorDeps) {
     views,
     answers,
     launcher,
+    /** Agents' and jobs' git worktrees (issue 28): list, diff, merge, discard, gc. */
+    worktrees: {
+      list: () => isolation.list(),
+      diff: (x: string, o: { patch?: boolean; uncommitted?: boolean }) => isolation.diff(x, o),
+      merge: (x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }) => isolation.merge(x, o),
+      discard: (x: string, force: boolean) => isolation.discard(x, force),
+      gc: async (force: boolean) => isolation.gc(force, await project().catch(() => null)),
+    },
     runner,
     jobs,
     inbox,

@@ -171,3 +171,17 @@ export const UpBody = z.strictObject({
     .max(32)
     .optional(),
 });
+
+/** `GET /v1/worktrees/:name/diff`: the patch text too, and the files as they are now (uncommitted changes). */
+export const DiffQuery = z.strictObject({
+  patch: z.enum(['0', '1', 'true', 'false']).optional(),
+  uncommitted: z.enum(['0', '1', 'true', 'false']).optional(),
+});
+
+export const MergeBody = z.strictObject({
+  mode: z.enum(['merge', 'squash', 'rebase']).optional(),
+  into: z.string().min(1).max(256).optional(),
+  message: z.string().min(1).max(65_536).optional(),
+});
+
+export const ForceBody = z.strictObject({ force: z.boolean().optional() });

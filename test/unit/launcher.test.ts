@@ -33,6 +33,7 @@ async function setup(
     store,
     table: { refresh: async () => void refreshes++, find: () => undefined, byPane: () => undefined },
     watcher: { hold: () => {}, release: () => {}, pane: () => undefined },
+    place: async (spec) => spec,
     log: recordingLog(),
     where: {
       projectRoot: root,

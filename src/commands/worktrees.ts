@@ -1,0 +1,121 @@
+// `worktrees`, `diff`, `merge`, `discard`, `gc`: the agents' and jobs' git worktrees (issue 28), through
+// the supervisor (it knows which agent or job works where). Rendering is pure.
+import { withApi } from '../api/connect.js';
+import type { Context } from '../context.js';
+import { givenAgent } from '../ids.js';
+import { renderTable } from './render.js';
+
+export interface WorktreeView {
+  name: string;
+  path: string;
+  branch: string | null;
+  agent: string | null;
+  job: string | null;
+  inUse: boolean;
+  status: {
+    head: string;
+    base: string;
+    baseBranch: string | null;
+    present: boolean;
+    dirty: { staged: number; unstaged: number; untracked: number; conflicted: number };
+    clean: boolean;
+    ahead: number;
+    merged: boolean;
+  } | null;
+  problem: string | null;
+}
+
+export interface DiffView {
+  name: string;
+  agent: string | null;
+  job: string | null;
+  base: string;
+  head: string;
+  files: { path: string; oldPath?: string; added: number | null; removed: number | null; binary: boolean }[];
+  commits: { sha: string; subject: string }[];
+  patch: string | null;
+  uncommitted: boolean;
+}
+
+export interface MergeView {
+  name: string;
+  status: 'merged' | 'up-to-date';
+  mode: string;
+  into: string;
+  from: string;
+  to: string;
+  commits: number;
+  moved: string | null;
+}
+
+const path = (x: string) => encodeURIComponent(x);
+
+export async function worktrees(ctx: Context): Promise<WorktreeView[]> {
+  return withApi(ctx, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'), { readOnly: true });
+}
+
+export async function diff(ctx: Context, x: string, o: { patch?: boolean; uncommitted?: boolean }): Promise<DiffView> {
+  givenAgent('diff', 'agent, job or worktree', x);
+  const q = `?patch=${o.patch ? 1 : 0}&uncommitted=${o.uncommitted ? 1 : 0}`;
+  return withApi(ctx, (api) => api.call<DiffView>('GET', `/v1/worktrees/${path(x)}/diff${q}`), { readOnly: true });
+}
+
+export async function merge(ctx: Context, x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }): Promise<MergeView> {
+  givenAgent('merge', 'agent, job or worktree', x);
+  return withApi(ctx, (api) => api.call<MergeView>('POST', `/v1/worktrees/${path(x)}/merge`, o));
+}
+
+export async function discard(ctx: Context, x: string, force: boolean): Promise<{ name: string; removed: boolean; branchDeleted: boolean }> {
+  givenAgent('discard', 'agent, job or worktree', x);
+  return withApi(ctx, (api) => api.call('POST', `/v1/worktrees/${path(x)}/discard`, { force }));
+}
+
+export async function gc(ctx: Context, force: boolean): Promise<{ removed: { name: string }[]; kept: { name: string; why: string | null }[] }> {
+  return withApi(ctx, (api) => api.call('POST', '/v1/worktrees/gc', { force }));
+}
+
+const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 9) : '-');
+
+export function renderWorktrees(list: WorktreeView[]): string {
+  if (list.length === 0) return 'no worktrees\n';
+  return renderTable(
+    ['WORKTREE', 'FOR', 'BRANCH', 'BASE', 'AHEAD', 'CHANGES', 'MERGED', 'IN USE'],
+    list.map((w) => {
+      const s = w.status;
+      const d = s?.dirty;
+      const changes = !s ? (w.problem ?? '?') : s.clean ? 'clean' : `${d!.staged + d!.unstaged} changed, ${d!.untracked} new${d!.conflicted ? `, ${d!.conflicted} conflicted` : ''}`;
+      return [
+        w.name,
+        w.agent ?? w.job ?? '-',
+        w.branch ?? '(detached)',
+        s ? `${s.baseBranch ?? ''}@${short(s.base)}` : '-',
+        s ? String(s.ahead) : '-',
+        changes,
+        s ? (s.merged ? 'yes' : 'no') : '-',
+        w.inUse ? 'yes' : 'no',
+      ];
+    }),
+  );
+}
+
+export function renderDiff(d: DiffView): string {
+  const out: string[] = [];
+  const who = d.agent ?? d.job ?? d.name;
+  out.push(`${who}: worktree ${d.name}, ${d.commits.length} commit${d.commits.length === 1 ? '' : 's'} since ${short(d.base)}${d.uncommitted ? ' (and its uncommitted changes)' : ''}`);
+  for (const c of d.commits) out.push(`  ${short(c.sha)} ${c.subject}`);
+  let added = 0;
+  let removed = 0;
+  for (const f of d.files) {
+    added += f.added ?? 0;
+    removed += f.removed ?? 0;
+    const n = f.binary || f.added === null ? 'binary' : `+${f.added} -${f.removed}`;
+    out.push(`  ${n.padEnd(12)} ${f.oldPath ? `${f.oldPath} -> ` : ''}${f.path}`);
+  }
+  out.push(`${d.files.length} file${d.files.length === 1 ? '' : 's'} changed, +${added} -${removed}`);
+  return `${out.join('\n')}\n${d.patch ? `\n${d.patch}${d.patch.endsWith('\n') ? '' : '\n'}` : ''}`;
+}
+
+export function renderMerge(m: MergeView): string {
+  if (m.status === 'up-to-date') return `${m.name}: nothing to merge: ${m.into} has all of it already\n`;
+  return `${m.name}: ${m.commits} commit${m.commits === 1 ? '' : 's'} merged into ${m.into} (${m.mode}): ${short(m.from)} -> ${short(m.to)}${m.moved === 'fast-forward' ? ', your checkout moved with it' : ''}\n`;
+}

@@ -1,0 +1,138 @@
+// Agents in git worktrees of their own (issue 28), end to end on real git, real tmux and the fake agent:
+// two isolated agents edit the same file at once, each change stays on its own branch (committed by
+// jaggers at the end of each handoff), `diff` shows each, `merge` of the first succeeds and of the second
+// reports the conflict and leaves the user's checkout exactly as it was; `discard` and `gc` keep work
+// that is not merged; after `down` and `up` each agent resumes its pinned conversation in its worktree.
+import { execFileSync } from 'node:child_process';
+import { readFile, readlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listPanes } from '../../src/tmux/commands.js';
+import { readRegistry } from '../helpers/api.js';
+import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+
+describe('agents in git worktrees of their own', () => {
+  let rig: Rig;
+  const git = (args: string[], cwd = rig.root) =>
+    execFileSync('git', args, { cwd, env: { ...rig.env, LC_ALL: 'C' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  /** What a user would notice changing in their checkout. */
+  const snapshot = async () => ({
+    head: git(['rev-parse', 'HEAD']),
+    status: git(['status', '--porcelain=v2', '-z', '--untracked-files=all']),
+    index: (await readFile(path.join(rig.root, '.git', 'index'))).toString('base64'),
+    branches: git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads']),
+    file: await readFile(path.join(rig.root, 'shared.txt'), 'utf8'),
+  });
+  const wt = (name: string) => path.join(rig.root, '.jaggers', 'worktrees', name);
+
+  beforeAll(async () => {
+    rig = await Rig.create();
+    await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+    git(['init', '-q', '-b', 'main']);
+    await writeFile(path.join(rig.root, 'shared.txt'), 'original\n');
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '100']);
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'a', profile: 'fake', isolation: 'worktree' },
+        { name: 'b', profile: 'fake', isolation: 'worktree' },
+      ],
+    });
+    // jaggers.json and the profile are the user's files: committed with the rest.
+    git(['add', '-A']);
+    git(['commit', '-q', '-m', 'first']);
+  }, 30_000);
+  afterAll(async () => rig?.cleanup());
+
+  it('up starts each isolated agent in .jaggers/worktrees/<agent> on jaggers/<agent>, the user checkout untouched', async () => {
+    const before = await snapshot();
+    const up = await rig.run(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    const panes = (await listPanes(await rig.control(), rig.session)).filter((p) => p.agent);
+    expect(panes.map((p) => p.agent).sort()).toEqual(['a', 'b']);
+    for (const p of panes) {
+      expect(await readlink(`/proc/${p.panePid}/cwd`)).toBe(wt(p.agent!));
+      expect(git(['rev-parse', '--abbrev-ref', 'HEAD'], wt(p.agent!)).trim()).toBe(`jaggers/${p.agent}`);
+    }
+    const reg = readRegistry(rig.root);
+    expect(Object.values(reg.terminals).map((t) => [t.agent, t.cwd])).toEqual(
+      expect.arrayContaining([
+        ['a', wt('a')],
+        ['b', wt('b')],
+      ]),
+    );
+    // .jaggers/ is excluded: the checkout's status is as it was.
+    expect(await snapshot()).toEqual(before);
+  }, 60_000);
+
+  it('two agents change the same file at once: each change stays in its own worktree, committed on its branch when its handoff ends', async () => {
+    const [ra, rb] = await Promise.all([
+      rig.run(['handoff', 'a', '-m', 'write: shared.txt "from a\\n"', '--timeout', '60']),
+      rig.run(['handoff', 'b', '-m', 'write: shared.txt "from b\\n"', '--timeout', '60']),
+    ]);
+    expect(ra.code, ra.stderr).toBe(0);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(await readFile(path.join(wt('a'), 'shared.txt'), 'utf8')).toBe('from a\n');
+    expect(await readFile(path.join(wt('b'), 'shared.txt'), 'utf8')).toBe('from b\n');
+    expect(await readFile(path.join(rig.root, 'shared.txt'), 'utf8')).toBe('original\n');
+    for (const agent of ['a', 'b']) {
+      const d = await rig.run(['diff', agent, '--json', '--patch']);
+      expect(d.code, d.stderr).toBe(0);
+      const diff = JSON.parse(d.stdout) as { name: string; agent: string; commits: { subject: string }[]; files: { path: string }[]; patch: string };
+      expect(diff).toMatchObject({ name: agent, agent });
+      expect(diff.files.map((f) => f.path)).toEqual(['shared.txt']);
+      expect(diff.commits).toHaveLength(1);
+      expect(diff.commits[0]!.subject).toMatch(new RegExp(`^jaggers: handoff j-[0-9a-f]{12} \\(${agent}, done\\)$`));
+      expect(diff.patch).toContain(`+from ${agent}`);
+      expect(git(['status', '--porcelain'], wt(agent))).toBe('');
+    }
+    const list = await rig.run(['worktrees']);
+    expect(list.stdout).toMatch(/^a\s+a\s+jaggers\/a\s+main@[0-9a-f]{9}\s+1\s+clean\s+no\s+yes$/m);
+  }, 90_000);
+
+  it("merge of the first succeeds (the user's clean checkout moves with it); of the second, the conflict changes nothing", async () => {
+    const m = await rig.run(['merge', 'a']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout).toMatch(/^a: 1 commit merged into main \(merge\)/);
+    expect(await readFile(path.join(rig.root, 'shared.txt'), 'utf8')).toBe('from a\n');
+    const before = await snapshot();
+    const c = await rig.run(['merge', 'b']);
+    expect(c.code).not.toBe(0);
+    expect(c.stderr).toMatch(/E_MERGE_CONFLICT/);
+    expect(c.stderr).toContain('shared.txt');
+    expect(await snapshot()).toEqual(before);
+    const list = JSON.parse((await rig.run(['worktrees', '--json'])).stdout) as { name: string; status: { merged: boolean } }[];
+    expect(list.map((w) => [w.name, w.status.merged])).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
+  }, 60_000);
+
+  it('discard refuses while its agent runs, and then while its work is not merged; gc keeps the worktrees jaggers.json names', async () => {
+    const busy = await rig.run(['discard', 'b']);
+    expect(busy.code).not.toBe(0);
+    expect(busy.stderr).toMatch(/E_WORKTREE_BUSY/);
+    const pinned = Object.fromEntries(Object.values(readRegistry(rig.root).terminals).map((t) => [t.agent, t.sessionId]));
+    expect((await rig.run(['down'])).code).toBe(0);
+    const unmerged = await rig.run(['discard', 'b']);
+    expect(unmerged.code).not.toBe(0);
+    expect(unmerged.stderr).toMatch(/E_WORKTREE_UNMERGED/);
+    const gc = await rig.run(['gc', '--json']);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(JSON.parse(gc.stdout)).toEqual({ removed: [], kept: [] });
+    // Up again: each agent resumes its pinned conversation in its worktree.
+    const up = await rig.run(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    const reg = readRegistry(rig.root);
+    for (const t of Object.values(reg.terminals)) {
+      expect(t.sessionId).toBe(pinned[t.agent]);
+      expect(t.cwd).toBe(wt(t.agent));
+    }
+    for (const p of (await listPanes(await rig.control(), rig.session)).filter((x) => x.agent))
+      expect(await readlink(`/proc/${p.panePid}/cwd`)).toBe(wt(p.agent!));
+    expect((await rig.run(['down'])).code).toBe(0);
+    const forced = await rig.run(['discard', 'b', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(git(['branch', '--list', 'jaggers/b'])).toBe('');
+  }, 90_000);
+});
