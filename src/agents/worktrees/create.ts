@@ -73,6 +73,8 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
   return withNameLock(ctx, facts, name, async () => {
     let repaired: string | null = null;
     for (let attempt = 0; ; attempt++) {
+      // Each round either returns, throws, or undoes one half-made state (or meets a busy git): a few suffice.
+      if (attempt > 2 * LOCK_RETRY_MS.length) throw new JaggersError('E_GIT', `worktree ${JSON.stringify(name)}: still not made after ${attempt} attempts`);
       const s = await examine(ctx, facts, name);
       const ref = branchRef(name);
       if (s.elsewhere) {
