@@ -80,11 +80,9 @@ export class Isolation {
       throw new JaggersError(e.code ?? 'E_GIT', `${forWhom} works in a git worktree, but: ${e.message}`);
     });
     const setup = project?.worktree?.setup;
-    return wt
-      .create(name, { ...(base ? { base } : {}), copy: project?.worktree?.copy ?? [], ...(setup ? { setup } : {}) })
-      .catch((e: JaggersError) => {
-        throw new JaggersError(e.code ?? 'E_GIT', `${forWhom}: its worktree ${name}: ${e.message}`);
-      });
+    return wt.create(name, { ...(base ? { base } : {}), copy: project?.worktree?.copy ?? [], ...(setup ? { setup } : {}) }).catch((e: JaggersError) => {
+      throw new JaggersError(e.code ?? 'E_GIT', `${forWhom}: its worktree ${name}: ${e.message}`);
+    });
   }
 
   /** The worktree an agent, a job or a worktree name means. */

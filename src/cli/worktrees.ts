@@ -34,7 +34,7 @@ export function registerWorktrees(program: Command, e: Deps): void {
     .command('merge <agent-or-job>')
     .description("bring an agent's or a job's branch into its base branch; a conflict changes nothing and names the files")
     .option('--squash', 'as one new commit')
-    .option('--rebase', "rebase the branch onto the base, then fast-forward the base")
+    .option('--rebase', 'rebase the branch onto the base, then fast-forward the base')
     .option('--into <branch>', 'merge into this branch instead of the one the worktree was made from')
     .option('-m, --message <text>', 'the commit message')
     .option('--json', 'print JSON')

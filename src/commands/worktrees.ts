@@ -1,6 +1,12 @@
 // `worktrees`, `diff`, `merge`, `discard`, `gc`: the agents' and jobs' git worktrees (issue 28), through
-// the supervisor (it knows which agent or job works where). Rendering is pure.
+// the supervisor (it knows which agent or job works where and whether it works now); with no session
+// running, on the registry's files (no agent runs then). Rendering is pure.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Isolation } from '../agents/isolation.js';
 import { withApi } from '../api/connect.js';
+import { liveOrStored } from '../api/live-or-stored.js';
+import type { RegistryData } from '../api/stored.js';
 import type { Context } from '../context.js';
 import { givenAgent } from '../ids.js';
 import { renderTable } from './render.js';
@@ -48,30 +54,66 @@ export interface MergeView {
   moved: string | null;
 }
 
-const path = (x: string) => encodeURIComponent(x);
+const enc = (x: string) => encodeURIComponent(x);
+
+/** No session runs: the worktrees as the registry's files know them, no agent working in any. */
+async function offline(ctx: Context, data: RegistryData): Promise<Isolation> {
+  const { Isolation } = await import('../agents/isolation.js');
+  return new Isolation({ projectRoot: ctx.projectRoot, data: () => data, liveTerminals: () => [], stateOf: () => undefined, env: ctx.env });
+}
+
+/** From the supervisor, or (no session running) on the files. */
+function either<T>(ctx: Context, live: () => Promise<T>, stored: (i: Isolation) => Promise<T>): Promise<T> {
+  return liveOrStored(ctx, live, async (data) => stored(await offline(ctx, data)));
+}
 
 export async function worktrees(ctx: Context): Promise<WorktreeView[]> {
-  return withApi(ctx, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'), { readOnly: true });
+  return either(
+    ctx,
+    () => withApi(ctx, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'), { readOnly: true }),
+    (i) => i.list(),
+  );
 }
 
 export async function diff(ctx: Context, x: string, o: { patch?: boolean; uncommitted?: boolean }): Promise<DiffView> {
   givenAgent('diff', 'agent, job or worktree', x);
   const q = `?patch=${o.patch ? 1 : 0}&uncommitted=${o.uncommitted ? 1 : 0}`;
-  return withApi(ctx, (api) => api.call<DiffView>('GET', `/v1/worktrees/${path(x)}/diff${q}`), { readOnly: true });
+  return either(
+    ctx,
+    () => withApi(ctx, (api) => api.call<DiffView>('GET', `/v1/worktrees/${enc(x)}/diff${q}`), { readOnly: true }),
+    (i) => i.diff(x, o),
+  );
 }
 
 export async function merge(ctx: Context, x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }): Promise<MergeView> {
   givenAgent('merge', 'agent, job or worktree', x);
-  return withApi(ctx, (api) => api.call<MergeView>('POST', `/v1/worktrees/${path(x)}/merge`, o));
+  return either(
+    ctx,
+    () => withApi(ctx, (api) => api.call<MergeView>('POST', `/v1/worktrees/${enc(x)}/merge`, o)),
+    (i) => i.merge(x, o),
+  );
 }
 
 export async function discard(ctx: Context, x: string, force: boolean): Promise<{ name: string; removed: boolean; branchDeleted: boolean }> {
   givenAgent('discard', 'agent, job or worktree', x);
-  return withApi(ctx, (api) => api.call('POST', `/v1/worktrees/${path(x)}/discard`, { force }));
+  return either(
+    ctx,
+    () => withApi(ctx, (api) => api.call('POST', `/v1/worktrees/${enc(x)}/discard`, { force })),
+    (i) => i.discard(x, force),
+  );
 }
 
 export async function gc(ctx: Context, force: boolean): Promise<{ removed: { name: string }[]; kept: { name: string; why: string | null }[] }> {
-  return withApi(ctx, (api) => api.call('POST', '/v1/worktrees/gc', { force }));
+  return either(
+    ctx,
+    () => withApi(ctx, (api) => api.call('POST', '/v1/worktrees/gc', { force })),
+    async (i) => {
+      const { parseProjectFile } = await import('../project/project-file.js');
+      const file = path.join(ctx.projectRoot, 'jaggers.json');
+      const text = await readFile(file, 'utf8').catch(() => null);
+      return i.gc(force, text === null ? null : await parseProjectFile(text, file));
+    },
+  );
 }
 
 const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 9) : '-');
@@ -83,7 +125,11 @@ export function renderWorktrees(list: WorktreeView[]): string {
     list.map((w) => {
       const s = w.status;
       const d = s?.dirty;
-      const changes = !s ? (w.problem ?? '?') : s.clean ? 'clean' : `${d!.staged + d!.unstaged} changed, ${d!.untracked} new${d!.conflicted ? `, ${d!.conflicted} conflicted` : ''}`;
+      const changes = !s
+        ? (w.problem ?? '?')
+        : s.clean
+          ? 'clean'
+          : `${d!.staged + d!.unstaged} changed, ${d!.untracked} new${d!.conflicted ? `, ${d!.conflicted} conflicted` : ''}`;
       return [
         w.name,
         w.agent ?? w.job ?? '-',
@@ -101,7 +147,9 @@ export function renderWorktrees(list: WorktreeView[]): string {
 export function renderDiff(d: DiffView): string {
   const out: string[] = [];
   const who = d.agent ?? d.job ?? d.name;
-  out.push(`${who}: worktree ${d.name}, ${d.commits.length} commit${d.commits.length === 1 ? '' : 's'} since ${short(d.base)}${d.uncommitted ? ' (and its uncommitted changes)' : ''}`);
+  out.push(
+    `${who}: worktree ${d.name}, ${d.commits.length} commit${d.commits.length === 1 ? '' : 's'} since ${short(d.base)}${d.uncommitted ? ' (and its uncommitted changes)' : ''}`,
+  );
   for (const c of d.commits) out.push(`  ${short(c.sha)} ${c.subject}`);
   let added = 0;
   let removed = 0;

@@ -212,9 +212,10 @@ export function compose(d: SupervisorDeps) {
     hub,
     log,
     dirs,
+    // What the item changed in its agent's worktree is committed before its end is published (and the next item goes in).
+    settle: async (j: JobRecord) =>
+      void (await isolation.itemEnded(j).catch((e: Error) => log.warn({ job: j.id, err: e.message }, "could not commit the item's changes in its worktree"))),
     ended: async (j: JobRecord) => {
-      // What the item changed in its agent's worktree is committed before the next item goes in.
-      await isolation.itemEnded(j).catch((e: Error) => log.warn({ job: j.id, err: e.message }, "could not commit the item's changes in its worktree"));
       if (j.kind === 'worker' && !j.keep && j.window) await launcher.close(j.window);
       if (j.kind === 'worker') workers.pump();
       if (j.from) runner.kick(j.from);

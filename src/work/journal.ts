@@ -16,6 +16,11 @@ export interface WorkJournalPorts {
   dirs: Dirs;
   /** After an item ended (recorded): a worker's window closes, its slot frees, whoever gets the result looks at its queue. */
   ended(j: JobRecord): Promise<void>;
+  /**
+   * An item ended (recorded), before anyone is told: what must be true once its end is seen (the changes
+   * it made in its agent's worktree committed). Never throws.
+   */
+  settle?(j: JobRecord): Promise<void>;
 }
 
 export class WorkJournal {
@@ -43,8 +48,12 @@ export class WorkJournal {
 
   /** Publish an item's record as it is now, and act on its end. For changes recorded elsewhere (a reply and the item's end in one entry). */
   async after(id: string): Promise<JobRecord | null> {
-    const j = this.p.store.data.jobs[id];
+    let j = this.p.store.data.jobs[id];
     if (!j) return null;
+    if (isFinal(j.state) && this.p.settle) {
+      await this.p.settle(j);
+      j = this.p.store.data.jobs[id] ?? j;
+    }
     this.published(j);
     this.p.log.info({ job: id, work: j.work, agent: j.agent, state: j.state, reason: j.reason }, 'work item state');
     if (isFinal(j.state)) await this.p.ended(j);
