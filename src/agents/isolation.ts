@@ -74,6 +74,33 @@ export class Isolation {
     return { ...spec, cwd: path.relative(this.p.projectRoot, inside) || '.' };
   }
 
+  /** A `--worktree` job's folder: its worktree `<job id>`, made (or found again) from the base it was given. */
+  async jobFolder(j: JobRecord, project: ProjectFile | null): Promise<string> {
+    return (await this.create(j.id, j.worktree?.base ?? undefined, project, `job ${j.id}`)).path;
+  }
+
+  /**
+   * A `--worktree` job ended: its worker's work is committed on its branch, and what the branch holds is
+   * recorded with the end (the result sent home names it). Null for a job without a worktree of its own.
+   */
+  async jobResult(j: JobRecord): Promise<NonNullable<NonNullable<JobRecord['worktree']>['result']> | null> {
+    if (!j.worktree) return null;
+    const wt = await this.worktrees();
+    const first = j.name ?? j.id;
+    await wt.commit(j.id, `jaggers: job ${first} (${j.agent ?? j.target}, ${j.state})`);
+    const d = await wt.diff(j.id, {});
+    const status = await wt.status(j.id);
+    return {
+      branch: status.branch,
+      base: d.base,
+      head: d.head,
+      commits: d.commits.length,
+      files: d.files.length,
+      added: d.files.reduce((n, f) => n + (f.added ?? 0), 0),
+      removed: d.files.reduce((n, f) => n + (f.removed ?? 0), 0),
+    };
+  }
+
   /** Make (or find again) a worktree with the project's copy list and setup command; errors say for whom. */
   async create(name: string, base: string | undefined, project: ProjectFile | null, forWhom: string): Promise<Created> {
     const wt = await this.worktrees().catch((e: JaggersError) => {
@@ -239,7 +266,7 @@ export function worktreeOf(dir: string, cwd: string): string | null {
   return rel.split(path.sep)[0] ?? null;
 }
 
-/** A job's own worktree (`--worktree`), or null. */
+/** A job's own worktree (`--worktree`: named after the job), or null. */
 export function jobWorktree(j: JobRecord): string | null {
-  return (j as JobRecord & { worktree?: { name: string } | null }).worktree?.name ?? null;
+  return j.worktree ? j.id : null;
 }

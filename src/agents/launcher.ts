@@ -47,6 +47,8 @@ export interface LauncherPorts {
   loadProfile(name: string): Promise<Profile>;
   /** The spec as it starts: an isolated agent's folder is its git worktree, made when missing (isolation.ts). */
   place(spec: AgentSpec, project: ProjectFile | null, task: string | null): Promise<AgentSpec>;
+  /** A `--worktree` job's worktree (made when missing): the folder its worker starts in. */
+  jobFolder(j: JobRecord, project: ProjectFile | null): Promise<string>;
 }
 
 export interface UpRequest {
@@ -247,9 +249,10 @@ export class Launcher {
     const terminalId = j.terminalId ?? newTerminalId();
     const agent = `${j.target}-${j.id}`;
     const pinned = this.p.store.data.terminals[terminalId]?.sessionId ?? null;
+    const folder = j.worktree ? path.relative(this.p.where.projectRoot, await this.p.jobFolder(j, await this.p.project().catch(() => null))) : null;
     const launch = planLaunch(
       this.input(await this.sizeFor(profile), j.id, () => randomUUID(), await this.hooksOff()),
-      { name: agent, profile: j.target, args: [], env: {} },
+      { name: agent, profile: j.target, args: [], env: {}, ...(folder ? { cwd: folder } : {}) },
       profile,
       terminalId,
       pinned,
@@ -338,7 +341,13 @@ export class Launcher {
         const terminalId = e.pane.terminalId!;
         const pinned = sessionId ?? this.p.store.data.terminals[terminalId]?.sessionId ?? null;
         const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID(), await this.hooksOff());
-        const launch = planLaunch(input, await this.specOf(t.agent, t.profile.name, terminalId, e.pane.task), t.profile, terminalId, conversation ? pinned : null);
+        const launch = planLaunch(
+          input,
+          await this.specOf(t.agent, t.profile.name, terminalId, e.pane.task),
+          t.profile,
+          terminalId,
+          conversation ? pinned : null,
+        );
         await writeLaunchFiles(launch);
         await respawnPane(tmux, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(tmux, t.paneId, '#{pane_pid}');

@@ -16,24 +16,42 @@ export function registerWork(program: Command, e: Deps): void {
     .option('--timeout <seconds>', "how long the job's turn may run (default 3600)", seconds)
     .option('--from <agent>', "who assigns it: the result goes to this agent's inbox (default: the calling agent's JAGGERS_TERMINAL_ID)")
     .option('--keep', "keep a worker's window open after its job ends")
+    .option('--worktree', 'a new worker works in a git worktree of its own (branch jaggers/<job id>); see `jaggers diff` and `jaggers merge`')
+    .option('--base <ref>', "the branch or commit that worktree starts from (default: the checkout's current branch)")
     .option('--json', 'print the job as JSON')
     .addHelpText(
       'after',
       examples([
         'jaggers assign coder -m "add a --verbose flag to the CLI"',
         'jaggers assign claude -f task.md --name review   # a new claude worker window',
+        'jaggers assign codex --worktree -m "fix the flaky test"   # a new codex worker in its own git worktree',
         'JOB=$(jaggers assign reviewer -m "review the last commit") && jaggers wait $JOB && jaggers result $JOB',
       ]),
     )
-    .action(async (target: string, o: { message?: string; file?: string; name?: string; timeout?: number; from?: string; keep?: boolean; json?: boolean }) => {
-      const { assign } = await import('../commands/jobs.js');
-      const j = await assign(await ctx(), target, { ...o, timeoutS: o.timeout });
-      if (o.json) return e.io.writeOut(json(j));
-      e.io.writeOut(`${j.id}\n`);
-      e.io.writeErr(
-        `jaggers: ${j.id} queued for ${j.kind === 'worker' ? `a new ${j.target} worker` : j.target}; see \`jaggers wait ${j.id}\` and \`jaggers result ${j.id}\`\n`,
-      );
-    });
+    .action(
+      async (
+        target: string,
+        o: {
+          message?: string;
+          file?: string;
+          name?: string;
+          timeout?: number;
+          from?: string;
+          keep?: boolean;
+          worktree?: boolean;
+          base?: string;
+          json?: boolean;
+        },
+      ) => {
+        const { assign } = await import('../commands/jobs.js');
+        const j = await assign(await ctx(), target, { ...o, timeoutS: o.timeout });
+        if (o.json) return e.io.writeOut(json(j));
+        e.io.writeOut(`${j.id}\n`);
+        e.io.writeErr(
+          `jaggers: ${j.id} queued for ${j.kind === 'worker' ? `a new ${j.target} worker` : j.target}; see \`jaggers wait ${j.id}\` and \`jaggers result ${j.id}\`\n`,
+        );
+      },
+    );
 
   program
     .command('jobs')

@@ -16,6 +16,8 @@ export interface AssignOptions {
   timeoutS?: number;
   from?: string;
   keep?: boolean;
+  worktree?: boolean;
+  base?: string;
 }
 
 const FINAL = new Set<string>(FINAL_STATES);
@@ -41,6 +43,8 @@ export async function assign(ctx: Context, target: string, o: AssignOptions): Pr
     ...(o.name ? { name: o.name } : {}),
     ...(o.timeoutS ? { timeout: o.timeoutS } : {}),
     ...(o.keep ? { keep: true } : {}),
+    ...(o.worktree ? { worktree: true } : {}),
+    ...(o.base ? { base: o.base } : {}),
   };
   return withApi(ctx, (api) => api.call<JobView>('POST', '/v1/jobs', body), { readOnly: true });
 }

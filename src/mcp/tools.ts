@@ -209,6 +209,11 @@ export const TOOLS: Tool[] = [
         .max(7 * 86_400)
         .optional()
         .describe('seconds the job may take once started'),
+      worktree: z
+        .boolean()
+        .optional()
+        .describe('for a profile: the new worker works in a git worktree of its own (branch jaggers/<job id>); see worktree_diff and merge_worktree'),
+      base: z.string().min(1).max(256).optional().describe("with worktree: the branch or commit it starts from (default: the checkout's current branch)"),
     }),
     async (deps, a, signal) => {
       const j = await deps.call<JobView>(
@@ -222,6 +227,8 @@ export const TOOLS: Tool[] = [
           ...(deps.caller.task ? { task: deps.caller.task } : {}),
           ...(a.name ? { name: a.name } : {}),
           ...(a.timeout ? { timeout: a.timeout } : {}),
+          ...(a.worktree ? { worktree: true } : {}),
+          ...(a.base ? { base: a.base } : {}),
         },
         { retry: true, signal },
       );
@@ -327,6 +334,40 @@ export const TOOLS: Tool[] = [
     "A workflow task's status, its turns (agent, step, state, files) and, when done, its final answer's file.",
     z.strictObject({ task: taskId }),
     async (deps, a, signal) => taskBrief(await deps.call<TaskView>('GET', `/v1/tasks/${q(a.task)}`, undefined, { retry: true, signal })),
+  ),
+  def(
+    'list_worktrees',
+    "The agents' and jobs' git worktrees: who works in each, its branch and base, commits since the base, uncommitted changes, whether it is merged.",
+    z.strictObject({}),
+    async (deps, _a, signal) => deps.call('GET', '/v1/worktrees', undefined, { retry: true, signal }),
+  ),
+  def(
+    'worktree_diff',
+    'What an agent (or a job run with worktree) changed in its git worktree against its base: commits, files with lines added and removed, and the patch on request.',
+    z.strictObject({
+      of: z.string().min(1).max(128).describe('an agent name, or a job id'),
+      patch: z.boolean().default(false).describe('include the patch text'),
+      uncommitted: z.boolean().default(false).describe('compare the files as they are now, uncommitted changes included'),
+    }),
+    async (deps, a, signal) =>
+      deps.call('GET', `/v1/worktrees/${q(a.of)}/diff?patch=${a.patch ? 1 : 0}&uncommitted=${a.uncommitted ? 1 : 0}`, undefined, { retry: true, signal }),
+  ),
+  def(
+    'merge_worktree',
+    "Bring an agent's (or a job's) branch into its base branch: a merge commit, or squash, or rebase. A conflict changes nothing and names the files (E_MERGE_CONFLICT).",
+    z.strictObject({
+      of: z.string().min(1).max(128).describe('an agent name, or a job id'),
+      mode: z.enum(['merge', 'squash', 'rebase']).default('merge'),
+      message: z.string().min(1).max(65_536).optional().describe('the commit message'),
+    }),
+    async (deps, a, signal) =>
+      deps.call('POST', `/v1/worktrees/${q(a.of)}/merge`, { mode: a.mode, ...(a.message ? { message: a.message } : {}) }, { retry: false, signal }),
+  ),
+  def(
+    'discard_worktree',
+    "Remove an agent's or a job's worktree and its branch; refused while it holds uncommitted or unmerged work unless force, and while an agent or job works in it.",
+    z.strictObject({ of: z.string().min(1).max(128).describe('an agent name, or a job id'), force: z.boolean().default(false) }),
+    async (deps, a, signal) => deps.call('POST', `/v1/worktrees/${q(a.of)}/discard`, { force: a.force }, { retry: false, signal }),
   ),
   def(
     'read_artifact',

@@ -155,6 +155,8 @@ export const jobCreatedEvent = z.object({
   work: z.enum(WORK_KINDS).optional(),
   /** Run by the CLI's headless mode in the pinned conversation instead of typed into the pane. */
   headless: z.boolean().optional(),
+  /** `assign --worktree`: the job's worker works in a git worktree of its own, `jaggers/<job id>`, made from `base`. */
+  worktree: z.object({ base: z.string().min(1).nullable() }).optional(),
 });
 
 export const jobStateEvent = z.object({
@@ -180,6 +182,18 @@ export const jobStateEvent = z.object({
   code: z
     .string()
     .regex(/^E_[A-Z_]+$/)
+    .optional(),
+  /** A `--worktree` job's end: what its branch holds (its work committed first). */
+  worktree: z
+    .object({
+      branch: z.string().min(1),
+      base: z.string().min(1),
+      head: z.string().min(1),
+      commits: z.number().int().nonnegative(),
+      files: z.number().int().nonnegative(),
+      added: z.number().int().nonnegative(),
+      removed: z.number().int().nonnegative(),
+    })
     .optional(),
 });
 

@@ -42,6 +42,27 @@ export const jobRecordSchema = z.object({
   seq: z.number().int().nonnegative().default(0),
   /** A failed item's error code, for whoever waits on it. */
   code: z.string().nullable().default(null),
+  /**
+   * `assign --worktree`: the worker's own git worktree (`.jaggers/worktrees/<job id>`, branch `jaggers/<job id>`)
+   * and the base it was asked from; once the job ended, what its branch holds.
+   */
+  worktree: z
+    .object({
+      base: z.string().nullable(),
+      result: z
+        .object({
+          branch: z.string(),
+          base: z.string(),
+          head: z.string(),
+          commits: z.number().int().nonnegative(),
+          files: z.number().int().nonnegative(),
+          added: z.number().int().nonnegative(),
+          removed: z.number().int().nonnegative(),
+        })
+        .nullable(),
+    })
+    .nullable()
+    .default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
 });
 
@@ -117,6 +138,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     cause: null,
     work: e.work ?? (e.workflow && e.task ? 'turn' : 'job'),
     headless: e.headless ?? false,
+    worktree: e.worktree ? { base: e.worktree.base, result: null } : null,
     seq: data.seq + 1,
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
@@ -142,6 +164,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     pid: e.pid ?? j.pid,
     cause: e.cause ?? j.cause,
     code: e.code ?? j.code,
+    worktree: j.worktree && e.worktree ? { ...j.worktree, result: e.worktree } : j.worktree,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }

@@ -175,6 +175,7 @@ export function compose(d: SupervisorDeps) {
     project,
     loadProfile: profile,
     place: (spec, p, task) => isolation.place(spec, p, task),
+    jobFolder: (j, p) => isolation.jobFolder(j, p),
   });
 
   const homes = new Map<number, string>();
@@ -256,7 +257,19 @@ export function compose(d: SupervisorDeps) {
           e,
           signal,
         );
-      return runPaneTurn({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
+      return runPaneTurn(
+        {
+          env: turnEnv,
+          journal,
+          agents,
+          outcomes,
+          worktreeResult: (x) =>
+            isolation.jobResult(x).catch((err: Error) => (log.warn({ job: x.id, err: err.message }, "could not record the job's worktree"), null)),
+        },
+        j,
+        e,
+        signal,
+      );
     },
     lost: async (j, why) => {
       const when = j.state === 'starting' ? 'before it took the prompt' : 'during its turn';

@@ -121,6 +121,9 @@ export const JobBody = z.strictObject({
   fromTerminal: agentRef.optional(),
   keep: z.boolean().optional(),
   task: taskId.optional(),
+  /** A new worker (a profile target) in a git worktree of its own, made from `base` (default: the current branch). */
+  worktree: z.boolean().optional(),
+  base: z.string().min(1).max(256).optional(),
 });
 
 export const MessageBody = z.strictObject({

@@ -94,10 +94,22 @@ export function renderMessage(h: MessageHeader, text: string): string {
 
 /** The text of a job's result, as it goes to the inbox of whoever assigned the job. */
 export function renderJobResult(
-  j: { id: string; name: string | null; agent: string | null; state: string; reason: string; reply: string | null },
+  j: {
+    id: string;
+    name: string | null;
+    agent: string | null;
+    state: string;
+    reason: string;
+    reply: string | null;
+    worktree?: { result: { branch: string; commits: number; files: number; added: number; removed: number } | null } | null;
+  },
   replyText: string | null,
 ): string {
   const what = `Job ${j.id}${j.name ? ` (${j.name})` : ''} that you assigned to ${j.agent ?? 'a worker'}`;
-  if (j.state === 'done') return `${what} is done. Its reply is in ${j.reply}:\n\n${replyText ?? ''}\n`;
+  const w = j.worktree?.result;
+  const branch = w
+    ? `It worked in its own git worktree: branch ${w.branch}, ${w.commits} commit${w.commits === 1 ? '' : 's'}, ${w.files} file${w.files === 1 ? '' : 's'} changed (+${w.added} -${w.removed}); see \`jaggers diff ${j.id}\`, bring it in with \`jaggers merge ${j.id}\`.\n`
+    : '';
+  if (j.state === 'done') return `${what} is done. ${branch}Its reply is in ${j.reply}:\n\n${replyText ?? ''}\n`;
   return `${what} ended ${j.state}: ${j.reason}\n`;
 }

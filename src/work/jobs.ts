@@ -34,6 +34,9 @@ export interface JobRequest {
   workflow?: string;
   work?: WorkKind;
   headless?: boolean;
+  /** `assign --worktree`: a worker of a profile in a git worktree of its own, from `base`. */
+  worktree?: boolean;
+  base?: string;
 }
 
 export interface JobsPorts {
@@ -90,6 +93,13 @@ export class Jobs {
     }
     if (kind === 'worker' && req.headless)
       throw new JaggersError('E_USAGE', `${what} --headless needs an agent with a pinned conversation, not the profile ${req.target}`);
+    if (req.base !== undefined && !req.worktree) throw new JaggersError('E_USAGE', `${what}: --base is the base of a --worktree job's branch; add --worktree`);
+    if (req.worktree && kind === 'agent')
+      throw new JaggersError(
+        'E_USAGE',
+        `${what} --worktree: ${req.target} is an agent with a folder and a conversation of its own; give it "isolation": "worktree" in jaggers.json, or assign to a profile (a new worker in a worktree of its own)`,
+      );
+    if (req.worktree && req.headless) throw new JaggersError('E_USAGE', `${what}: --worktree and --headless do not go together`);
     const from = resolveSender(this.p.agents, data, req, task, what);
     const id = req.id ?? newJobId();
     const file = jobPromptFile(dirs.jaggersDir, id);
@@ -113,6 +123,7 @@ export class Jobs {
         ...(req.workflow ? { task, workflow: req.workflow } : {}),
         ...(req.work ? { work: req.work } : {}),
         ...(req.headless ? { headless: true } : {}),
+        ...(req.worktree ? { worktree: { base: req.base ?? null } } : {}),
       };
       return { events: [e], result: true };
     });

@@ -28,6 +28,8 @@ export interface TurnRunPorts {
   journal: WorkJournal;
   agents: Pick<Agents, 'target' | 'lastScreen'>;
   outcomes: Outcomes;
+  /** A `--worktree` job's end: its work committed on its branch, and what the branch holds (recorded with the end). */
+  worktreeResult?(j: JobRecord): Promise<NonNullable<JobRecord['worktree']>['result']>;
 }
 
 const rel = (root: string, file: string) => path.relative(root, file);
@@ -171,7 +173,13 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         const cur = d.jobs[id];
         if (!cur || isFinal(cur.state)) return [];
         const done = { ...cur, state: 'done' as const, reason: 'the agent finished its turn', reply: rel(root, file) };
-        return [{ type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply }, ...(await journal.resultEvents(d, done, text))];
+        // A --worktree job: its branch's commits and diff stat go with its end, and with its result home.
+        const worktree = cur.worktree && p.worktreeResult ? await p.worktreeResult(done) : null;
+        if (worktree && done.worktree) done.worktree = { ...done.worktree, result: worktree };
+        return [
+          { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply, ...(worktree ? { worktree } : {}) },
+          ...(await journal.resultEvents(d, done, text)),
+        ];
       });
       outcome.replyMs = performance.now() - replyStart;
       outcome.confirmedBy = r.by;

@@ -24,6 +24,10 @@ const TOOLS = [
   'read_inbox',
   'run_workflow',
   'task_status',
+  'list_worktrees',
+  'worktree_diff',
+  'merge_worktree',
+  'discard_worktree',
   'read_artifact',
 ];
 

@@ -108,6 +108,31 @@ describe('agents in git worktrees of their own', () => {
     ]);
   }, 60_000);
 
+  it('a job assigned --worktree runs its worker in a worktree of its own; its result names the branch, commits and diff stat; merge brings it in', async () => {
+    const a = await rig.run(['assign', 'fake', '--worktree', '--json', '-m', 'write: notes/job.txt "from the job\\n"']);
+    expect(a.code, a.stderr).toBe(0);
+    const id = (JSON.parse(a.stdout) as { id: string }).id;
+    const w = await rig.run(['wait', id, '--timeout', '60', '--json']);
+    expect(w.code, w.stderr + w.stdout).toBe(0);
+    const job = JSON.parse((await rig.run(['jobs', '--json'])).stdout).find((j: { id: string }) => j.id === id) as {
+      state: string;
+      worktree: { base: string | null; result: Record<string, unknown> };
+    };
+    expect(job.state).toBe('done');
+    expect(job.worktree).toMatchObject({ base: null, result: { branch: `jaggers/${id}`, commits: 1, files: 1, added: 1, removed: 0 } });
+    expect(await readFile(path.join(wt(id), 'notes', 'job.txt'), 'utf8')).toBe('from the job\n');
+    const d = JSON.parse((await rig.run(['diff', id, '--json'])).stdout) as { job: string; files: { path: string }[] };
+    expect(d).toMatchObject({ job: id, files: [{ path: 'notes/job.txt' }] });
+    // Its worker's window closed with the job: the worktree is no longer in use, and merges.
+    const m = await rig.run(['merge', id, '--squash']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(await readFile(path.join(rig.root, 'notes', 'job.txt'), 'utf8')).toBe('from the job\n');
+    // --worktree is for a new worker: an agent keeps its own folder.
+    const refused = await rig.run(['assign', 'a', '--worktree', '-m', 'x']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/give it "isolation": "worktree" in jaggers.json/);
+  }, 90_000);
+
   it('discard refuses while its agent runs, and then while its work is not merged; gc keeps the worktrees jaggers.json names', async () => {
     const busy = await rig.run(['discard', 'b']);
     expect(busy.code).not.toBe(0);
@@ -119,12 +144,13 @@ describe('agents in git worktrees of their own', () => {
     expect(unmerged.stderr).toMatch(/not merged|unmerged/i);
     const gc = await rig.run(['gc', '--json']);
     expect(gc.code, gc.stderr).toBe(0);
-    expect(JSON.parse(gc.stdout)).toEqual({ removed: [], kept: [] });
+    // The job's worktree is merged and its job ended: gc takes it; the agents' stay (jaggers.json names them).
+    expect(JSON.parse(gc.stdout)).toMatchObject({ removed: [{ removed: true }], kept: [] });
     // Up again: each agent resumes its pinned conversation in its worktree.
     const up = await rig.run(['up']);
     expect(up.code, up.stderr).toBe(0);
     const reg = readRegistry(rig.root);
-    for (const t of Object.values(reg.terminals)) {
+    for (const t of Object.values(reg.terminals).filter((x) => x.agent === 'a' || x.agent === 'b')) {
       expect(t.sessionId).toBe(pinned[t.agent]);
       expect(t.cwd).toBe(wt(t.agent));
     }

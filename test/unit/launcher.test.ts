@@ -34,6 +34,9 @@ async function setup(
     table: { refresh: async () => void refreshes++, find: () => undefined, byPane: () => undefined },
     watcher: { hold: () => {}, release: () => {}, pane: () => undefined },
     place: async (spec) => spec,
+    jobFolder: async () => {
+      throw new Error('no worktrees in this test');
+    },
     log: recordingLog(),
     where: {
       projectRoot: root,
