@@ -4,6 +4,7 @@
 // a job id, a worktree) are resolved here; git itself is src/agents/worktrees/.
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
+import type { Log } from '../logger.js';
 import type { AgentSpec, ProjectFile } from '../project/project-file.js';
 import type { JobRecord, RegistryData } from '../sessions/registry.js';
 import { isFinal } from '../sessions/registry.js';
@@ -28,6 +29,8 @@ export interface IsolationPorts {
   stateOf(terminalId: string): string | undefined;
   /** The git layer (tests hand in their own); default: opened on the project at first use. */
   open?: () => Promise<Worktrees>;
+  /** Where a new worktree's copied files and setup output are told (the supervisor's log). */
+  log?: Pick<Log, 'info'>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -107,9 +110,24 @@ export class Isolation {
       throw new JaggersError(e.code ?? 'E_GIT', `${forWhom} works in a git worktree, but: ${e.message}`);
     });
     const setup = project?.worktree?.setup;
-    return wt.create(name, { ...(base ? { base } : {}), copy: project?.worktree?.copy ?? [], ...(setup ? { setup } : {}) }).catch((e: JaggersError) => {
-      throw new JaggersError(e.code ?? 'E_GIT', `${forWhom}: its worktree ${name}: ${e.message}`);
-    });
+    const made = await wt
+      .create(name, { ...(base ? { base } : {}), copy: project?.worktree?.copy ?? [], ...(setup ? { setup } : {}) })
+      .catch((e: JaggersError) => {
+        throw new JaggersError(e.code ?? 'E_GIT', `${forWhom}: its worktree ${name}: ${e.message}`);
+      });
+    if (made.created || made.repaired)
+      this.p.log?.info(
+        {
+          worktree: name,
+          branch: made.branch,
+          base: made.base,
+          repaired: made.repaired,
+          copied: made.copied?.copied ?? [],
+          setup: made.setup ? { exitCode: made.setup.exitCode, ms: Math.round(made.setup.ms), output: made.setup.output } : null,
+        },
+        `worktree made for ${forWhom}`,
+      );
+    return made;
   }
 
   /** The worktree an agent, a job or a worktree name means. */

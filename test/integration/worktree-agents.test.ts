@@ -4,7 +4,7 @@
 // reports the conflict and leaves the user's checkout exactly as it was; `discard` and `gc` keep work
 // that is not merged; after `down` and `up` each agent resumes its pinned conversation in its worktree.
 import { execFileSync } from 'node:child_process';
-import { readFile, readlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPanes } from '../../src/tmux/commands.js';
@@ -160,5 +160,52 @@ describe('agents in git worktrees of their own', () => {
     const forced = await rig.run(['discard', 'b', '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(git(['branch', '--list', 'jaggers/b'])).toBe('');
+  }, 90_000);
+});
+
+describe("a fresh worktree's setup", () => {
+  let rig: Rig;
+  const git = (args: string[], cwd = rig.root) =>
+    execFileSync('git', args, { cwd, env: { ...rig.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  beforeAll(async () => {
+    rig = await Rig.create();
+    await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n');
+    git(['init', '-q', '-b', 'main']);
+    await writeFile(path.join(rig.root, '.gitignore'), '.env\n');
+    await writeFile(path.join(rig.root, '.env'), 'SECRET=1\n');
+    git(['add', '.gitignore']);
+    git(['commit', '-q', '-m', 'first']);
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '100']);
+  }, 30_000);
+  afterAll(async () => rig?.cleanup());
+
+  it('ignored files on the copy list are copied and the setup command runs once, before the agent starts; a failing setup leaves nothing half made', async () => {
+    await writeProject(rig.root, {
+      worktree: { copy: ['.env'], setup: 'cat .env > setup-ran.txt && echo "setup said hello"' },
+      agents: [{ name: 'a', profile: 'fake', isolation: 'worktree' }],
+    });
+    const up = await rig.run(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    const a = path.join(rig.root, '.jaggers', 'worktrees', 'a');
+    expect(await readFile(path.join(a, '.env'), 'utf8')).toBe('SECRET=1\n');
+    expect(await readFile(path.join(a, 'setup-ran.txt'), 'utf8')).toBe('SECRET=1\n');
+    // Its output is in the supervisor's log.
+    const logs = path.join(rig.root, '.jaggers', 'logs');
+    const texts = await Promise.all((await readdir(logs)).filter((f) => f.endsWith('.log')).map((f) => readFile(path.join(logs, f), 'utf8').catch(() => '')));
+    expect(texts.join('')).toContain('setup said hello');
+
+    await writeProject(rig.root, {
+      worktree: { setup: 'echo "no network here"; exit 3' },
+      agents: [
+        { name: 'a', profile: 'fake', isolation: 'worktree' },
+        { name: 'b', profile: 'fake', isolation: 'worktree' },
+      ],
+    });
+    const failed = await rig.run(['up']);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/agent b: its worktree b: .*exit(ed)? (code )?3/i);
+    expect(failed.stderr).toContain('no network here');
+    expect(git(['branch', '--list', 'jaggers/b'])).toBe('');
+    expect(git(['worktree', 'list', '--porcelain']).includes('/worktrees/b')).toBe(false);
   }, 90_000);
 });
