@@ -25,6 +25,7 @@ const version = async () => (JSON.parse(await readFile(path.join(packageRoot, 'p
 const GROUPS = {
   agents: ['up', 'down', 'demo', 'attach', 'ls', 'status', 'why', 'capture', 'send', 'answer'],
   work: ['assign', 'jobs', 'wait', 'result', 'cancel', 'message', 'inbox', 'handoff'],
+  worktrees: ['worktrees', 'diff', 'merge', 'discard', 'gc'],
   workflows: ['run', 'tasks', 'show', 'resume', 'workflows', 'workflow'],
   flows: ['flow'],
   sessions: ['sessions', 'exec'],
