@@ -3,6 +3,7 @@
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
 import path from 'node:path';
+import { agentWorktree } from '../agents/isolation.js';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
   workflowMachine,
@@ -211,7 +212,11 @@ export class Tasks {
       }
       await this.p.checkProfile(profile);
       terminalId = newTerminalId();
-      const cwd = path.resolve(this.root, spec?.cwd ?? '.');
+      // An isolated agent's window of a task works in a worktree of its own (src/agents/isolation.ts, made when it opens).
+      const cwd =
+        spec?.isolation === 'worktree'
+          ? path.resolve(this.root, '.jaggers', 'worktrees', agentWorktree(agent, task), spec.cwd ?? '.')
+          : path.resolve(this.root, spec?.cwd ?? '.');
       const tid = terminalId;
       await this.p.store.update((d) => {
         const events: NewJournalEvent[] = [];

@@ -133,11 +133,29 @@ describe('agents in git worktrees of their own', () => {
     expect(refused.stderr).toMatch(/give it "isolation": "worktree" in jaggers.json/);
   }, 90_000);
 
+  it("an isolated agent's window of a workflow task works in a worktree of its own, agent.task", async () => {
+    const r = await rig.run(['run', 'handoff', '-m', 'write: task.txt "from the task\\n"', '--agents', 'a', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const task = (JSON.parse(r.stdout) as { id: string }).id;
+    const t = Object.values(readRegistry(rig.root).terminals).find((x) => x.agent === 'a' && x.task === task)!;
+    expect(t.cwd).toBe(wt(`a.${task}`));
+    expect(await readFile(path.join(wt(`a.${task}`), 'task.txt'), 'utf8')).toBe('from the task\n');
+    const d = JSON.parse((await rig.run(['diff', `a.${task}`, '--json'])).stdout) as { files: { path: string }[]; commits: unknown[] };
+    expect(d.files.map((f) => f.path)).toEqual(['task.txt']);
+    expect(d.commits).toHaveLength(1);
+    expect((await rig.run(['discard', `a.${task}`, '--force'])).code).toBe(0);
+  }, 90_000);
+
   it('discard refuses while its agent runs, and then while its work is not merged; gc keeps the worktrees jaggers.json names', async () => {
     const busy = await rig.run(['discard', 'b']);
     expect(busy.code).not.toBe(0);
     expect(busy.stderr).toMatch(/worktree b is in use by b/);
-    const pinned = Object.fromEntries(Object.values(readRegistry(rig.root).terminals).map((t) => [t.agent, t.sessionId]));
+    const team = (x: { agent: string; task: string | null }) => (x.agent === 'a' || x.agent === 'b') && x.task === null;
+    const pinned = Object.fromEntries(
+      Object.values(readRegistry(rig.root).terminals)
+        .filter(team)
+        .map((t) => [t.agent, t.sessionId]),
+    );
     expect((await rig.run(['down'])).code).toBe(0);
     const unmerged = await rig.run(['discard', 'b']);
     expect(unmerged.code).not.toBe(0);
@@ -150,7 +168,7 @@ describe('agents in git worktrees of their own', () => {
     const up = await rig.run(['up']);
     expect(up.code, up.stderr).toBe(0);
     const reg = readRegistry(rig.root);
-    for (const t of Object.values(reg.terminals).filter((x) => x.agent === 'a' || x.agent === 'b')) {
+    for (const t of Object.values(reg.terminals).filter(team)) {
       expect(t.sessionId).toBe(pinned[t.agent]);
       expect(t.cwd).toBe(wt(t.agent));
     }
