@@ -8,6 +8,7 @@ import type { Log } from '../logger.js';
 import type { AgentSpec, ProjectFile } from '../project/project-file.js';
 import type { JobRecord, RegistryData } from '../sessions/registry.js';
 import { isFinal } from '../sessions/registry.js';
+import { isFinalState } from '../states.js';
 import {
   openWorktrees,
   type Created,
@@ -70,9 +71,11 @@ export class Isolation {
    * `base`; its own `cwd` is then a folder inside it). Other agents as they are.
    */
   async place(spec: AgentSpec, project: ProjectFile | null, task: string | null): Promise<AgentSpec> {
-    if (spec.isolation !== 'worktree') return spec;
-    const name = agentWorktree(spec.name, task);
-    const made = await this.create(name, spec.base, project, `agent ${spec.name}`);
+    const shared = task !== null ? this.p.data().tasks[task]?.worktree : undefined;
+    if (spec.isolation !== 'worktree' && !shared) return spec;
+    // A task run in a worktree of its own (`run --worktree`): all its agents work there.
+    const name = shared ? task! : agentWorktree(spec.name, task);
+    const made = await this.create(name, shared ? (shared.base ?? undefined) : spec.base, project, shared ? `task ${task}` : `agent ${spec.name}`);
     const inside = spec.cwd ? path.join(made.path, spec.cwd) : made.path;
     return { ...spec, cwd: path.relative(this.p.projectRoot, inside) || '.' };
   }
@@ -130,9 +133,10 @@ export class Isolation {
     return made;
   }
 
-  /** The worktree an agent, a job or a worktree name means. */
+  /** The worktree an agent, a job, a task or a worktree name means. */
   resolve(x: string): { name: string; agent: string | null; job: string | null } {
     const data = this.p.data();
+    if (Object.hasOwn(data.tasks, x) && data.tasks[x]!.worktree) return { name: x, agent: null, job: null };
     const job = Object.hasOwn(data.jobs, x) ? data.jobs[x]! : undefined;
     if (job) {
       const name = jobWorktree(job);
@@ -166,6 +170,7 @@ export class Isolation {
       const name = jobWorktree(j);
       if (name && !isFinal(j.state)) used.add(name);
     }
+    for (const t of Object.values(data.tasks)) if (t.worktree && !isFinalState(t.status)) used.add(t.id);
     return used;
   }
 

@@ -61,6 +61,9 @@ export interface UpRequest {
   resume?: boolean;
   /** Agents by name: each as jaggers.json or an earlier `up` knows it, else the profile of that name. */
   names?: string[];
+  /** With `task`: the task's agents all work in one git worktree of its own, made from `base`. */
+  worktree?: boolean;
+  base?: string;
 }
 
 export interface Opened {
@@ -140,6 +143,15 @@ export class Launcher {
         : teamSpecs(req, project, store.data, where.projectRoot);
     // Every profile first, so a bad one stops `up` before anything starts.
     const profiles = await Promise.all(given.map((spec) => this.p.loadProfile(spec.profile)));
+    if (req.worktree || req.base) {
+      if (!task) throw new JaggersError('E_USAGE', 'up: --worktree opens a task in a git worktree of its own: give --task too');
+      if (!req.worktree) throw new JaggersError('E_USAGE', "up: --base is the base of a task's worktree: add --worktree");
+      // Recorded before its windows open: each of them starts in the task's worktree.
+      await store.update((d) => ({
+        events: own(d.tasks, task) ? [] : [{ type: 'task-created', taskId: task, workflow: 'up', worktree: { base: req.base ?? null } }],
+        result: null,
+      }));
+    }
     // Then the isolated agents' worktrees, one at a time (git locks its worktree list).
     const team: { spec: AgentSpec; profile: Profile }[] = [];
     for (const [i, spec] of given.entries()) team.push({ spec: await this.p.place(spec, project, task), profile: profiles[i]! });

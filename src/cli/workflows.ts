@@ -15,6 +15,8 @@ export function registerWorkflows(program: Command, e: Deps): void {
     .option('--agents <a,b>', "the agents for the workflow's roles, in order (default: the first agents of the team)")
     .option('--detach', 'return at once with the task id; the supervisor runs it (and resumes it after its own restart)')
     .option('--dry-run', 'print the prompts the first pass would send, and start nothing')
+    .option('--worktree', "its agents work in one git worktree of the task's own (branch jaggers/<task id>); see `jaggers diff <task>`")
+    .option('--base <ref>', "the branch or commit that worktree starts from (default: the checkout's current branch)")
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
@@ -25,7 +27,20 @@ export function registerWorkflows(program: Command, e: Deps): void {
       ]),
     )
     .action(
-      async (workflow: string, o: { message?: string; file?: string; task?: string; agents?: string; detach?: boolean; dryRun?: boolean; json?: boolean }) => {
+      async (
+        workflow: string,
+        o: {
+          message?: string;
+          file?: string;
+          task?: string;
+          agents?: string;
+          detach?: boolean;
+          dryRun?: boolean;
+          worktree?: boolean;
+          base?: string;
+          json?: boolean;
+        },
+      ) => {
         const { run, renderRunEnd, renderDryRun } = await import('../commands/tasks.js');
         const ctrlC = e.interruptible();
         const r = await run(await ctx(), e.io, workflow, { ...o, signal: ctrlC.signal }).finally(ctrlC.release);

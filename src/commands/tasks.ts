@@ -26,6 +26,9 @@ export interface RunOptions {
   json?: boolean;
   /** The task id (default a new one). */
   id?: string;
+  /** Its agents in one git worktree of its own (`jaggers/<task id>`), from `base`. */
+  worktree?: boolean;
+  base?: string;
   /** Ctrl-C: stop following; the task goes on in the supervisor. */
   signal?: AbortSignal;
 }
@@ -75,7 +78,8 @@ export async function run(ctx: Context, io: Terminal, name: string, o: RunOption
   if (o.dryRun) return { workflow: def.name, roles, prompts: await dryRunPrompts(def, roles, text, id) };
   // The task's agents, in windows of their own with their own pinned conversations (`up --task`).
   const names = [...new Set(Object.values(roles))];
-  const opened = await up(ctx, { names, task: id });
+  if (o.base && !o.worktree) throw new JaggersError('E_USAGE', "run: --base is the base of the task's worktree: add --worktree");
+  const opened = await up(ctx, { names, task: id, ...(o.worktree ? { worktree: true } : {}), ...(o.base ? { base: o.base } : {}) });
   if (upFailed(opened)) throw new JaggersError('E_COMMAND_NOT_FOUND', `run: not every agent of task ${id} started:\n${renderUp(opened)}`);
   const body = {
     id,
@@ -85,6 +89,8 @@ export async function run(ctx: Context, io: Terminal, name: string, o: RunOption
     text,
     roles,
     detached: o.detach ?? false,
+    ...(o.worktree ? { worktree: true } : {}),
+    ...(o.base ? { base: o.base } : {}),
     // Run detached by an agent in its pane: the final answer comes to that agent's inbox.
     ...(o.detach && ctx.env.JAGGERS_TERMINAL_ID ? { fromTerminal: ctx.env.JAGGERS_TERMINAL_ID } : {}),
   };

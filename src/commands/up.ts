@@ -42,6 +42,9 @@ export interface UpOptions {
   resume?: boolean;
   /** Wait for started agents to be ready, and report those that died (default true). */
   wait?: boolean;
+  /** With `task`: its agents in one git worktree of its own, from `base` (`run --worktree`). */
+  worktree?: boolean;
+  base?: string;
 }
 
 /**
@@ -84,6 +87,8 @@ export async function up(ctx: Context, opts: UpOptions = {}): Promise<UpResult> 
     ...(opts.task ? { task: opts.task } : {}),
     ...(opts.demo ? { demo: true } : {}),
     ...(opts.resume ? { resume: true } : {}),
+    ...(opts.worktree ? { worktree: true } : {}),
+    ...(opts.base ? { base: opts.base } : {}),
   };
   return withApi(ctx, async (api) => {
     const opened = await api.call<UpView>('POST', '/v1/up', body);

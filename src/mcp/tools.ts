@@ -317,12 +317,22 @@ export const TOOLS: Tool[] = [
       agents: z.array(agent).min(1).max(8).optional().describe("agents for the workflow's roles, in order (default: the team's first agents)"),
       wait: z.boolean().default(false).describe('wait for the task to end'),
       timeout: seconds('how long to wait when `wait`', 1800, 86_400),
+      worktree: z.boolean().optional().describe("its agents work in one git worktree of the task's own (branch jaggers/<task id>)"),
+      base: z.string().min(1).max(256).optional().describe("with worktree: the branch or commit it starts from (default: the checkout's current branch)"),
     }),
     async (deps, a, signal) => {
       const t = await deps.call<TaskView>(
         'POST',
         '/v1/tasks',
-        { workflow: a.workflow, text: a.task, ...(a.agents ? { agents: a.agents } : {}), detached: true, ...from(deps.caller) },
+        {
+          workflow: a.workflow,
+          text: a.task,
+          ...(a.agents ? { agents: a.agents } : {}),
+          detached: true,
+          ...from(deps.caller),
+          ...(a.worktree ? { worktree: true } : {}),
+          ...(a.base ? { base: a.base } : {}),
+        },
         { retry: false, signal },
       );
       const v = a.wait ? await deps.call<TaskView>('GET', `/v1/tasks/${q(t.id)}/wait?timeout=${a.timeout}`, undefined, { retry: true, signal }) : t;

@@ -57,6 +57,8 @@ export const taskCreatedEvent = z.object({
   type: z.literal('task-created'),
   taskId: id,
   workflow: id,
+  /** `run --worktree`: every agent of the task works in one git worktree, `jaggers/<task id>`, made from `base`. */
+  worktree: z.object({ base: z.string().min(1).nullable() }).optional(),
 });
 
 export const taskStatusEvent = z.object({

@@ -55,6 +55,8 @@ export const taskRecordSchema = z.object({
   snapshot: z.record(z.string(), z.unknown()).nullable().default(null),
   resumable: z.record(z.string(), z.unknown()).nullable().default(null),
   history: z.array(z.object({ status: z.string(), at: isoTime, reason: z.string() })).default([]),
+  /** `run --worktree`: its agents work in one git worktree (`.jaggers/worktrees/<task id>`), made from `base`. */
+  worktree: z.object({ base: z.string().nullable() }).nullable().default(null),
 });
 
 export const registrySchema = z
@@ -141,6 +143,7 @@ function newTask(id: string, workflow: string, ts: string): TaskRecord {
     snapshot: null,
     resumable: null,
     history: [],
+    worktree: null,
   };
 }
 
@@ -245,7 +248,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent, mode?: Apply
       return forkSession(data, event);
     case 'task-created':
       if (own(data.tasks, event.taskId)) throw invalid(event, `task "${event.taskId}" already exists`);
-      return withTask(data, newTask(event.taskId, event.workflow, event.ts));
+      return withTask(data, { ...newTask(event.taskId, event.workflow, event.ts), worktree: event.worktree ?? null });
     case 'task-status': {
       const t = taskOf(data, event);
       const reason = event.reason ?? null;

@@ -152,6 +152,9 @@ export const TaskBody = z.strictObject({
   /** `jaggers run` sends the definition it loaded (and where from); else the supervisor loads `workflow`. */
   definition: z.record(z.string(), z.unknown()).optional(),
   source: z.string().min(1).max(4096).optional(),
+  /** Every agent of the task in one git worktree of its own (`.jaggers/worktrees/<task id>`), made from `base`. */
+  worktree: z.boolean().optional(),
+  base: z.string().min(1).max(256).optional(),
 });
 
 export const FollowQuery = z.strictObject({ until: z.enum(['end', 'delivered']).default('end') });
@@ -163,6 +166,9 @@ export const UpBody = z.strictObject({
   size: z.string().max(20).optional(),
   /** Open the team for a task: its own windows and conversations. */
   task: taskId.optional(),
+  /** With `task`: every agent of the task in one git worktree of its own (`run --worktree`), made from `base`. */
+  worktree: z.boolean().optional(),
+  base: z.string().min(1).max(256).optional(),
   /** The built-in demo team. */
   demo: z.boolean().optional(),
   /** Reopen a task's agents (`resume`): those its terminals name, each in its pinned conversation. */

@@ -67,6 +67,9 @@ export interface TaskRequest {
   source?: string;
   /** The caller's terminal id: the final answer goes to its inbox. */
   fromTerminal?: string;
+  /** Its agents in one git worktree of its own (`.jaggers/worktrees/<task id>`), from `base`. */
+  worktree?: boolean;
+  base?: string;
 }
 
 const finalTask = (status: string) => (TASK_FINAL as readonly string[]).includes(status);
@@ -151,6 +154,12 @@ export class Tasks {
     const from = req.fromTerminal
       ? resolveSender(this.p.agents, await Promise.resolve(this.p.store.data), { fromTerminal: req.fromTerminal }, null, 'run')!.terminalId
       : null;
+    if (req.worktree)
+      // Recorded before its windows open: each of them starts in the task's worktree.
+      await this.p.store.update((d) => ({
+        events: own(d.tasks, id) ? [] : [{ type: 'task-created', taskId: id, workflow: def.name, worktree: { base: req.base ?? null } }],
+        result: null,
+      }));
     for (const agent of new Set(Object.values(roles))) await this.taskAgent(id, agent);
     await this.p.store.update((d) => {
       if (own(d.tasks, id)?.definition) return { events: [], result: null };
@@ -213,8 +222,10 @@ export class Tasks {
       await this.p.checkProfile(profile);
       terminalId = newTerminalId();
       // An isolated agent's window of a task works in a worktree of its own (src/agents/isolation.ts, made when it opens).
-      const cwd =
-        spec?.isolation === 'worktree'
+      const shared = own(data.tasks, task)?.worktree;
+      const cwd = shared
+        ? path.resolve(this.root, '.jaggers', 'worktrees', task, spec?.cwd ?? '.')
+        : spec?.isolation === 'worktree'
           ? path.resolve(this.root, '.jaggers', 'worktrees', agentWorktree(agent, task), spec.cwd ?? '.')
           : path.resolve(this.root, spec?.cwd ?? '.');
       const tid = terminalId;

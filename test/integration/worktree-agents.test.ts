@@ -146,6 +146,20 @@ describe('agents in git worktrees of their own', () => {
     expect((await rig.run(['discard', `a.${task}`, '--force'])).code).toBe(0);
   }, 90_000);
 
+  it('run --worktree: every agent of the task works in one worktree of the task, each turn a commit on jaggers/<task>', async () => {
+    const r = await rig.run(['run', 'handoff', '-m', 'write: run.txt "from the run\\n"', '--agents', 'b', '--worktree', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const task = (JSON.parse(r.stdout) as { id: string }).id;
+    const t = Object.values(readRegistry(rig.root).terminals).find((x) => x.agent === 'b' && x.task === task)!;
+    expect(t.cwd).toBe(wt(task));
+    expect(git(['rev-parse', '--abbrev-ref', 'HEAD'], wt(task)).trim()).toBe(`jaggers/${task}`);
+    const d = JSON.parse((await rig.run(['diff', task, '--json'])).stdout) as { files: { path: string }[]; commits: unknown[] };
+    expect(d.files.map((f) => f.path)).toEqual(['run.txt']);
+    expect(d.commits).toHaveLength(1);
+    // The task ended and its windows closed: its worktree is no longer in use.
+    expect((await rig.run(['discard', task, '--force'])).code).toBe(0);
+  }, 90_000);
+
   it('discard refuses while its agent runs, and then while its work is not merged; gc keeps the worktrees jaggers.json names', async () => {
     const busy = await rig.run(['discard', 'b']);
     expect(busy.code).not.toBe(0);
