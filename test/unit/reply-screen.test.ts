@@ -70,7 +70,10 @@ describe('replies read off the screen', () => {
   it('gemini: the status line of its hooks (`Executing Hooks: jaggers-...`, left under the reply; seen in the e2e jobs run) is not part of the reply', () => {
     const profile = load('gemini');
     expect(replyFromScreen(fixture('gemini-0.61.0-done-with-hooks'), 'd974c67923763ddd', profile)).toBe('answer: job for gemini, at once');
-    const one = fixture('gemini-0.61.0-done-with-hooks').replace('Executing Hooks: jaggers-BeforeAgent, jaggers-AfterAgent', 'Executing Hook: jaggers-AfterAgent');
+    const one = fixture('gemini-0.61.0-done-with-hooks').replace(
+      'Executing Hooks: jaggers-BeforeAgent, jaggers-AfterAgent',
+      'Executing Hook: jaggers-AfterAgent',
+    );
     expect(replyFromScreen(one, 'd974c67923763ddd', profile)).toBe('answer: job for gemini, at once');
   });
 
