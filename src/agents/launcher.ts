@@ -319,7 +319,7 @@ export class Launcher {
     delete env.TMUX_PANE;
     await writeLaunchFiles(launch);
     const spec = await this.specOf(t.agent, t.profile, terminalId, t.task);
-    return { env, args: [...spec.args, ...(launch.mcp?.args ?? [])], cwd: launch.cwd };
+    return { env, args: [...spec.args, ...(launch.mcp?.args ?? []), ...(launch.folders?.args ?? [])], cwd: launch.cwd };
   }
 
   /** Stop the agent's TUI for a headless turn (a placeholder holds the pane) and start it again afterwards. */
@@ -338,7 +338,13 @@ export class Launcher {
         const terminalId = e.pane.terminalId!;
         const pinned = sessionId ?? this.p.store.data.terminals[terminalId]?.sessionId ?? null;
         const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID(), await this.hooksOff());
-        const launch = planLaunch(input, await this.specOf(t.agent, t.profile.name, terminalId, e.pane.task), t.profile, terminalId, conversation ? pinned : null);
+        const launch = planLaunch(
+          input,
+          await this.specOf(t.agent, t.profile.name, terminalId, e.pane.task),
+          t.profile,
+          terminalId,
+          conversation ? pinned : null,
+        );
         await writeLaunchFiles(launch);
         await respawnPane(tmux, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(tmux, t.paneId, '#{pane_pid}');
