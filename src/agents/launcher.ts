@@ -334,7 +334,7 @@ export class Launcher {
     delete env.TMUX_PANE;
     await writeLaunchFiles(launch);
     const spec = await this.specOf(t.agent, t.profile, terminalId, t.task);
-    return { env, args: [...spec.args, ...(launch.mcp?.args ?? [])], cwd: launch.cwd };
+    return { env, args: [...spec.args, ...(launch.mcp?.args ?? []), ...(launch.folders?.args ?? [])], cwd: launch.cwd };
   }
 
   /** Stop the agent's TUI for a headless turn (a placeholder holds the pane) and start it again afterwards. */

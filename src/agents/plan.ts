@@ -4,6 +4,7 @@ import type { Profile } from '../profiles/schema.js';
 import type { PaneInfo } from '../tmux/commands.js';
 import { mcpLaunch, type McpLaunch } from '../mcp/register.js';
 import { hookDir, hookLaunch, shareSettingsFiles, type HookLaunch } from './hooks-install.js';
+import { foldersLaunch, type FoldersLaunch } from './shared-folders.js';
 
 export interface TeamMember {
   spec: AgentSpec;
@@ -32,6 +33,8 @@ export interface Launch {
   hooks: HookLaunch | null;
   /** The terminal's hook folder (`.jaggers/hooks/<terminalId>/`): written, or removed when hooks are off. */
   hooksDir: string;
+  /** jaggers' shared folders outside the agent's folder, readable for its CLI (arguments and environment in `command`/`env` already); made first. */
+  folders: FoldersLaunch | null;
 }
 
 export type WindowAction =
@@ -141,9 +144,11 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
           env: { ...input.baseEnv, ...env },
         }),
   );
+  const folders = foldersLaunch(profile, { projectRoot: input.projectRoot, cwd, env: { ...input.baseEnv, ...env } });
   return {
-    command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...sessionArgs],
-    env: { ...mcp?.env, ...hooks?.env, ...env },
+    command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...(folders?.args ?? []), ...sessionArgs],
+    // The folders' environment joins the agent's own value (opencode's OPENCODE_PERMISSION), so it comes last.
+    env: { ...mcp?.env, ...hooks?.env, ...env, ...folders?.env },
     cwd,
     width: size.width,
     height: size.height,
@@ -152,5 +157,6 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
     mcp,
     hooks,
     hooksDir: hookDir(input.projectRoot, terminalId),
+    folders,
   };
 }

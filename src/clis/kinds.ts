@@ -1,5 +1,5 @@
 // The kinds a profile names (`session.transcript: "claude"`, `detect.stateFile`, `detect.hooks`, `session.discover`,
-// `session.headlessIdFrom`, `session.headlessReply`, `mcp.via`) mapped to the CLI folders' functions,
+// `session.headlessIdFrom`, `session.headlessReply`, `mcp.via`, `sharedFolders.via`) mapped to the CLI folders' functions,
 // gathered from every folder in ./index.ts; the profile schema accepts exactly these names.
 import * as folders from './index.js';
 import type { CliFolder, McpFormat } from './types.js';
@@ -37,6 +37,8 @@ export const MCP_FORMATS = { 'config-file': { config: (entry) => ({ mcpServers: 
 export const EXEC_COMMANDS = gather('execCommands');
 /** `detect.hooks`: how a CLI is made to call jaggers' hook bridge, and what its calls say (issue 27). */
 export const HOOKS = gather('hooks');
+/** `sharedFolders.via`: a CLI's own way to let its file tools read folders outside its own. */
+export const FOLDER_ACCESS = gather('folderAccess');
 
 export type TranscriptKind = keyof typeof TRANSCRIPTS;
 export type StateFileKind = keyof typeof STATE_FILES;
@@ -49,3 +51,4 @@ export const HEADLESS_ID_KINDS = namesOf(HEADLESS_IDS);
 export const HEADLESS_REPLY_KINDS = namesOf(HEADLESS_REPLIES);
 export const MCP_VIA_KINDS = namesOf(MCP_FORMATS);
 export const HOOK_KINDS = namesOf(HOOKS);
+export const FOLDER_ACCESS_KINDS = namesOf(FOLDER_ACCESS);

@@ -20,7 +20,16 @@ export interface CliFolder {
   execCommands?: Readonly<Record<string, ResumeRewriter>>;
   /** `detect.hooks`: how the CLI is made to call jaggers' hook bridge, and what its calls say. */
   hooks?: Readonly<Record<string, HookKit>>;
+  /** `sharedFolders.via`: how the CLI is let read folders outside its own (jaggers' shared folders), its own way. */
+  folderAccess?: Readonly<Record<string, FolderAccess>>;
 }
+
+/**
+ * The arguments and environment that let the CLI's file tools read `folders` (absolute paths outside its
+ * working folder) without asking; `env` is the environment it starts with otherwise (a value of the
+ * person's own is joined, not replaced). Pure.
+ */
+export type FolderAccess = (folders: readonly string[], env: Readonly<Record<string, string | undefined>>) => { args: string[]; env: Record<string, string> };
 
 /**
  * What one of a CLI's native hook calls says, in jaggers' terms (issue 27). Several may come of one

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { isName, NAME_RULE } from '../ids.js';
-import { DISCOVER_KINDS, HEADLESS_ID_KINDS, HEADLESS_REPLY_KINDS, HOOK_KINDS, MCP_VIA_KINDS, STATE_FILE_KINDS, TRANSCRIPT_KINDS } from '../clis/kinds.js';
+import {
+  DISCOVER_KINDS,
+  FOLDER_ACCESS_KINDS,
+  HEADLESS_ID_KINDS,
+  HEADLESS_REPLY_KINDS,
+  HOOK_KINDS,
+  MCP_VIA_KINDS,
+  STATE_FILE_KINDS,
+  TRANSCRIPT_KINDS,
+} from '../clis/kinds.js';
 
 export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -133,6 +142,18 @@ export const McpSchema = z.strictObject({
   server: z.record(z.string(), z.unknown()).default({}),
 });
 
+/**
+ * How the CLI is let read the files jaggers hands it (the shared folders of .jaggers/: handover files,
+ * messages, job prompts) when they are outside its working folder (an agent in a git worktree, or with
+ * a `cwd` of its own): CLIs refuse such a path (gemini) or ask a person first (claude, qwen, opencode,
+ * copilot). `args` are added once per folder, `{folder}` its absolute path; `via` is a CLI's own way
+ * (`opencode-permission`: allowed in OPENCODE_PERMISSION). Each folder is made before the CLI starts.
+ */
+export const SharedFoldersSchema = z.strictObject({
+  args: z.array(z.string()).default([]),
+  via: z.enum(FOLDER_ACCESS_KINDS).optional(),
+});
+
 const Size = z.strictObject({
   width: z.number().int().min(20).max(1000),
   height: z.number().int().min(5).max(1000),
@@ -160,6 +181,7 @@ export const ProfileSchema = z.strictObject({
   session: SessionSchema.default(SessionSchema.parse({})),
   delivery: DeliverySchema.default(DeliverySchema.parse({})),
   mcp: McpSchema.optional(),
+  sharedFolders: SharedFoldersSchema.optional(),
 });
 
 export type Profile = z.output<typeof ProfileSchema>;

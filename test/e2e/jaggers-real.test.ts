@@ -17,7 +17,8 @@ import { parseArtifact } from '../../src/handover/artifact.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
 import { api } from '../helpers/api.js';
 import { CLI_NAMES, cliBinary, CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
-import { codexSessionIds, firstJsonLine, opencodeExport, opencodeSessions, sessionFile } from './session-files.js';
+import { codexSessionIds, firstJsonLine, opencodeSessions, sessionFile } from './session-files.js';
+import { argvOf, profileResumeArgs, secretOf, teamChecks } from './team-checks.js';
 import { createTeam, HOOKS_OFF, mcpToolName, MULTI_LINE_REPLY, type Team, SIGNALS } from './team.js';
 
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
@@ -29,9 +30,6 @@ const title = (cli: CliName) => {
   const why = inTeam(cli) ? '' : isCliInstalled(cli) ? ' (skipped: not in JAGGERS_E2E_CLIS)' : ' (skipped: not installed; run scripts/install-real-clis.sh)';
   return `jaggers with real ${cli} ${CLIS[cli].version}${why}`;
 };
-
-const secretOf = (cli: CliName) =>
-  `the secret word for ${cli} is ${{ claude: 'pelican', qwen: 'otter', gemini: 'heron', codex: 'badger', opencode: 'marten', copilot: 'lynx' }[cli]}`;
 
 /** The pattern of the shipped profile's approval-menu rule. */
 const approvalPattern = (cli: CliName): string => {
@@ -140,49 +138,7 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
     await t?.dispose();
   });
 
-  const handoff = async (agent: CliName, args: string[]): Promise<HandoffResult> => {
-    const started = Date.now();
-    const r = await t.jg(['handoff', agent, ...args, '--timeout', '90', '--json']);
-    if (r.code !== 0) {
-      // What the agent showed and what jaggers thought of it, for the failure message.
-      const why = (await t.jg(['why', agent])).stdout;
-      const screen = (await t.jg(['capture', agent])).stdout;
-      const sent = t.turnsOf(agent).map((q) => `${q.lastUserText} (at ${q.at - started} ms)`);
-      const published = await t.published(agent, started);
-      expect.fail(
-        `jaggers handoff ${agent} ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${why}\nthe supervisor published: ${published}\n` +
-          `prompts the stub got: ${JSON.stringify(sent)}\nscreen:\n${screen}`,
-      );
-    }
-    return JSON.parse(r.stdout) as HandoffResult;
-  };
-
-  /** The handoff's reply contains `text`; else fails with what jaggers saw and what the screen shows. */
-  const expectReply = async (agent: CliName, res: HandoffResult, text: string): Promise<void> => {
-    if (res.reply?.text.includes(text)) return;
-    const screen = (await t.jg(['capture', agent])).stdout;
-    expect.fail(
-      `${agent}'s reply ${JSON.stringify(res.reply)} does not contain ${JSON.stringify(text)}; states ${res.states.join(' -> ')}; ` +
-        `prompts the stub got: ${JSON.stringify(t.turnsOf(agent).map((q) => q.lastUserText))}\nscreen now:\n${screen}`,
-    );
-  };
-
-  /** The CLI's own record of conversation `id` (opencode keeps all of them in one database: its export). */
-  const sessionText = (cli: CliName, id: string): string => {
-    if (cli === 'opencode') return opencodeExport(cliBinary(cli), t.envs[cli]!, t.cwds[cli], id);
-    const file = sessionFile(cli, t.homes[cli]!, t.cwds[cli], id);
-    expect(file, `${cli}'s session file for ${id}`).toBeDefined();
-    return readFileSync(file!, 'utf8');
-  };
-
-  /** The stub's turn request that carried `pointer` (the prompt jaggers typed). */
-  const requestWith = (cli: CliName, pointer: string) => {
-    const sent = t.turnsOf(cli).filter((r) => r.lastUserText === pointer);
-    expect(sent, `${cli} sent the prompt ${JSON.stringify(pointer)} once; it sent ${JSON.stringify(t.turnsOf(cli).map((r) => r.lastUserText))}`).toHaveLength(
-      1,
-    );
-    return sent[0]!;
-  };
+  const { handoff, expectReply, requestWith, sessionText } = teamChecks(() => t);
 
   for (const cli of CLI_NAMES) {
     describe.skipIf(!inTeam(cli))(title(cli), () => {
@@ -408,11 +364,7 @@ describe.skipIf(team.length === 0)(`jaggers drives the real CLIs (${SIGNALS})`, 
           await t.waitForStatus(cli, (s) => s.state === 'idle', { timeoutMs: 90_000, what: 'idle after the resume' });
           // Started with the profile's resume arguments for the pinned id, and the pin did not move.
           const pane = await t.pane(cli);
-          const argv = readFileSync(`/proc/${pane.panePid}/cmdline`, 'utf8').split('\0');
-          const resumeArgs = (
-            JSON.parse(readFileSync(path.join(builtinProfilesDir, `${cli}.json`), 'utf8')) as { session: { resumeArgs: string[] } }
-          ).session.resumeArgs.map((a) => a.replace('{sessionId}', id!));
-          expect(argv.join(' '), `${cli}'s command line`).toContain(` ${resumeArgs.join(' ')}`);
+          expect(argvOf(pane.panePid).join(' '), `${cli}'s command line`).toContain(` ${profileResumeArgs(cli, id!).join(' ')}`);
           const pins = await t.jgJson<PinRow[]>(['sessions', '--json']);
           expect(pins.find((p) => p.agent === cli)).toMatchObject({ sessionId: id, previous: [] });
 

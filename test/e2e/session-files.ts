@@ -13,8 +13,26 @@ function walk(dir: string): string[] {
 /** claude and qwen name the project folder after the cwd with every non-alphanumeric as `-`. */
 export const projectDirName = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]/g, '-');
 
-/** The session file of conversation `id`, or undefined if the CLI has not written it. */
-export function sessionFile(cli: CliName, home: string, cwd: string, id: string): string | undefined {
+/**
+ * gemini's name for the project in `cwd` (its folder under `~/.gemini/tmp/`), from the `projects.json`
+ * of each gemini home in `geminiDirs` (the person's `~/.gemini`, and with hooks on the overlay's
+ * `.jaggers/hooks/<id>/home/.gemini`, where gemini's rename leaves its own copy); undefined when none names it.
+ */
+export function geminiSlug(geminiDirs: string[], cwd: string): string | undefined {
+  for (const dir of geminiDirs) {
+    const file = join(dir, 'projects.json');
+    if (!existsSync(file)) continue;
+    const slug = (JSON.parse(readFileSync(file, 'utf8')) as { projects?: Record<string, string> }).projects?.[cwd];
+    if (slug) return slug;
+  }
+  return undefined;
+}
+
+/**
+ * The session file of conversation `id`, or undefined if the CLI has not written it. gemini's folder is
+ * `slug` when given, else the cwd's basename (gemini's slug when no other project took it first).
+ */
+export function sessionFile(cli: CliName, home: string, cwd: string, id: string, slug?: string): string | undefined {
   const candidates: string[] = (() => {
     switch (cli) {
       case 'opencode':
@@ -26,7 +44,7 @@ export function sessionFile(cli: CliName, home: string, cwd: string, id: string)
         return [join(home, '.qwen', 'projects', projectDirName(cwd), 'chats', `${id}.jsonl`)];
       case 'gemini':
         // session-<date>-<first 8 of the uuid>.jsonl; its first line carries the full sessionId.
-        return walk(join(home, '.gemini', 'tmp', basename(cwd), 'chats')).filter((f) => basename(f).endsWith(`-${id.slice(0, 8)}.jsonl`));
+        return walk(join(home, '.gemini', 'tmp', slug ?? basename(cwd), 'chats')).filter((f) => basename(f).endsWith(`-${id.slice(0, 8)}.jsonl`));
       case 'codex':
         return walk(join(home, '.codex', 'sessions')).filter((f) => basename(f).endsWith(`-${id}.jsonl`));
       case 'copilot':

@@ -2,6 +2,7 @@
 // socket), one stub model server for all of them, and per CLI a throwaway HOME from prepareCliHome.
 // The agents use the shipped profiles; jaggers.json only overlays each agent's environment.
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -55,10 +56,35 @@ export const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 
 export const MULTI_LINE_REPLY = 'First paragraph of the answer.\n\nSecond paragraph, with `code` in it.\n\nThird and last paragraph.';
 
 /**
+ * The call of the CLI's own file-reading tool on `file` (an absolute path, as each of these tools asks);
+ * codex has none: `cat` through its shell tool, inside its sandbox.
+ */
+export function readCall(cli: CliName | 'unknown', file: string): Reply {
+  const call = (name: string, args: Record<string, unknown>): Reply => ({ kind: 'tool', command: '', call: { name, args } });
+  switch (cli) {
+    case 'claude':
+      return call('Read', { file_path: file });
+    case 'qwen':
+    case 'gemini':
+      return call('read_file', { file_path: file });
+    case 'opencode':
+      return call('read', { filePath: file });
+    case 'copilot':
+      return call('view', { path: file });
+    default:
+      return { kind: 'tool', command: `cat ${JSON.stringify(file)}`, escalate: false };
+  }
+}
+
+/** The words after `read-it-yourself:` in the newest tool result that carries them (what a file tool read). */
+const readByTool = (req: RecordedRequest): string | undefined => [...JSON.stringify(req.body).matchAll(/read-it-yourself: ([a-z ]+)/g)].at(-1)?.[1];
+
+/**
  * The default script, slowed down, except that a handover file asking for something that
  * `needs-approval` gets a shell tool call (`touch approved-<cli>.txt`) instead of an answer, one
  * asking for `three paragraphs` gets `MULTI_LINE_REPLY`, and one saying `at once` gets its answer
- * unslowed (a turn under a second).
+ * unslowed (a turn under a second), and one saying `read-it-yourself: <words>` is read with the CLI's
+ * own file tool (`readCall`), its answer `read by its tool: <words>` taken from the tool's result.
  */
 export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
   return (req) => {
@@ -69,6 +95,10 @@ export function teamScript(cwds: string[]): (req: RecordedRequest) => Reply {
     // `call mcp__jaggers__<tool>`: the model calls that tool of jaggers' MCP server (claude's names).
     const mcp = /call mcp__jaggers__(\w+)/.exec(asked);
     const caller = cliOf(req);
+    // `read-it-yourself`: the model reads the handover file with the CLI's own tool, then answers with what it read.
+    if (file !== undefined && asked.includes('read-it-yourself')) return readCall(caller, file);
+    const read = req.hasToolResult ? readByTool(req) : undefined;
+    if (read !== undefined) return { kind: 'text', text: `read by its tool: ${read}` };
     if (mcp && (caller === 'claude' || caller === 'opencode' || caller === 'copilot'))
       return { kind: 'tool', command: '', call: { name: mcpToolName(caller, mcp[1]!), args: {} } };
     if (asked.includes('needs-approval')) return { kind: 'tool', command: `touch approved-${cliOf(req)}.txt` };
@@ -109,6 +139,17 @@ export interface Team {
   dispose(): Promise<void>;
 }
 
+/** The rig's project made a git repository on `main` with one commit (jaggers.json and a README). */
+async function firstCommit(rig: Rig): Promise<void> {
+  await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+  await writeFile(path.join(rig.root, 'README.md'), '# a project\n');
+  const git = (args: string[]) =>
+    execFileSync('git', args, { cwd: rig.root, env: { ...rig.env, LC_ALL: 'C' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  git(['init', '-q', '-b', 'main']);
+  git(['add', 'README.md', 'jaggers.json']);
+  git(['commit', '-q', '-m', 'first']);
+}
+
 /**
  * This control client's name once tmux has attached it. Commands such as `refresh-client` without
  * `-t` act on tmux's "current client", which is another client while this one's attach is still
@@ -123,7 +164,18 @@ async function attachedName(c: ControlClient): Promise<string> {
   throw new Error(`tmux never listed control client ${c.pid} as attached`);
 }
 
-export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } = {}): Promise<Team> {
+export interface TeamOptions {
+  /** No folder is trusted in the CLIs' configs (claude asks its trust question). */
+  untrusted?: boolean;
+  /**
+   * Each agent works in a git worktree of its own (`"isolation": "worktree"`, no `cwd`): the project is a
+   * git repository with one commit (the identity in the rig's HOME, which the supervisor's git uses),
+   * and `cwds[cli]` is `<project>/.jaggers/worktrees/<cli>`, made by `up` (git wants to make the folder).
+   */
+  worktrees?: boolean;
+}
+
+export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promise<Team> {
   const bins = Object.fromEntries(clis.map((cli) => [cli, cliBinary(cli)])) as Record<CliName, string>;
   const rig = await Rig.create();
   let stub: StubServer | undefined;
@@ -131,8 +183,10 @@ export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } 
   let control: Promise<ControlClient> | undefined;
   try {
     // claude runs in a folder of its own (its transcript is filed under that folder's name, and the
-    // pointer's path must be relative to it); the others in the project root.
-    const cwds = Object.fromEntries(clis.map((cli) => [cli, cli === 'claude' ? path.join(rig.root, 'agents', cli) : rig.root])) as Record<CliName, string>;
+    // pointer's path must be relative to it); the others in the project root. With worktrees, each in its own.
+    const cwdOf = (cli: CliName) =>
+      opts.worktrees ? path.join(rig.root, '.jaggers', 'worktrees', cli) : cli === 'claude' ? path.join(rig.root, 'agents', cli) : rig.root;
+    const cwds = Object.fromEntries(clis.map((cli) => [cli, cwdOf(cli)])) as Record<CliName, string>;
     stub = await startStubServer({ cwd: rig.root, script: teamScript([...new Set(Object.values(cwds))]) });
     const cliRoot = path.join(path.dirname(rig.root), 'clis');
     await mkdir(cliRoot, { recursive: true });
@@ -140,17 +194,20 @@ export async function createTeam(clis: CliName[], opts: { untrusted?: boolean } 
     const envs: Partial<Record<CliName, Record<string, string>>> = {};
     const agents = await Promise.all(
       clis.map(async (cli) => {
-        await mkdir(cwds[cli], { recursive: true });
+        // A worktree's folder is made by `up` (git worktree add refuses a folder it does not know).
+        if (!opts.worktrees) await mkdir(cwds[cli], { recursive: true });
         const { env, home } = prepareCliHome(cli, { root: cliRoot, port: stub!.port, cwd: cwds[cli], ...(opts.untrusted ? { trust: false } : {}) });
         homes[cli] = home;
         envs[cli] = { ...env, PATH: `${path.dirname(bins[cli])}${path.delimiter}${env.PATH}` };
-        return { name: cli, profile: cli, cwd: path.relative(rig.root, cwds[cli]) || '.', env: envs[cli] };
+        const where = opts.worktrees ? { isolation: 'worktree' } : { cwd: path.relative(rig.root, cwds[cli]) || '.' };
+        return { name: cli, profile: cli, ...where, env: envs[cli] };
       }),
     );
     // JAGGERS_E2E_HOOKS=off (the `e2e-screen` project): the same tests with the CLIs' hooks off, so
     // states come from state files and screens alone.
     const hooks = HOOKS_OFF ? { hooks: false } : {};
     await writeFile(path.join(rig.root, 'jaggers.json'), `${JSON.stringify({ ...hooks, agents }, null, 2)}\n`);
+    if (opts.worktrees) await firstCommit(rig);
 
     // The tmux server inherits the environment of the command that starts it, and every pane gets
     // that plus its agent's env: keep the test runner's own variables (VITEST, NODE_ENV...) out.

@@ -1,8 +1,9 @@
 // opencode: its session found in `opencode session list`, what `opencode run --format json` prints,
-// its MCP config format, and its hooks (a plugin in a throwaway config folder).
+// its MCP config format, its hooks (a plugin in a throwaway config folder), and folders it may read.
 import type { CliFolder } from '../types.js';
 import { findNewOpencodeSession } from './discover.js';
 import { opencodeRunJson } from './headless.js';
+import { opencodePermission } from './folders.js';
 import { opencodeHooks } from './hooks.js';
 import { opencodeConfig } from './mcp.js';
 
@@ -22,4 +23,5 @@ export const opencode = {
   headlessReplies: { 'opencode-json': (stdout) => opencodeRunJson(stdout).text },
   mcpFormats: { 'opencode-config': opencodeConfig },
   hooks: { opencode: opencodeHooks },
+  folderAccess: { 'opencode-permission': opencodePermission },
 } satisfies CliFolder;
