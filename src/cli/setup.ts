@@ -143,5 +143,11 @@ export function registerSetup(program: Command, e: Deps): void {
       const { loadSupervisor } = await import('../supervisor/load.js');
       const { runSupervisor } = await loadSupervisor();
       await runSupervisor(await ctx(), e.io);
+      // Stopped and cleaned up: the process ends when nothing is left to run. A handle something left
+      // open (a request cut off mid-way, a child) must not keep a stopped supervisor alive: 2 s, then exit.
+      setTimeout(() => {
+        e.io.writeErr(`jaggers: the supervisor stopped; still open after 2 s: ${process.getActiveResourcesInfo().join(', ')}\n`);
+        process.exit(process.exitCode ?? 0);
+      }, 2000).unref();
     });
 }
