@@ -177,6 +177,12 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
     });
     const why = await stopped;
     stopping = true;
+    // Its cleanup below must not hang a stopping supervisor (a connection that does not close, a disk
+    // that does not answer): 5 s after the decision it exits whatever is left (the journal is the truth).
+    setTimeout(() => {
+      io.writeErr(`jaggers: the supervisor's stop took over 5 s; exiting now (still open: ${process.getActiveResourcesInfo().join(', ')})\n`);
+      process.exit(1);
+    }, 5000).unref();
     await unlink(socket).catch(() => {});
     log.info({ why }, 'supervisor stopping');
     supervisor.stop();
