@@ -3,7 +3,8 @@
 // running, on the registry's files (no agent runs then). Rendering is pure.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Isolation } from '../agents/isolation.js';
+import type { Isolation, WorktreeView } from '../agents/isolation.js';
+import type { MergeResult, WorktreeDiff } from '../agents/worktrees/worktrees.js';
 import { withApi } from '../api/connect.js';
 import { liveOrStored } from '../api/live-or-stored.js';
 import type { RegistryData } from '../api/stored.js';
@@ -11,48 +12,11 @@ import type { Context } from '../context.js';
 import { givenAgent } from '../ids.js';
 import { renderTable } from './render.js';
 
-export interface WorktreeView {
-  name: string;
-  path: string;
-  branch: string | null;
-  agent: string | null;
-  job: string | null;
-  inUse: boolean;
-  status: {
-    head: string;
-    base: string;
-    baseBranch: string | null;
-    present: boolean;
-    dirty: { staged: number; unstaged: number; untracked: number; conflicted: number };
-    clean: boolean;
-    ahead: number;
-    merged: boolean;
-  } | null;
-  problem: string | null;
-}
-
-export interface DiffView {
-  name: string;
-  agent: string | null;
-  job: string | null;
-  base: string;
-  head: string;
-  files: { path: string; oldPath?: string; added: number | null; removed: number | null; binary: boolean }[];
-  commits: { sha: string; subject: string }[];
-  patch: string | null;
-  uncommitted: boolean;
-}
-
-export interface MergeView {
-  name: string;
-  status: 'merged' | 'up-to-date';
-  mode: string;
-  into: string;
-  from: string;
-  to: string;
-  commits: number;
-  moved: string | null;
-}
+export type { WorktreeView };
+/** What `diff` answers: the git layer's diff, and whose worktree it is. */
+export type DiffView = WorktreeDiff & { agent: string | null; job: string | null };
+/** What `merge` answers. */
+export type MergeView = MergeResult & { name: string; committed: string | null };
 
 const enc = (x: string) => encodeURIComponent(x);
 

@@ -97,3 +97,17 @@ export async function makeRepo(base: string, o: RepoOptions = {}): Promise<TestR
   };
   return { root, home, env, git, commit, snapshot };
 }
+
+/** git in a test rig's project (or `cwd`), as its supervisor runs it: the rig's HOME, C locale, no optional locks. */
+export function rigGit(rig: { root: string; env: NodeJS.ProcessEnv }): (args: string[], cwd?: string) => string {
+  return (args, cwd = rig.root) =>
+    execFileSync('git', args, { cwd, env: { ...rig.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The rig's project as a git repository on `main` with an identity in the rig's HOME (no commit yet). */
+export async function initRigRepo(rig: { root: string; home: string; env: NodeJS.ProcessEnv }): Promise<(args: string[], cwd?: string) => string> {
+  await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+  const git = rigGit(rig);
+  git(['init', '-q', '-b', 'main']);
+  return git;
+}

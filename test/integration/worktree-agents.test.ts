@@ -3,7 +3,6 @@
 // jaggers at the end of each handoff), `diff` shows each, `merge` of the first succeeds and of the second
 // reports the conflict and leaves the user's checkout exactly as it was; `discard` and `gc` keep work
 // that is not merged; after `down` and `up` each agent resumes its pinned conversation in its worktree.
-import { execFileSync } from 'node:child_process';
 import { readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,11 +10,11 @@ import { listPanes } from '../../src/tmux/commands.js';
 import { readRegistry } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
+import { initRigRepo } from '../helpers/git-repo.js';
 
 describe('agents in git worktrees of their own', () => {
   let rig: Rig;
-  const git = (args: string[], cwd = rig.root) =>
-    execFileSync('git', args, { cwd, env: { ...rig.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  let git: (args: string[], cwd?: string) => string;
   /** What a user would notice changing in their checkout. */
   const snapshot = async () => ({
     head: git(['rev-parse', 'HEAD']),
@@ -28,8 +27,7 @@ describe('agents in git worktrees of their own', () => {
 
   beforeAll(async () => {
     rig = await Rig.create();
-    await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
-    git(['init', '-q', '-b', 'main']);
+    git = await initRigRepo(rig);
     await writeFile(path.join(rig.root, 'shared.txt'), 'original\n');
     await writeFakeProfile(rig.root, 'fake', ['--think-ms', '100']);
     await writeProject(rig.root, {
@@ -197,12 +195,10 @@ describe('agents in git worktrees of their own', () => {
 
 describe("a fresh worktree's setup", () => {
   let rig: Rig;
-  const git = (args: string[], cwd = rig.root) =>
-    execFileSync('git', args, { cwd, env: { ...rig.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  let git: (args: string[], cwd?: string) => string;
   beforeAll(async () => {
     rig = await Rig.create();
-    await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n');
-    git(['init', '-q', '-b', 'main']);
+    git = await initRigRepo(rig);
     await writeFile(path.join(rig.root, '.gitignore'), '.env\n');
     await writeFile(path.join(rig.root, '.env'), 'SECRET=1\n');
     git(['add', '.gitignore']);

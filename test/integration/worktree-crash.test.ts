@@ -3,7 +3,6 @@
 // opened, prompts typed, turns run). Every job still ends done, its worker got its prompt exactly once,
 // its work sits on its own branch as one commit, and its branch, commits and diff stat are recorded with
 // its end. JG_WT_CRASH_SEED replays a run's choices (it is printed).
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { waitPidGone } from '../helpers/api.js';
 import { whenDirSays } from '../helpers/dir-watch.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
+import { initRigRepo } from '../helpers/git-repo.js';
 import { seededRandom } from '../helpers/seeded.js';
 
 const SEED = Number(process.env.JG_WT_CRASH_SEED ?? randomBytes(4).readUInt32LE());
@@ -27,13 +27,11 @@ const down = (e: unknown) => e instanceof JaggersError && (e.code === 'E_SUPERVI
 describe('assign --worktree through supervisor crashes', () => {
   let rig: Rig;
   let promptsFile: string;
-  const git = (args: string[], cwd = rig.root) =>
-    execFileSync('git', args, { cwd, env: { ...rig.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  let git: (args: string[], cwd?: string) => string;
 
   beforeEach(async () => {
     rig = await Rig.create();
-    await writeFile(path.join(rig.home, '.gitconfig'), '[user]\n\tname = Test User\n\temail = test@example.com\n');
-    git(['init', '-q', '-b', 'main']);
+    git = await initRigRepo(rig);
     await writeFile(path.join(rig.root, 'README.md'), 'hello\n');
     git(['add', 'README.md']);
     git(['commit', '-q', '-m', 'first']);
