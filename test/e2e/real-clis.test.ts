@@ -10,6 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resumeArgs, startArgs } from './cli-env.js';
 import { CLI_NAMES, CLIS, cliBinary, isChosen, isCliInstalled } from './clis.js';
 import { createRig, type CliRig } from './rig.js';
+import { waitForScreen } from './drive.js';
+import { screenState } from './screens.js';
 import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.js';
 import type { Reply } from './stub-server.js';
 import { defaultScript } from './stub-script.js';
@@ -72,6 +74,14 @@ for (const cli of CLI_NAMES.filter(isChosen)) {
       // Kill everything, start again with the resume arguments: the conversation goes on.
       await r.stop();
       await r.start(resumeArgs(cli, sessionId));
+      // copilot, resumed a moment after its process was killed, may take the session for one another client
+      // holds and ask (fixture copilot-1.0.102-waiting-session-in-use.txt): resume anyway, its first choice.
+      const back = await waitForScreen(
+        r.tmux(),
+        (s) => /appears to be in use by another CLI/.test(s) || (screenState(cli, s) === 'idle' && /answer: the secret word is pelican/.test(s)),
+        { timeoutMs: 45_000, what: `${cli} idle with its earlier turn, or copilot's "session in use" question` },
+      );
+      if (/appears to be in use by another CLI/.test(back)) await r.tmux().run(['send-keys', '-t', 'e2e', 'Enter']);
       await r.waitFor('idle', { timeoutMs: 45_000, also: /answer: the secret word is pelican/ });
       await r.settle();
       const third = 'Continue after the restart';

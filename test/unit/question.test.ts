@@ -79,6 +79,45 @@ describe('readQuestion on every captured waiting screen', () => {
       choices: ['Yes', 'Yes, and remember this folder for future sessions', 'No (Esc)'],
       selected: 0,
     },
+    // Reading a handover file outside its folder (an agent in a worktree), before jaggers opened the shared folders to it.
+    'claude-2.1.330-waiting-read-outside.txt': {
+      text: 'Do you want to proceed?',
+      choices: ['Yes', 'Yes, allow reading from /tmp/jgt-pbQf6s/project/.jaggers/handover during this session', 'No'],
+      selected: 0,
+    },
+    // `--add-dir` in a git repository: claude asks to trust the whole repository (so jaggers does not use it).
+    // Captured in the frame before its highlight was drawn: no item is marked, so none is read.
+    'claude-2.1.330-waiting-add-dir-trust.txt': {
+      text: "This session hasn't worked here before. Is this a directory you created or one you trust?",
+      choices: [],
+    },
+    'copilot-1.0.102-waiting-read-outside.txt': {
+      text: 'Do you want to allow this?',
+      choices: [
+        'Yes',
+        'Yes, and remember this path for this session',
+        'Yes, allow file-tool read-only access to the listed directory for this session',
+        'No (Esc)',
+      ],
+      selected: 0,
+    },
+    // Resumed a moment after its process was killed (CI): it takes the session for one another client holds.
+    'copilot-1.0.102-waiting-session-in-use.txt': {
+      text: 'This session was last active just now and appears to be in use by another CLI or application. Resuming it here may cause conflicts.',
+      choices: ['Resume anyway', 'Go back (Esc)'],
+      selected: 0,
+    },
+    'opencode-1.18.33-waiting-read-outside.txt': { text: '△ Permission required', choices: ['Allow once', 'Allow always', 'Reject'], layout: 'row' },
+    'qwen-0.24.4-waiting-read-outside.txt': {
+      text: 'Do you want to proceed?',
+      choices: [
+        'Yes, allow once',
+        'Always allow read files in /tmp/jgt-pbQf6s/project/.jaggers/handover/ in this project',
+        'Always allow read files in /tmp/jgt-pbQf6s/project/.jaggers/handover/ for this user',
+        'No, suggest changes (esc)',
+      ],
+      selected: 0,
+    },
     // A row menu: the highlight is drawn in colour only (rowHighlight reads it from a capture with escapes).
     'opencode-1.18.33-waiting.txt': { text: '△ Permission required', choices: ['Allow once', 'Allow always', 'Reject'], layout: 'row' },
     'fake-agent-1.0.0-waiting.txt': { text: 'Allow execution of [Shell]: touch approved.txt?', choices: ['Allow once', 'Deny'], selected: 0 },
