@@ -30,6 +30,8 @@ export interface IsolationPorts {
   stateOf(terminalId: string): string | undefined;
   /** The git layer (tests hand in their own); default: opened on the project at first use. */
   open?: () => Promise<Worktrees>;
+  /** jaggers.json now: its `worktree.branchPrefix` names the branches (read when the git layer opens). */
+  project?: () => Promise<ProjectFile | null>;
   /** Where a new worktree's copied files and setup output are told (the supervisor's log). */
   log?: Pick<Log, 'info'>;
   env?: NodeJS.ProcessEnv;
@@ -60,7 +62,11 @@ export class Isolation {
   /** The git layer, opened once; a failed open (not a repository, an old git) is tried again next time. */
   worktrees(): Promise<Worktrees> {
     if (!this.opened) {
-      this.opened = (this.p.open ?? (() => openWorktrees(this.p.projectRoot, { env: this.p.env })))();
+      const open = async () => {
+        const prefix = (await this.p.project?.().catch(() => null))?.worktree?.branchPrefix;
+        return openWorktrees(this.p.projectRoot, { env: this.p.env, ...(prefix ? { branchPrefix: prefix } : {}) });
+      };
+      this.opened = (this.p.open ?? open)();
       this.opened.catch(() => (this.opened = null));
     }
     return this.opened;

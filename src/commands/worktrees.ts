@@ -23,7 +23,14 @@ const enc = (x: string) => encodeURIComponent(x);
 /** No session runs: the worktrees as the registry's files know them, no agent working in any. */
 async function offline(ctx: Context, data: RegistryData): Promise<Isolation> {
   const { Isolation } = await import('../agents/isolation.js');
-  return new Isolation({ projectRoot: ctx.projectRoot, data: () => data, liveTerminals: () => [], stateOf: () => undefined, env: ctx.env });
+  return new Isolation({
+    projectRoot: ctx.projectRoot,
+    data: () => data,
+    liveTerminals: () => [],
+    stateOf: () => undefined,
+    env: ctx.env,
+    project: () => ctx.project(),
+  });
 }
 
 /** From the supervisor, or (no session running) on the files. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JaggersError } from '../errors.js';
 import { isName, NAME_RULE } from '../ids.js';
 import { parseJsonText, validate } from '../validate.js';
+import { branchNameProblem } from '../git/ref-format.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -47,6 +48,13 @@ export const ProjectSchema = z
         copy: z.array(z.string().min(1).max(4096)).max(200).default([]),
         /** A shell command (`sh -c`) run once in each new worktree before its agent starts (`npm ci`). */
         setup: z.string().min(1).max(4096).optional(),
+        /** What each worktree's branch name starts with (default `jaggers/`): `<prefix><agent, job or task id>`. */
+        branchPrefix: z
+          .string()
+          .min(1)
+          .max(100)
+          .refine((p) => branchNameProblem(`${p}x`) === null, 'must be a prefix git takes in a branch name, such as "agents/" or "jg-"')
+          .optional(),
       })
       .optional(),
   })

@@ -151,6 +151,7 @@ export function compose(d: SupervisorDeps) {
 
   const isolation = new Isolation({
     projectRoot: ctx.projectRoot,
+    project,
     log,
     data: () => store.data,
     liveTerminals: () => table.list().flatMap((e) => (e.pane.terminalId && !e.pane.dead ? [e.pane.terminalId] : [])),

@@ -209,7 +209,7 @@ describe("a fresh worktree's setup", () => {
 
   it('ignored files on the copy list are copied and the setup command runs once, before the agent starts; a failing setup leaves nothing half made', async () => {
     await writeProject(rig.root, {
-      worktree: { copy: ['.env'], setup: 'cat .env > setup-ran.txt && echo "setup said hello"' },
+      worktree: { copy: ['.env'], setup: 'cat .env > setup-ran.txt && echo "setup said hello"', branchPrefix: 'agents/' },
       agents: [{ name: 'a', profile: 'fake', isolation: 'worktree' }],
     });
     const up = await rig.run(['up']);
@@ -217,6 +217,9 @@ describe("a fresh worktree's setup", () => {
     const a = path.join(rig.root, '.jaggers', 'worktrees', 'a');
     expect(await readFile(path.join(a, '.env'), 'utf8')).toBe('SECRET=1\n');
     expect(await readFile(path.join(a, 'setup-ran.txt'), 'utf8')).toBe('SECRET=1\n');
+    // jaggers.json's branch prefix names the branch.
+    expect(git(['rev-parse', '--abbrev-ref', 'HEAD'], a).trim()).toBe('agents/a');
+    expect(JSON.parse((await rig.run(['worktrees', '--json'])).stdout)).toMatchObject([{ name: 'a', branch: 'agents/a' }]);
     // Its output is in the supervisor's log.
     const logs = path.join(rig.root, '.jaggers', 'logs');
     const texts = await Promise.all((await readdir(logs)).filter((f) => f.endsWith('.log')).map((f) => readFile(path.join(logs, f), 'utf8').catch(() => '')));

@@ -60,7 +60,7 @@ async function undo(ctx: Ctx, facts: RepoFacts, s: Pick<NameState, 'name' | 'pat
   if (wt.code !== 0 && !/is not a working tree/.test(wt.stderr)) throw gitFailed(`removing worktree ${s.name}`, facts.top, ['worktree', 'remove', s.path], wt);
   await rm(s.path, { recursive: true, force: true });
   // Compare-and-delete: a branch that moved on holds work and is kept.
-  if (baseSha) await git.run(facts.top, ['update-ref', '-m', 'jaggers: undo a half-made worktree', '-d', branchRef(s.name), baseSha]);
+  if (baseSha) await git.run(facts.top, ['update-ref', '-m', 'jaggers: undo a half-made worktree', '-d', branchRef(ctx.layout, s.name), baseSha]);
 }
 
 export async function createWorktree(ctx: Ctx, name: string, options: CreateOptions = {}): Promise<Created> {
@@ -76,18 +76,18 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
       // Each round either returns, throws, or undoes one half-made state (or meets a busy git): a few suffice.
       if (attempt > 2 * LOCK_RETRY_MS.length) throw new JaggersError('E_GIT', `worktree ${JSON.stringify(name)}: still not made after ${attempt} attempts`);
       const s = await examine(ctx, facts, name);
-      const ref = branchRef(name);
+      const ref = branchRef(ctx.layout, name);
       if (s.elsewhere) {
         throw new JaggersError(
           'E_BRANCH_EXISTS',
-          `worktree ${JSON.stringify(name)}: branch ${branchOf(name)} is checked out at ${s.elsewhere.path}, not at ${s.path}`,
+          `worktree ${JSON.stringify(name)}: branch ${branchOf(ctx.layout, name)} is checked out at ${s.elsewhere.path}, not at ${s.path}`,
         );
       }
       if (s.entry) {
         if (s.entry.branch !== ref) {
           throw new JaggersError(
             'E_WORKTREE_BROKEN',
-            `worktree ${JSON.stringify(name)}: ${s.path} is a worktree of ${s.entry.branch ?? `a detached HEAD (${s.entry.head ?? '?'})`}, not of ${branchOf(name)}; remove it (git worktree remove) or choose another name`,
+            `worktree ${JSON.stringify(name)}: ${s.path} is a worktree of ${s.entry.branch ?? `a detached HEAD (${s.entry.head ?? '?'})`}, not of ${branchOf(ctx.layout, name)}; remove it (git worktree remove) or choose another name`,
           );
         }
         // We hold the name's lock, so a create still marked as under way is one a crash cut short.
@@ -127,8 +127,8 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
       if (s.branchSha !== null && s.branchSha !== b.sha) {
         throw new JaggersError(
           'E_BRANCH_EXISTS',
-          `worktree ${JSON.stringify(name)}: branch ${branchOf(name)} exists (at ${s.branchSha.slice(0, 12)}) without a worktree and is not the base ${b.sha.slice(0, 12)}: ` +
-            `merge or delete it (git branch -D ${branchOf(name)}), or choose another name`,
+          `worktree ${JSON.stringify(name)}: branch ${branchOf(ctx.layout, name)} exists (at ${s.branchSha.slice(0, 12)}) without a worktree and is not the base ${b.sha.slice(0, 12)}: ` +
+            `merge or delete it (git branch -D ${branchOf(ctx.layout, name)}), or choose another name`,
         );
       }
       // An existing branch at the base is what a crash inside `git worktree add -b` leaves: taken as it is.
@@ -138,7 +138,7 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
         '--lock',
         '--reason',
         CREATING,
-        ...(s.branchSha ? [s.path, branchOf(name)] : ['--no-track', '-b', branchOf(name), s.path, b.sha]),
+        ...(s.branchSha ? [s.path, branchOf(ctx.layout, name)] : ['--no-track', '-b', branchOf(ctx.layout, name), s.path, b.sha]),
       ];
       const r = await ctx.git.run(facts.top, args);
       if (r.code !== 0) {
@@ -156,7 +156,7 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
       const record: WorktreeRecord = {
         version: 1,
         name,
-        branch: branchOf(name),
+        branch: branchOf(ctx.layout, name),
         base: b.sha,
         baseBranch: b.branch,
         createdAt: new Date().toISOString(),
@@ -179,7 +179,7 @@ async function adopt(ctx: Ctx, facts: RepoFacts, s: NameState, base: Base): Prom
   const record: WorktreeRecord = {
     version: 1,
     name: s.name,
-    branch: branchOf(s.name),
+    branch: branchOf(ctx.layout, s.name),
     base: base.sha,
     baseBranch: base.branch,
     createdAt: new Date().toISOString(),

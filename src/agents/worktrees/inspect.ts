@@ -7,7 +7,7 @@ import { isNotFound } from '../../fs/durable.js';
 import { LOG_FORMAT, parseLog, parseNumstat, splitZ, type CommitInfo, type FileStat, type StatusCounts } from '../../git/formats.js';
 import { commitOf, countCommits, isAncestor, listWorktrees, statusCounts, type RepoFacts } from '../../git/repo.js';
 import { gitOk } from '../../git/run.js';
-import { adminDirs, assertWorktreeName, BRANCH_PREFIX, readRecord, type WorktreeRecord } from './layout.js';
+import { adminDirs, assertWorktreeName, readRecord, type WorktreeRecord } from './layout.js';
 import { examine, factsOf, type Ctx, type NameState } from './state.js';
 
 export interface ListedWorktree {
@@ -51,8 +51,8 @@ export async function listOurs(ctx: Ctx): Promise<ListedWorktree[]> {
 
 /** The names of `jaggers/*` branches (without the prefix), for finding branches left without a worktree. */
 export async function ourBranches(ctx: Ctx, facts: RepoFacts): Promise<string[]> {
-  const out = await gitOk(ctx.git, facts.top, ['for-each-ref', '--format=%(refname)%00', `refs/heads/${BRANCH_PREFIX}`], 'listing branches');
-  return splitZ(out.replaceAll('\n', '')).map((r) => r.slice(`refs/heads/${BRANCH_PREFIX}`.length));
+  const out = await gitOk(ctx.git, facts.top, ['for-each-ref', '--format=%(refname)%00', `refs/heads/${ctx.layout.branchPrefix}`], 'listing branches');
+  return splitZ(out.replaceAll('\n', '')).map((r) => r.slice(`refs/heads/${ctx.layout.branchPrefix}`.length));
 }
 
 export interface Known {

@@ -19,18 +19,21 @@ export const GIT_INITIALIZING = 'initializing';
 export interface Layout {
   /** The jaggers project's folder (holds `.jaggers/`), every symbolic link resolved. */
   projectRoot: string;
+  /** What each worktree's branch name starts with (`jaggers/`; jaggers.json `worktree.branchPrefix`). */
+  branchPrefix: string;
   /** `<projectRoot>/.jaggers/worktrees`: one folder per worktree. */
   worktreesDir: string;
   /** `<projectRoot>/.jaggers/tmp`: the temporary worktrees of merges. */
   tmpDir: string;
 }
 
-export function layoutOf(projectRoot: string): Layout {
-  return { projectRoot, worktreesDir: path.join(projectRoot, '.jaggers', 'worktrees'), tmpDir: path.join(projectRoot, '.jaggers', 'tmp') };
+export function layoutOf(projectRoot: string, branchPrefix = BRANCH_PREFIX): Layout {
+  return { projectRoot, branchPrefix, worktreesDir: path.join(projectRoot, '.jaggers', 'worktrees'), tmpDir: path.join(projectRoot, '.jaggers', 'tmp') };
 }
 
-export const branchOf = (name: string): string => `${BRANCH_PREFIX}${name}`;
-export const branchRef = (name: string): string => `refs/heads/${branchOf(name)}`;
+export const branchOf = (layout: Pick<Layout, 'branchPrefix'>, name: string): string => `${layout.branchPrefix}${name}`;
+export const branchRef = (layout: Pick<Layout, 'branchPrefix'>, name: string): string => `refs/heads/${branchOf(layout, name)}`;
+const DEFAULT = { branchPrefix: BRANCH_PREFIX };
 export const pathOf = (layout: Layout, name: string): string => path.join(layout.worktreesDir, name);
 
 /** Why `name` cannot name a worktree (the name rule of src/ids.ts, and git's rules for `jaggers/<name>`), or null. */
@@ -38,8 +41,8 @@ export function worktreeNameProblem(name: unknown): string | null {
   if (typeof name !== 'string') return `worktree name must be a string, got ${typeof name}`;
   const rule = nameProblem('worktree', name);
   if (rule) return rule;
-  const git = branchNameProblem(branchOf(name));
-  return git ? `${JSON.stringify(name)} is not a valid worktree name: git refuses the branch ${branchOf(name)}: ${git}` : null;
+  const git = branchNameProblem(branchOf(DEFAULT, name));
+  return git ? `${JSON.stringify(name)} is not a valid worktree name: git refuses the branch ${branchOf(DEFAULT, name)}: ${git}` : null;
 }
 
 export function assertWorktreeName(name: unknown): asserts name is string {

@@ -68,11 +68,11 @@ export async function sweepTemps(ctx: Ctx, top: string): Promise<string[]> {
   return gone;
 }
 
-function conflict(name: string, into: string, mode: MergeMode, paths: string[]): MergeConflict {
+function conflict(name: string, branch: string, into: string, mode: MergeMode, paths: string[]): MergeConflict {
   const shown = paths.length > 20 ? [...paths.slice(0, 20), `... ${paths.length - 20} more`] : paths;
   const e = new JaggersError(
     'E_MERGE_CONFLICT',
-    `worktree ${JSON.stringify(name)}: ${mode === 'rebase' ? 'rebasing' : 'merging'} ${`jaggers/${name}`} ${mode === 'rebase' ? 'onto' : 'into'} ${into} conflicts in ${paths.length} file(s): ${shown.join(', ')}. ` +
+    `worktree ${JSON.stringify(name)}: ${mode === 'rebase' ? 'rebasing' : 'merging'} ${branch} ${mode === 'rebase' ? 'onto' : 'into'} ${into} conflicts in ${paths.length} file(s): ${shown.join(', ')}. ` +
       `Nothing was changed: ${into} and every checkout are as they were. Resolve it in the worktree (merge or rebase ${into} there), then merge again.`,
   );
   return Object.assign(e, { paths });
@@ -190,7 +190,7 @@ async function rebaseInPlace(ctx: Ctx, k: Known, into: string, intoSha: string, 
   if (r.code !== 0) {
     const paths = await conflictedPaths(git, wt);
     await git.run(wt, ['rebase', '--abort']);
-    if (paths.length > 0) throw conflict(k.record.name, into, 'rebase', paths);
+    if (paths.length > 0) throw conflict(k.record.name, k.record.branch, into, 'rebase', paths);
     throw gitFailed(`rebasing worktree ${k.record.name}`, wt, args, r);
   }
   return (await gitOk(git, wt, ['rev-parse', '--verify', 'HEAD'], 'reading the rebased branch')).trim();
@@ -225,7 +225,7 @@ async function mergeInTemp(
       if (r.code !== 0) {
         const paths = await conflictedPaths(git, tmp);
         await run(['merge', '--abort']);
-        if (paths.length > 0) throw conflict(name, into, mode, paths);
+        if (paths.length > 0) throw conflict(name, k.record.branch, into, mode, paths);
         throw gitFailed(`merging ${branch}`, tmp, args, r);
       }
     } else {
@@ -234,7 +234,7 @@ async function mergeInTemp(
       if (r.code !== 0) {
         const paths = await conflictedPaths(git, tmp);
         await run(['reset', '--hard', '--quiet']);
-        if (paths.length > 0) throw conflict(name, into, mode, paths);
+        if (paths.length > 0) throw conflict(name, k.record.branch, into, mode, paths);
         throw gitFailed(`squash-merging ${branch}`, tmp, args, r);
       }
       // The branch's changes may all be in the base already.

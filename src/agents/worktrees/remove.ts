@@ -23,7 +23,12 @@ export interface Removed {
 
 /** Commits of `tip` in no other local branch (`rev-list --count tip --not --branches` but ours). */
 async function onlyHere(ctx: Ctx, facts: RepoFacts, name: string, tip: string): Promise<number> {
-  const out = await gitOk(ctx.git, facts.top, ['rev-list', '--count', tip, '--not', `--exclude=${branchOf(name)}`, '--branches'], 'counting commits');
+  const out = await gitOk(
+    ctx.git,
+    facts.top,
+    ['rev-list', '--count', tip, '--not', `--exclude=${branchOf(ctx.layout, name)}`, '--branches'],
+    'counting commits',
+  );
   return Number(out.trim());
 }
 
@@ -53,10 +58,10 @@ export async function removeWorktree(ctx: Ctx, name: string, o: RemoveOptions = 
     if (!s.entry && s.branchSha === null && s.folder === 'missing') return out;
     const label = JSON.stringify(name);
     if (!o.force) {
-      if (s.entry && s.entry.branch !== branchRef(name)) {
+      if (s.entry && s.entry.branch !== branchRef(ctx.layout, name)) {
         throw new JaggersError(
           'E_WORKTREE_BROKEN',
-          `worktree ${label}: ${s.path} has ${s.entry.branch ?? 'a detached HEAD'} checked out, not ${branchOf(name)}: look at it, then remove with force`,
+          `worktree ${label}: ${s.path} has ${s.entry.branch ?? 'a detached HEAD'} checked out, not ${branchOf(ctx.layout, name)}: look at it, then remove with force`,
         );
       }
       if (!s.entry && s.folder === 'full') {
@@ -82,7 +87,7 @@ export async function removeWorktree(ctx: Ctx, name: string, o: RemoveOptions = 
         throw Object.assign(
           new JaggersError(
             'E_WORKTREE_UNMERGED',
-            `worktree ${label}: ${branchOf(name)} has ${u.count} commit(s) not merged into ${u.into ?? 'any other branch'}: merge them, or remove with force to lose them`,
+            `worktree ${label}: ${branchOf(ctx.layout, name)} has ${u.count} commit(s) not merged into ${u.into ?? 'any other branch'}: merge them, or remove with force to lose them`,
           ),
           { commits: u.count },
         );
@@ -96,9 +101,9 @@ export async function removeWorktree(ctx: Ctx, name: string, o: RemoveOptions = 
     await rm(s.path, { recursive: true, force: true });
     if (s.branchSha) {
       // Compare-and-delete: a commit made since it was checked is not lost silently.
-      const args = ['update-ref', '-m', `jaggers: remove worktree ${name}`, '-d', branchRef(name), s.branchSha];
+      const args = ['update-ref', '-m', `jaggers: remove worktree ${name}`, '-d', branchRef(ctx.layout, name), s.branchSha];
       const r = await ctx.git.run(facts.top, args);
-      if (r.code !== 0) throw gitFailed(`deleting branch ${branchOf(name)}`, facts.top, args, r);
+      if (r.code !== 0) throw gitFailed(`deleting branch ${branchOf(ctx.layout, name)}`, facts.top, args, r);
     }
     return { ...out, removed: true, branchDeleted: s.branchSha !== null };
   });

@@ -48,7 +48,7 @@ async function folderState(dir: string): Promise<NameState['folder']> {
 
 export async function examine(ctx: Ctx, facts: RepoFacts, name: string): Promise<NameState> {
   const dir = pathOf(ctx.layout, name);
-  const ref = branchRef(name);
+  const ref = branchRef(ctx.layout, name);
   const [entries, branchSha, folder, admins] = await Promise.all([
     listWorktrees(ctx.git, facts.top),
     refSha(ctx.git, facts.top, ref),

@@ -55,6 +55,8 @@ export interface WorktreesOptions {
   env?: NodeJS.ProcessEnv;
   /** How long a create, remove, merge or commit waits for another one on the same name (default 120 s). */
   lockWaitMs?: number;
+  /** What each branch name starts with (default `jaggers/`). */
+  branchPrefix?: string;
 }
 
 /** `git worktree list -z` came with git 2.36. */
@@ -75,7 +77,7 @@ export async function openWorktrees(projectRoot: string, options: WorktreesOptio
   });
   const git = options.git ?? createGit({ env: options.env });
   await checkVersion(git, root);
-  const ctx: Ctx = { git, layout: layoutOf(root), env: options.env ?? process.env, lockWaitMs: options.lockWaitMs ?? 120_000 };
+  const ctx: Ctx = { git, layout: layoutOf(root, options.branchPrefix), env: options.env ?? process.env, lockWaitMs: options.lockWaitMs ?? 120_000 };
   const locked = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
     const k = await requireWorktree(ctx, name);
     return withNameLock(ctx, k.facts, name, async () => fn());
