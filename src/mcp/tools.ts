@@ -380,6 +380,12 @@ export const TOOLS: Tool[] = [
     async (deps, a, signal) => deps.call('POST', `/v1/worktrees/${q(a.of)}/discard`, { force: a.force }, { retry: false, signal }),
   ),
   def(
+    'gc_worktrees',
+    'Remove the worktrees whose agent and job are gone, when clean and merged (force: those with uncommitted or unmerged work too); the others are listed with why they stay.',
+    z.strictObject({ force: z.boolean().default(false) }),
+    async (deps, a, signal) => deps.call('POST', '/v1/worktrees/gc', { force: a.force }, { retry: false, signal }),
+  ),
+  def(
     'read_artifact',
     `Read a file jaggers wrote in .jaggers/handover/, inbox/ or jobs/ (a handover file, a reply, a message, a task's final answer, a job's prompt), by the path another tool gave. Returns up to ${ARTIFACT_CHUNK / 1024} KB; \`offset\` reads on.`,
     z.strictObject({

@@ -28,6 +28,7 @@ const TOOLS = [
   'worktree_diff',
   'merge_worktree',
   'discard_worktree',
+  'gc_worktrees',
   'read_artifact',
 ];
 
