@@ -54,6 +54,15 @@ export interface WorktreeView {
 /** An agent's worktree name: its own name; in a task's window, `<agent>.<task>`. */
 export const agentWorktree = (agent: string, task: string | null): string => (task ? `${agent}.${task}` : agent);
 
+/**
+ * The worktree an agent starts in, or null for the shared checkout: its task's (`run --worktree`: one for
+ * all of the task's agents), else its own when jaggers.json isolates it.
+ */
+export function worktreeFor(spec: Pick<AgentSpec, 'name' | 'isolation'>, task: string | null, taskHasWorktree: boolean): string | null {
+  if (task !== null && taskHasWorktree) return task;
+  return spec.isolation === 'worktree' ? agentWorktree(spec.name, task) : null;
+}
+
 export class Isolation {
   private opened: Promise<Worktrees> | null = null;
 
@@ -78,9 +87,8 @@ export class Isolation {
    */
   async place(spec: AgentSpec, project: ProjectFile | null, task: string | null): Promise<AgentSpec> {
     const shared = task !== null ? this.p.data().tasks[task]?.worktree : undefined;
-    if (spec.isolation !== 'worktree' && !shared) return spec;
-    // A task run in a worktree of its own (`run --worktree`): all its agents work there.
-    const name = shared ? task! : agentWorktree(spec.name, task);
+    const name = worktreeFor(spec, task, Boolean(shared));
+    if (!name) return spec;
     const made = await this.create(name, shared ? (shared.base ?? undefined) : spec.base, project, shared ? `task ${task}` : `agent ${spec.name}`);
     const inside = spec.cwd ? path.join(made.path, spec.cwd) : made.path;
     return { ...spec, cwd: path.relative(this.p.projectRoot, inside) || '.' };

@@ -3,7 +3,7 @@
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
 import path from 'node:path';
-import { agentWorktree } from '../agents/isolation.js';
+import { worktreeFor } from '../agents/isolation.js';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
   workflowMachine,
@@ -222,12 +222,8 @@ export class Tasks {
       await this.p.checkProfile(profile);
       terminalId = newTerminalId();
       // An isolated agent's window of a task works in a worktree of its own (src/agents/isolation.ts, made when it opens).
-      const shared = own(data.tasks, task)?.worktree;
-      const cwd = shared
-        ? path.resolve(this.root, '.jaggers', 'worktrees', task, spec?.cwd ?? '.')
-        : spec?.isolation === 'worktree'
-          ? path.resolve(this.root, '.jaggers', 'worktrees', agentWorktree(agent, task), spec.cwd ?? '.')
-          : path.resolve(this.root, spec?.cwd ?? '.');
+      const worktree = worktreeFor({ name: agent, isolation: spec?.isolation }, task, Boolean(own(data.tasks, task)?.worktree));
+      const cwd = path.resolve(this.root, ...(worktree ? ['.jaggers', 'worktrees', worktree] : []), spec?.cwd ?? '.');
       const tid = terminalId;
       await this.p.store.update((d) => {
         const events: NewJournalEvent[] = [];
