@@ -193,6 +193,15 @@ const PRUNE_BATCH = 100;
  */
 export type ApplyMode = undefined | Undo | 'commit';
 
+/** How many times each record table was changed in place: what is derived from a table is kept until it changes. */
+const tableChanges = new WeakMap<object, number>();
+const changed = (records: object): void => void tableChanges.set(records, (tableChanges.get(records) ?? 0) + 1);
+
+/** A number that differs after every in-place change of `records` (a copy is a new table: its own count). */
+export function tableVersion(records: object): number {
+  return tableChanges.get(records) ?? 0;
+}
+
 export class Undo {
   private readonly steps: Array<{ records: Record<string, unknown>; key: string; had: boolean; prev: unknown }> = [];
   note(records: Record<string, unknown>, key: string): void {
@@ -204,6 +213,7 @@ export class Undo {
       const { records, key, had, prev } = this.steps[i]!;
       if (had) records[key] = prev;
       else delete records[key];
+      changed(records);
     }
     this.steps.length = 0;
   }
@@ -213,6 +223,7 @@ function put<R>(records: Record<string, R>, key: string, value: R, mode: ApplyMo
   if (mode === undefined) return { ...records, [key]: value };
   if (mode !== 'commit') mode.note(records, key);
   records[key] = value;
+  changed(records);
   return records;
 }
 
@@ -242,6 +253,7 @@ function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean, mode
     delete out[id];
     drop--;
   }
+  changed(out);
   if (mode === 'commit') finishedCount.set(out, KEEP_FINISHED);
   return out;
 }

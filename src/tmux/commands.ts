@@ -20,7 +20,6 @@ export interface PaneInfo {
   agent: string | null;
   profile: string | null;
   state: string | null;
-  why: string | null;
   /** The task the agent works on; null for the project's default team. */
   task: string | null;
 }
@@ -40,7 +39,6 @@ const PANE_FIELDS = [
   '@jaggers_agent',
   '@jaggers_profile',
   '@jaggers_state',
-  '@jaggers_why',
   '@jaggers_task',
 ] as const;
 const SEP = '\u001f';
@@ -65,8 +63,7 @@ export function parsePaneLine(line: string): PaneInfo {
     agent: orNull(s(11)),
     profile: orNull(s(12)),
     state: orNull(s(13)),
-    why: orNull(s(14)),
-    task: orNull(s(15)),
+    task: orNull(s(14)),
   };
 }
 

@@ -2,6 +2,7 @@
 // inbox messages) in one first-in-first-out order. An item in flight (a turn a supervisor started, a
 // message claimed for delivery) is at the head: only the head ever runs, so there is at most one.
 import { isFinal, type JobRecord, type MessageRecord, type RegistryData } from '../sessions/registry.js';
+import { tableVersion } from '../sessions/work.js';
 
 export type WorkItem =
   { kind: 'job'; id: string; seq: number; created: string; j: JobRecord } | { kind: 'message'; id: string; seq: number; created: string; m: MessageRecord };
@@ -24,20 +25,53 @@ export function describeItem(i: WorkItem): string {
   return i.kind === 'job' ? `${i.j.headless ? 'headless ' : ''}${i.j.work} ${i.id}` : `message ${i.id}`;
 }
 
+/** Each terminal's items that have not ended, in the order they run; derived from the record tables as they are. */
+interface OpenItems {
+  messages: object;
+  jobsVersion: number;
+  messagesVersion: number;
+  byTerminal: Map<string, WorkItem[]>;
+}
+
+/**
+ * By jobs table: the open items found in it and a messages table, while neither has changed. The runner
+ * asks for a queue on every change of every agent; a scan of every record (finished ones too, up to
+ * hundreds) each time cost more than the rest of a message's bookkeeping.
+ */
+const openCache = new WeakMap<object, OpenItems>();
+
+function openItems(data: RegistryData): Map<string, WorkItem[]> {
+  const jobsVersion = tableVersion(data.jobs);
+  const messagesVersion = tableVersion(data.messages);
+  const hit = openCache.get(data.jobs);
+  if (hit && hit.messages === data.messages && hit.jobsVersion === jobsVersion && hit.messagesVersion === messagesVersion) return hit.byTerminal;
+  const byTerminal = new Map<string, WorkItem[]>();
+  const add = (terminalId: string, item: WorkItem) => {
+    const q = byTerminal.get(terminalId);
+    if (q) q.push(item);
+    else byTerminal.set(terminalId, [item]);
+  };
+  for (const id in data.jobs) {
+    const j = data.jobs[id]!;
+    if (j.terminalId && !isFinal(j.state)) add(j.terminalId, job(j));
+  }
+  for (const id in data.messages) {
+    const m = data.messages[id]!;
+    if (m.state !== 'delivered') add(m.to, message(m));
+  }
+  for (const q of byTerminal.values()) q.sort((a, b) => Number(inFlight(b)) - Number(inFlight(a)) || a.seq - b.seq || a.created.localeCompare(b.created));
+  openCache.set(data.jobs, { messages: data.messages, jobsVersion, messagesVersion, byTerminal });
+  return byTerminal;
+}
+
 /** The terminal's items that have not ended, in the order they run: the one in flight, then by their place in the registry. */
 export function queueOf(data: RegistryData, terminalId: string): WorkItem[] {
-  const items: WorkItem[] = [];
-  for (const j of Object.values(data.jobs)) if (j.terminalId === terminalId && !isFinal(j.state)) items.push(job(j));
-  for (const m of Object.values(data.messages)) if (m.to === terminalId && m.state !== 'delivered') items.push(message(m));
-  return items.sort((a, b) => Number(inFlight(b)) - Number(inFlight(a)) || a.seq - b.seq || a.created.localeCompare(b.created));
+  return [...(openItems(data).get(terminalId) ?? [])];
 }
 
 /** Every terminal that has an item waiting or in flight. */
 export function terminalsWithWork(data: RegistryData): Set<string> {
-  const ids = new Set<string>();
-  for (const j of Object.values(data.jobs)) if (j.terminalId && !isFinal(j.state)) ids.add(j.terminalId);
-  for (const m of Object.values(data.messages)) if (m.state !== 'delivered') ids.add(m.to);
-  return ids;
+  return new Set(openItems(data).keys());
 }
 
 /** Where an item stands in its agent's queue: 0 is the head; -1 when it is not queued there. */

@@ -8,7 +8,9 @@ import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentStatusRow } from '../../src/commands/status.js';
 import { coalesced } from '../../src/coalesced.js';
-import { parsePublished, type PublishedStatus } from '../../src/supervisor/publish.js';
+import { ApiClient } from '../../src/api/client.js';
+import { apiSocketPath } from '../../src/api/paths.js';
+import type { TerminalView } from '../../src/api/types.js';
 import { listPanes, type PaneInfo } from '../../src/tmux/commands.js';
 import type { ControlClient } from '../../src/tmux/control-client.js';
 import { Rig, type RunResult } from '../helpers/rig.js';
@@ -125,11 +127,11 @@ export interface Team {
   jgJson<T>(args: string[]): Promise<T>;
   pane(agent: string): Promise<PaneInfo>;
   /**
-   * Waits until the supervisor has published a state for `agent` that satisfies `ok`, then returns
-   * `jaggers status <agent> --json`. Event driven: re-reads on each output of the agent's pane and
+   * Waits until the supervisor's view of `agent` (`GET /v1/terminals`) satisfies `ok`, then returns
+   * `jaggers status <agent> --json`. Event driven: asks again on each output of the agent's pane and
    * on tmux's report that a window's `@jaggers_state` changed; never a fixed sleep.
    */
-  waitForStatus(agent: string, ok: (s: PublishedStatus) => boolean, opts?: { timeoutMs?: number; what?: string }): Promise<AgentStatusRow & { turns: number }>;
+  waitForStatus(agent: string, ok: (s: TerminalView) => boolean, opts?: { timeoutMs?: number; what?: string }): Promise<AgentStatusRow & { turns: number }>;
   /** The states the supervisor published for `agent` since `since` (ms epoch), with their times. */
   published(agent: string, since: number): Promise<string>;
   /** `tmux kill-server` on the team's server, then the process group of every pane it had. */
@@ -239,7 +241,7 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
           timeline.push({ at: Date.now(), window, state: args.slice(args.indexOf(':') + 1).join(' ') });
         });
         await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-timeline:@*:#{@jaggers_state}']);
-        await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-state:@*:#{@jaggers_state}/#{@jaggers_why}']);
+        await c.runOk(['refresh-client', '-t', self, '-B', 'e2e-state:@*:#{@jaggers_state}']);
         return c;
       })());
 
@@ -254,8 +256,9 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
       const { timeoutMs = 60_000, what = 'the wanted state' } = opts;
       const p = await pane(agent);
       const c = await connect();
-      let last: PublishedStatus | null = null;
-      const published = await new Promise<PublishedStatus>((resolve, reject) => {
+      const api = new ApiClient({ socketPath: apiSocketPath(path.join(rig.root, '.jaggers')) });
+      let last: TerminalView | null = null;
+      const published = await new Promise<TerminalView>((resolve, reject) => {
         let finished = false;
         const finish = (err: Error | null) => {
           if (finished) return;
@@ -268,14 +271,10 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
         };
         const check = coalesced(async () => {
           if (finished) return;
-          try {
-            // display-message, not show-options: an option the supervisor has not set yet is an error there.
-            const [why] = await c.runOk(['display-message', '-p', '-t', p.paneId, '#{@jaggers_why}']);
-            last = parsePublished(why || null);
-            if (last && ok(last)) finish(null);
-          } catch (e) {
-            finish(e as Error);
-          }
+          // A supervisor not answering (starting again after a kill) is asked again on the next trigger.
+          const views = await api.call<TerminalView[]>('GET', '/v1/terminals').catch(() => null);
+          last = views?.find((v) => v.agent === agent) ?? last;
+          if (last && ok(last)) finish(null);
         });
         const timer = setTimeout(() => {
           void (async () => {

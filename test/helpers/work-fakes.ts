@@ -127,7 +127,6 @@ export function paneInfo(s: PaneSpec): PaneInfo {
     agent: s.agent,
     profile: s.profile === null ? 'broken' : (s.profile?.name ?? 'fake'),
     state: null,
-    why: null,
     task: s.task ?? null,
   };
 }

@@ -1,6 +1,9 @@
 // The per-agent queue read from the registry (src/work/queue.ts): the item in flight first, then jobs
 // and messages in the one order they were recorded in; ended items are gone from it.
 import { describe, expect, it } from 'vitest';
+import { journalEventSchema, type NewJournalEvent } from '../../src/sessions/events.js';
+import { applyEvent } from '../../src/sessions/schema.js';
+import { Undo } from '../../src/sessions/work.js';
 import { describeItem, inFlight, itemAgent, placeOf, queueOf, terminalsWithWork } from '../../src/work/queue.js';
 import { FakeStore, jobEvent, messageEvent } from '../helpers/work-fakes.js';
 
@@ -71,5 +74,34 @@ describe('the per-agent queue', () => {
     const [m] = queueOf(s.data, 'jg-be');
     expect([describeItem(j!), itemAgent(j!)]).toEqual(['headless handoff j-01', 'coder']);
     expect([describeItem(m!), itemAgent(m!)]).toEqual(['message m-01', 'reviewer']);
+  });
+
+  it('follows the tables as the registry owner changes them in place: a commit, a check undone, a record replaced', () => {
+    const s = new FakeStore();
+    s.seed(messageEvent('m-01'));
+    const data = s.data;
+    const stamped = (e: NewJournalEvent) => journalEventSchema.parse({ ...e, ts: new Date(0).toISOString() });
+    expect(queueOf(data, 'jg-c0de').map((i) => i.id)).toEqual(['m-01']);
+    // The same data object, its tables changed under it (the owner's commit).
+    expect(applyEvent(data, stamped(messageEvent('m-02')), 'commit').messages).toBe(data.messages);
+    expect(queueOf(data, 'jg-c0de').map((i) => i.id)).toEqual(['m-01', 'm-02']);
+    expect([...terminalsWithWork(data)]).toEqual(['jg-c0de']);
+    // A check applies in place and is undone.
+    const undo = new Undo();
+    applyEvent(data, stamped({ type: 'message-delivered', messageId: 'm-01', how: 'verified' }), undo);
+    expect(queueOf(data, 'jg-c0de').map((i) => i.id)).toEqual(['m-02']);
+    undo.restore();
+    expect(queueOf(data, 'jg-c0de').map((i) => i.id)).toEqual(['m-01', 'm-02']);
+    // A record replaced: claimed goes first.
+    applyEvent(data, stamped({ type: 'message-claimed', messageId: 'm-02', nonce: 'ab12' }), 'commit');
+    expect(queueOf(data, 'jg-c0de').map((i) => i.id)).toEqual(['m-02', 'm-01']);
+    applyEvent(data, stamped({ type: 'message-delivered', messageId: 'm-02', how: 'verified' }), 'commit');
+    applyEvent(data, stamped({ type: 'message-delivered', messageId: 'm-01', how: 'verified' }), 'commit');
+    expect(queueOf(data, 'jg-c0de')).toEqual([]);
+    expect(terminalsWithWork(data).size).toBe(0);
+    // What a caller does with the list it got does not change the next one.
+    applyEvent(data, stamped(messageEvent('m-03')), 'commit');
+    queueOf(data, 'jg-c0de').pop();
+    expect(queueOf(data, 'jg-c0de').map((i) => i.id)).toEqual(['m-03']);
   });
 });
