@@ -4,7 +4,7 @@
 // read (bounded), removed, and handed on as a HookCall in the order the calls were made.
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, rmSync, watch } from 'node:fs';
 import path from 'node:path';
-import { coalesced } from '../coalesced.js';
+import { coalesced, onceSoon } from '../coalesced.js';
 
 /** A hook's payload is a few KB (a Stop holds the turn's last reply): a larger file is not read. */
 export const MAX_HOOK_BYTES = 4 * 1024 * 1024;
@@ -55,7 +55,8 @@ export interface SpoolPorts {
   /** The file's text; null when it is not a regular file or is larger than `max`. */
   read(file: string, max: number): string | null;
   remove(file: string): void;
-  watchFolder(dir: string, onChange: () => void): { close(): void };
+  /** `name`: the file the event is about (null when the system does not say). */
+  watchFolder(dir: string, onChange: (name: string | null) => void): { close(): void };
 }
 
 /** Open without following a link and without blocking on a FIFO, check the open file, read at most `max` bytes. */
@@ -81,7 +82,7 @@ export const realSpoolPorts: SpoolPorts = {
   list: (dir) => readdirSync(dir),
   read: readBounded,
   remove: (file) => rmSync(file, { force: true }),
-  watchFolder: (dir, onChange) => watch(dir, () => onChange()),
+  watchFolder: (dir, onChange) => watch(dir, (_ev, name) => onChange(name ? name.toString() : null)),
 };
 
 export interface SpoolOptions {
@@ -114,9 +115,25 @@ export class HookSpool {
   /** Watch the folder (it must exist: the supervisor makes it private) and take what is in it already. */
   start(): void {
     this.startNs = this.nowNs();
-    this.watcher = this.ports.watchFolder(this.o.dir, () => void this.drain());
+    this.watcher = this.ports.watchFolder(this.o.dir, (name) => this.changed(name));
     this.drainNow(true);
   }
+
+  /**
+   * One call of the bridge makes five or six events (its temp file created and written, renamed into
+   * view, then removed by us): only a name that may be a call not yet taken starts a drain, and the
+   * drains asked for in one turn of the event loop are one listing of the folder.
+   */
+  private changed(name: string | null): void {
+    if (name !== null) {
+      if (name.startsWith('.')) return;
+      if (this.removed.delete(name)) return;
+    }
+    this.soon();
+  }
+
+  private readonly removed = new Set<string>();
+  private readonly soon = onceSoon(() => void this.drain());
 
   stop(): void {
     this.watcher?.close();
@@ -162,12 +179,20 @@ export class HookSpool {
         continue;
       }
       this.remove(file);
+      this.taken(name);
       if (text === null) {
         this.o.skipped(file, `not a regular file of at most ${MAX_HOOK_BYTES} bytes`);
         continue;
       }
       this.o.deliver({ ...n, payload: parsePayload(text), stale: n.ns < this.startNs });
     }
+  }
+
+  /** A file this spool removed: the event its removal makes is not a new call. */
+  private taken(name: string): void {
+    this.removed.add(name);
+    // Bounded: an event that never came (a watcher closed meanwhile) must not keep its name for ever.
+    if (this.removed.size > 1024) for (const old of this.removed) if (this.removed.delete(old) && this.removed.size <= 512) break;
   }
 
   private remove(file: string): void {

@@ -1,6 +1,7 @@
 // The hook spool (issue 27): the files the bridge drops, read bounded, removed, handed on in call order;
 // stale ones marked, bad ones skipped with one line each, never a crash.
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,5 +88,42 @@ describe('hook spool', () => {
     } finally {
       s.stop();
     }
+  });
+
+  it('lists the folder once per new call, not on the events of temp files or of its own removals', async () => {
+    const real = { list: (d: string) => readdirSync(d), read: (f: string) => readFileSync(f, 'utf8'), remove: (f: string) => rmSync(f, { force: true }) };
+    let lists = 0;
+    let fire!: (name: string | null) => void;
+    const calls: HookCall[] = [];
+    const s = new HookSpool({
+      dir,
+      deliver: (c) => calls.push(c),
+      skipped: () => {},
+      nowNs: () => 0n,
+      ports: { ...real, list: (d) => (lists++, real.list(d)), watchFolder: (_d, on) => ((fire = on), { close() {} }) },
+    });
+    s.start();
+    expect(lists).toBe(1);
+    const name = 'jg-7.5.6.Stop';
+    const settled = () => new Promise((r) => setImmediate(r));
+    // The bridge: its temp file created and written, then renamed into view.
+    fire('.jg-7.5.6.tmp');
+    fire('.jg-7.5.6.tmp');
+    await settled();
+    expect(lists).toBe(1);
+    await writeFile(path.join(dir, name), '{}');
+    fire('.jg-7.5.6.tmp');
+    fire(name);
+    await settled();
+    expect(calls.map((c) => c.event)).toEqual(['Stop']);
+    expect(lists).toBe(2);
+    // Its removal by the spool is no new call; an event without a name still drains.
+    fire(name);
+    await settled();
+    expect(lists).toBe(2);
+    fire(null);
+    await settled();
+    expect(lists).toBe(3);
+    s.stop();
   });
 });

@@ -199,4 +199,36 @@ describe('waitForTurnEnd on a pane whose hooks fire', () => {
     await vi.advanceTimersByTimeAsync(2000);
     await expect(end).resolves.toMatchObject({ by: 'screen' });
   });
+
+  it('while the machine holds the turn busy, the screen is not read: the hook ends it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    let machine = 'busy';
+    let hook: { turn: number; event: string; reply: string } | null = null;
+    const changes = new Set<(c: { pane: { paneId: string } }) => void>();
+    const f = fakeWatch();
+    const watch: TurnWatch = {
+      ...f.watch,
+      status: () => machine as 'busy',
+      onChange: (l) => (changes.add(l as never), () => changes.delete(l as never)),
+      turns: () => (hook ? 1 : 0),
+      snapshot: () => ({
+        status: machine as 'busy',
+        context: { since: 0, rule: null, lines: [] },
+        screen: { status: 'done', rule: 'turn-summary', lines: [] },
+      }),
+      hooksExpected: () => true,
+      hookEnd: () => hook,
+    };
+    let captures = 0;
+    const paneIo: PaneIO = { ...io, capture: async () => (captures++, screen) };
+    const end = waitForTurnEnd(watch, paneIo, { ...spec(async () => ({ text: '', finished: false })), readTranscript: null, profile: demo });
+    f.show('done');
+    await vi.advanceTimersByTimeAsync(2500);
+    expect(captures, 'the screen shows an end the hooks have not reported: not read').toBe(0);
+    machine = 'done';
+    hook = { turn: 1, event: 'Stop', reply: 'done it' };
+    for (const l of changes) l({ pane: { paneId: '%1' } });
+    await expect(end).resolves.toEqual({ by: 'hook', reply: 'done it', event: 'Stop' });
+    expect(captures).toBe(0);
+  });
 });
