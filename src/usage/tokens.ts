@@ -62,5 +62,22 @@ export function totalOf(by: ByModel): Tokens {
 
 export const sumTokens = (t: Tokens): number => t.input + t.output + t.cacheRead + t.cacheWrite;
 
+/** The four kinds and their sum, all models together: what `status`, `jobs` and `show` print. */
+export interface TokenTotal extends Tokens {
+  total: number;
+}
+
+export function tokenTotal(by: ByModel | null | undefined): TokenTotal | null {
+  if (!by) return null;
+  const t = totalOf(by);
+  return { ...t, total: sumTokens(t) };
+}
+
 /** A count from a CLI's file: a finite number, else 0 (ccusage's rule for codex's fields). */
 export const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** `5,350 (input 1,312, output 966, cache read 3,072, cache write 0)`. */
+export function tokensText(t: TokenTotal): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `${n(t.total)} (input ${n(t.input)}, output ${n(t.output)}, cache read ${n(t.cacheRead)}, cache write ${n(t.cacheWrite)})`;
+}
