@@ -19,7 +19,7 @@ import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type
 import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { Agents, TerminalEntry } from './ports.js';
-import { turnUsageEvents, type UsageSource } from './usage.js';
+import { turnUsageEvents, warmUsage, type UsageSource } from './usage.js';
 
 /** A job's turn may run this long unless `--timeout` says otherwise. */
 export const DEFAULT_JOB_TIMEOUT_S = 3600;
@@ -162,6 +162,15 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms), job: j.id }, 'prompt delivered');
         j = (await journal.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
         event('delivered');
+        if (target.terminalId)
+          warmUsage(p.usage, journal.data, {
+            job: j,
+            terminalId: target.terminalId,
+            agent: target.agent,
+            profile: target.profile,
+            pid: target.pid,
+            sessionId: prepared.prompt.meta.targetSession,
+          });
       }
     }
     if (isFinal(j.state) || signal.aborted) return;

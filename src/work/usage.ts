@@ -34,15 +34,31 @@ export interface TurnOf {
   sessionId: string | null;
 }
 
+/** Where the turn's session is, or null when its usage cannot be read. */
+function whereOf(d: RegistryData, t: TurnOf): { sessionId: string; cwd: string } | null {
+  const terminal = d.terminals[t.terminalId];
+  const sessionId = t.sessionId ?? terminal?.sessionId ?? null;
+  return t.profile.session.usage && sessionId && terminal ? { sessionId, cwd: terminal.cwd } : null;
+}
+
+/**
+ * Read the session's records once while the turn runs (not awaited): the reader keeps what it read, so
+ * the read at the turn's end, inside the registry's update, covers only the turn's own lines, even for
+ * a long session a supervisor just started on. Never throws.
+ */
+export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: TurnOf): void {
+  const w = whereOf(d, t);
+  if (!source || !w) return;
+  void source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
+}
+
 /** The `usage` event of a turn that ended (none when nothing new was spent or nothing can be read). Never throws. */
 export async function turnUsageEvents(source: UsageSource | undefined, d: RegistryData, t: TurnOf): Promise<NewJournalEvent[]> {
   const reader = t.profile.session.usage;
-  const terminal = d.terminals[t.terminalId];
-  const sessionId = t.sessionId ?? terminal?.sessionId ?? null;
-  if (!source || !reader || !sessionId) return [];
-  const cwd = terminal?.cwd;
-  if (cwd === undefined) return [];
-  const now = await source.read({ profile: t.profile, pid: t.pid, cwd, sessionId, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
+  const w = whereOf(d, t);
+  if (!source || !reader || !w) return [];
+  const { sessionId } = w;
+  const now = await source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
   if (!now) return [];
   const before = Object.hasOwn(d.usage.sessions, sessionId) ? d.usage.sessions[sessionId]! : {};
   const turn = subtractByModel(now.byModel, before);

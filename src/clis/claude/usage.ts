@@ -60,6 +60,7 @@ export function claudeUsageOf(o: Record<string, unknown>): { tokens: Tokens; mod
 
 export const claudeUsageFold: Fold<ClaudeUsageState> = {
   init: () => ({ ...newUsageState(), seen: new Set() }),
+  marks: ['"usage"'],
   line(s, o) {
     const r = claudeUsageOf(o);
     if (!r) return;

@@ -55,6 +55,7 @@ function modelOf(payload: Record<string, unknown>): string | null {
 
 export const codexUsageFold: Fold<CodexUsageState> = {
   init: () => ({ ...newUsageState(), previous: null, model: null }),
+  marks: ['"token_count"', '"turn_context"'],
   line(s, o) {
     if (typeof o.type !== 'string' || (o.timestamp !== undefined && typeof o.timestamp !== 'string')) return;
     const payload = objectOf(o.payload);

@@ -16,6 +16,7 @@ interface CopilotUsageState extends UsageState {
 
 export const copilotUsageFold: Fold<CopilotUsageState> = {
   init: () => ({ ...newUsageState(), seen: new Set() }),
+  marks: ['"session.usage_record"'],
   line(s, o) {
     const u = o.type === 'session.usage_record' ? objectOf(objectOf(o.data)?.usage) : null;
     if (!u) return;

@@ -31,6 +31,7 @@ function message(s: GeminiUsageState, v: unknown): void {
 
 export const geminiUsageFold: Fold<GeminiUsageState> = {
   init: () => ({ sessionId: null, messages: new Map() }),
+  marks: ['"tokens"', '"sessionId"'],
   line(s, o) {
     if (s.sessionId === null && typeof o.sessionId === 'string') s.sessionId = o.sessionId;
     const set = objectOf(o.$set);

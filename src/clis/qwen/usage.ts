@@ -18,6 +18,7 @@ interface QwenUsageState extends UsageState {
 
 export const qwenUsageFold: Fold<QwenUsageState> = {
   init: () => ({ ...newUsageState(), seen: new Set() }),
+  marks: ['"usageMetadata"'],
   line(s, o) {
     const u = objectOf(o.usageMetadata);
     if (o.type !== 'assistant' || !u) return;

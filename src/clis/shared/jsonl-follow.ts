@@ -10,11 +10,16 @@ export interface Fold<S> {
   init(): S;
   /** One parsed line (a JSON object), folded into `state` in place. */
   line(state: S, obj: Record<string, unknown>): void;
+  /**
+   * Text every line the fold reads holds (`"usage"`): a line without any of them is passed over unparsed
+   * (most of a transcript: prompts, tool results), which makes a turn's reading several times cheaper.
+   */
+  marks?: readonly string[];
 }
 
 export interface Folded<S> {
   state: S;
-  /** Lines that were not a JSON object (torn, or not JSON): skipped, counted here. */
+  /** Lines read that were not a JSON object (torn, or not JSON): skipped, counted here. */
   skipped: number;
   lines: number;
 }
@@ -41,6 +46,7 @@ export function foldLines<S>(fold: Fold<S>, folded: Folded<S>, text: string): vo
     start = end + 1;
     if (line.trim() === '') continue;
     folded.lines++;
+    if (fold.marks && !fold.marks.some((m) => line.includes(m))) continue;
     let v: unknown;
     try {
       v = JSON.parse(line);
@@ -83,8 +89,24 @@ async function readFrom(file: string, offset: number, size: number): Promise<Buf
  * The fold of `file`'s whole lines now, under `kind` (one file can be folded by several kinds); null when
  * it cannot be read (not written yet, say). The state handed back is the one kept: read it, do not change it.
  */
-export async function followJsonl<S>(file: string, kind: string, fold: Fold<S>): Promise<Folded<S> | null> {
+export function followJsonl<S>(file: string, kind: string, fold: Fold<S>): Promise<Folded<S> | null> {
   const key = `${kind}\u0000${file}`;
+  // One read of a file at a time: two at once would fold the same bytes into the one kept state twice.
+  const run = (running.get(key) ?? Promise.resolve()).then(() => follow(key, file, fold));
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  running.set(key, settled);
+  void settled.then(() => {
+    if (running.get(key) === settled) running.delete(key);
+  });
+  return run;
+}
+
+const running = new Map<string, Promise<void>>();
+
+async function follow<S>(key: string, file: string, fold: Fold<S>): Promise<Folded<S> | null> {
   let k = kept.get(key);
   try {
     const st = await stat(file);

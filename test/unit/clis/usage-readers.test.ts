@@ -53,8 +53,9 @@ describe('claude (2.1.330)', () => {
       e({}, { content: 'text' }),
       e({}, { usage: { input_tokens: '1', output_tokens: 2 } }),
       e({ requestId: 'r3' }, { model: undefined }),
-      '{"torn": ',
-      '[1,2]',
+      '{"message":{"usage":{"input_tokens": 1', // torn while claude writes it
+      '["usage"]',
+      '{"type":"user","message":{"content":"not a usage line: never parsed"', // torn too, but without "usage": passed over
     ];
     const f = foldText(claudeUsageFold, lines.join('\n'));
     expect(f.state.byModel).toEqual({
@@ -84,6 +85,7 @@ describe('codex (0.169.0)', () => {
       tc({ total_token_usage: { input_tokens: 300, cached_input_tokens: 240, output_tokens: 30 } }),
       tc({ last_token_usage: { input_tokens: 5, cached_input_tokens: 9, output_tokens: 1 }, model: 'own-model' }),
       JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { last_token_usage: { input_tokens: 7 } } } }), // no timestamp
+      '{"type":"event_msg","payload":{"type":"token_count"', // torn
       'not json',
     ];
     const f = foldText(codexUsageFold, lines.join('\n'));
@@ -197,5 +199,20 @@ describe('following a file as it grows', () => {
     writeFileSync(path.join(dir, `rollout-2026-11-26T12-44-41-${id}.jsonl`), fixture('codex-0.169.0-two-turns.jsonl'));
     const u = await USAGE_READERS.codex({ home: root, cwd: '/w', sessionId: id, env: { CODEX_HOME: path.join(root, 'ch') } });
     expect(u?.byModel).toEqual({ 'stub-model': TWO });
+  });
+});
+
+describe('two reads of one file at once', () => {
+  it('fold its bytes once', async () => {
+    // codex's fold: no dedupe that would hide a second fold of the same lines.
+    const file = path.join(root, 'c.jsonl');
+    const lines = fixture('codex-0.169.0-two-turns.jsonl').split('\n');
+    const cut = lines.findIndex((l) => l.includes('"token_count"')) + 1;
+    writeFileSync(file, lines.slice(0, cut).join('\n') + '\n');
+    expect((await followJsonl(file, 'race', codexUsageFold))?.state.records).toBe(1);
+    appendFileSync(file, lines.slice(cut).join('\n'));
+    const [a, b] = await Promise.all([followJsonl(file, 'race', codexUsageFold), followJsonl(file, 'race', codexUsageFold)]);
+    expect(a?.state.byModel).toEqual({ 'stub-model': TWO });
+    expect(b?.state.byModel).toEqual({ 'stub-model': TWO });
   });
 });
