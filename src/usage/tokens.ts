@@ -53,6 +53,17 @@ export function subtractByModel(now: ByModel, before: ByModel): ByModel {
   return out;
 }
 
+/** Whole, non-negative, finite counts (what the journal takes): a file's `1e999`, `-5` or `2.5` cannot refuse a turn's end. */
+export function wholeCounts(by: ByModel): ByModel {
+  const whole = (x: number) => (Number.isFinite(x) && x > 0 ? Math.min(Math.round(x), Number.MAX_SAFE_INTEGER) : 0);
+  const out: ByModel = {};
+  for (const [m, t] of Object.entries(by)) {
+    if (m === '') continue;
+    out[m] = { input: whole(t.input), output: whole(t.output), cacheRead: whole(t.cacheRead), cacheWrite: whole(t.cacheWrite) };
+  }
+  return out;
+}
+
 /** All models together. */
 export function totalOf(by: ByModel): Tokens {
   let t: Tokens = { ...ZERO };

@@ -7,7 +7,7 @@ import type { NewJournalEvent } from '../sessions/events.js';
 import type { JobRecord, RegistryData } from '../sessions/registry.js';
 import type { Profile } from '../profiles/schema.js';
 import type { SessionUsage } from '../clis/types.js';
-import { subtractByModel } from '../usage/tokens.js';
+import { subtractByModel, wholeCounts } from '../usage/tokens.js';
 
 /** Where an agent's CLI keeps the session: its profile, its process (for its HOME, CODEX_HOME...) or the environment it runs with. */
 export interface UsageWhere {
@@ -61,7 +61,8 @@ export async function turnUsageEvents(source: UsageSource | undefined, d: Regist
   const now = await source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
   if (!now) return [];
   const before = Object.hasOwn(d.usage.sessions, sessionId) ? d.usage.sessions[sessionId]! : {};
-  const turn = subtractByModel(now.byModel, before);
+  const session = wholeCounts(now.byModel);
+  const turn = subtractByModel(session, before);
   if (Object.keys(turn).length === 0) return [];
   return [
     {
@@ -73,7 +74,7 @@ export async function turnUsageEvents(source: UsageSource | undefined, d: Regist
       task: t.job.task ?? t.job.id,
       reader,
       turn,
-      session: now.byModel,
+      session,
     },
   ];
 }

@@ -64,6 +64,11 @@ async function newJob(reg: Registry, jobId: string, agent: string, terminalId: s
 
 let jaggers: UsageView;
 
+const OLDER = [
+  { agent: 'old-tool', session: '5e0a7a51-0000-4000-8000-00000000c1a1', fixture: 'claude-2.1.197-queued-prompt.jsonl' },
+  { agent: 'old-esc', session: '5e0a7a51-0000-4000-8000-00000000c1a2', fixture: 'claude-2.1.197-interrupted.jsonl' },
+];
+
 beforeAll(async () => {
   forgetFollowed();
   dir = mkdtempSync(path.join(tmpdir(), 'jaggers-ccusage-'));
@@ -83,6 +88,9 @@ beforeAll(async () => {
   const codexFile = path.join(home, '.codex', 'sessions', '2026', '11', '26', `rollout-2026-11-26T12-45-15-${CODEX_SESSION}.jsonl`);
   mkdirSync(path.dirname(claudeFile), { recursive: true });
   mkdirSync(path.dirname(codexFile), { recursive: true });
+  // Two more claude sessions, real transcripts of claude 2.1.197's TUI (test/fixtures/transcripts): a tool
+  // call written as two entries without a request id, and an interrupted answer (a `<synthetic>` entry).
+  const older = OLDER.map((o) => ({ ...o, file: path.join(path.dirname(claudeFile), `${o.session}.jsonl`) }));
   // The first turn ends with claude's second answer (after the tool call), codex's first token_count.
   const claude = halves('claude-2.1.330-two-turns.jsonl', /"output_tokens":910/);
   const codex = halves('codex-0.169.0-two-turns.jsonl', /"type":"token_count"/);
@@ -106,6 +114,17 @@ beforeAll(async () => {
   await newJob(reg, 'j-000000000004', 'cx', 't-cx');
   await recordTurn(reg, 'cl', 't-cl', 'claude', 'j-000000000003');
   await recordTurn(reg, 'cx', 't-cx', 'codex', 'j-000000000004');
+  for (const [i, o] of older.entries()) {
+    writeFileSync(o.file, readFileSync(path.join(ROOT, 'test', 'fixtures', 'transcripts', o.fixture), 'utf8'));
+    const t = `t-old${i}`;
+    const job = `j-00000000010${i}`;
+    await reg.record(
+      { type: 'terminal-created', terminalId: t, agent: o.agent, profile: 'claude', cwd },
+      { type: 'session-pinned', terminalId: t, sessionId: o.session, how: 'pre-generated' },
+    );
+    await newJob(reg, job, o.agent, t);
+    await recordTurn(reg, o.agent, t, 'claude', job);
+  }
 
   const env: NodeJS.ProcessEnv = { ...process.env, TMUX_TMPDIR: dir, JAGGERS_PROJECT: project };
   delete env.TMUX;
@@ -125,14 +144,16 @@ describe('jaggers usage --json and ccusage on the same files', () => {
       extendEnv: false,
     });
     const cc = JSON.parse(r.stdout) as { totals: { inputTokens: number; outputTokens: number; cacheCreationTokens: number; cacheReadTokens: number } };
-    const mine = row('cl');
-    expect({ input: mine.input, output: mine.output, cacheRead: mine.cacheRead, cacheWrite: mine.cacheWrite }).toEqual({
+    // ccusage sums every session under the folder: the three claude agents' rows together.
+    const rows = ['cl', ...OLDER.map((o) => o.agent)].map(row);
+    const sum = (k: 'input' | 'output' | 'cacheRead' | 'cacheWrite') => rows.reduce((a, x) => a + x[k], 0);
+    expect({ input: sum('input'), output: sum('output'), cacheRead: sum('cacheRead'), cacheWrite: sum('cacheWrite') }).toEqual({
       input: cc.totals.inputTokens,
       output: cc.totals.outputTokens,
       cacheRead: cc.totals.cacheReadTokens,
       cacheWrite: cc.totals.cacheCreationTokens,
     });
-    expect(mine.total).toBeGreaterThan(0);
+    for (const x of rows) expect(x.total).toBeGreaterThan(0);
   });
 
   it('codex: input (with its cached part), cached input and output agree with `@ccusage/codex session --json`', async () => {
@@ -152,7 +173,7 @@ describe('jaggers usage --json and ccusage on the same files', () => {
   });
 
   it('the two turns of each session were recorded apart, and sum to the session', () => {
-    expect(jaggers.turns).toBe(4);
-    expect(jaggers.total.total).toBe(row('cl').total + row('cx').total);
+    expect(jaggers.turns).toBe(4 + OLDER.length);
+    expect(jaggers.total.total).toBe(jaggers.rows.reduce((a, x) => a + x.total, 0));
   });
 });

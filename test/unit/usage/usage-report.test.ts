@@ -1,7 +1,7 @@
 // Pricing, the registry's sums and the report: pure parts of `jaggers usage` (docs/usage.md).
 import { describe, expect, it } from 'vitest';
 import { parseProjectFile } from '../../../src/project/project-file.js';
-import type { NewJournalEvent } from '../../../src/sessions/events.js';
+import { journalEventSchema, type NewJournalEvent } from '../../../src/sessions/events.js';
 import { applyEvent, emptyRegistry, type RegistryData } from '../../../src/sessions/schema.js';
 import { costOf, priceOf, priceTable } from '../../../src/usage/prices.js';
 import { usageReport } from '../../../src/usage/report.js';
@@ -101,6 +101,22 @@ describe('a turn recorded with its end', () => {
     expect(Object.keys(d.usage.days)).toEqual(['2026-11-26', '2026-11-27']);
     expect(d.jobs['j-1']!.usage).toEqual(d.usage.agents.alpha);
     expect(d.usage.turns).toBe(2);
+  });
+
+  it('records whole, non-negative counts whatever the file says, so the journal takes the turn', async () => {
+    const d = registry();
+    const job = d.jobs['j-1']!;
+    const ev = await turnUsageEvents(source({ m: { input: 1e999, output: -5, cacheRead: 2.6, cacheWrite: Number.NaN } }), d, {
+      job,
+      terminalId: 't1',
+      agent: 'alpha',
+      profile,
+      pid: null,
+      sessionId: null,
+    });
+    const after = apply(d, ...ev);
+    expect(after.usage.agents.alpha).toEqual({ m: T(0, 0, 3, 0) });
+    expect(journalEventSchema.safeParse({ ...ev[0], ts: '2026-11-26T10:00:00.000Z' }).success).toBe(true);
   });
 
   it('records nothing without a reader, a session, or records; and never throws', async () => {
