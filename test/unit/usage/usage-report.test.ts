@@ -106,7 +106,7 @@ describe('a turn recorded with its end', () => {
   it('records whole, non-negative counts whatever the file says, so the journal takes the turn', async () => {
     const d = registry();
     const job = d.jobs['j-1']!;
-    const ev = await turnUsageEvents(source({ m: { input: 1e999, output: -5, cacheRead: 2.6, cacheWrite: Number.NaN } }), d, {
+    const ev = await turnUsageEvents(source({ m: { input: Number.POSITIVE_INFINITY, output: -5, cacheRead: 2.6, cacheWrite: Number.NaN } }), d, {
       job,
       terminalId: 't1',
       agent: 'alpha',
