@@ -8,6 +8,7 @@ import { finishCommands, givenGlobals, globalOptions } from './cli/global-option
 import { registerSessions } from './cli/sessions.js';
 import { registerSetup } from './cli/setup.js';
 import { makeDeps, type Env } from './cli/shared.js';
+import { registerUsage } from './cli/usage.js';
 import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
 import { registerWorktrees } from './cli/worktrees.js';
@@ -49,6 +50,7 @@ export function buildProgram(env: Env, setExit: (code: number) => void): Command
 
   registerAgents(program, deps);
   registerWork(program, deps);
+  registerUsage(program, deps);
   registerWorktrees(program, deps);
   registerWorkflows(program, deps);
   registerFlows(program, deps);

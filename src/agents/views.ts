@@ -11,6 +11,8 @@ import type { RegistryData } from '../sessions/registry.js';
 import type { StatusChange } from '../panes/watcher.js';
 import type { TerminalEntry } from './table.js';
 import { waitingFor } from './waiting-for.js';
+import { tokenTotal } from '../usage/tokens.js';
+import { own } from '../ids.js';
 
 export interface ViewsPorts {
   table: {
@@ -67,6 +69,7 @@ export class AgentViews {
       waitingFor: waitingFor(machine, e.profile, e.pane.agent!),
       question: screen ? readQuestion(screen) : null,
       problem: e.problem,
+      usage: tokenTotal(own(data.usage.agents, e.pane.agent!)),
     };
   }
 

@@ -1,6 +1,7 @@
 // The shapes the local API sends back (request bodies are validated by zod in src/supervisor/schemas.ts).
 // Types only: clients import this without loading any code.
 import type { JobRecord, MessageRecord } from '../sessions/work.js';
+import type { TokenTotal } from '../usage/tokens.js';
 
 export type AgentState = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'exited';
 
@@ -56,6 +57,8 @@ export interface TerminalView {
   question: { text: string; choices: string[]; selected?: number; layout?: 'row' } | null;
   /** A profile that could not be loaded: the pane is not watched. */
   problem: string | null;
+  /** The tokens this agent's recorded turns spent (docs/usage.md); null: none recorded. */
+  usage: TokenTotal | null;
 }
 
 /** `GET /v1/terminals/{agent}`: the view plus a fresh reading of what is on screen now. */
@@ -254,6 +257,8 @@ export interface TaskView {
   attach: string | null;
   agents: Record<string, { terminalId: string; sessionId: string | null; turns: number }>;
   turns: TaskTurnView[];
+  /** The tokens its turns spent, all its agents together (docs/usage.md); null: none recorded. */
+  usage?: TokenTotal | null;
 }
 
 /** A terminal's pinned conversation (`jaggers sessions`). */

@@ -1,5 +1,5 @@
 // The kinds a profile names (`session.transcript: "claude"`, `detect.stateFile`, `detect.hooks`, `session.discover`,
-// `session.headlessIdFrom`, `session.headlessReply`, `mcp.via`, `sharedFolders.via`) mapped to the CLI folders' functions,
+// `session.headlessIdFrom`, `session.headlessReply`, `mcp.via`, `sharedFolders.via`, `session.usage`) mapped to the CLI folders' functions,
 // gathered from every folder in ./index.ts; the profile schema accepts exactly these names.
 import * as folders from './index.js';
 import type { CliFolder, McpFormat } from './types.js';
@@ -39,10 +39,13 @@ export const EXEC_COMMANDS = gather('execCommands');
 export const HOOKS = gather('hooks');
 /** `sharedFolders.via`: a CLI's own way to let its file tools read folders outside its own. */
 export const FOLDER_ACCESS = gather('folderAccess');
+/** `session.usage`: a session's tokens so far, from the CLI's own records (docs/usage.md). */
+export const USAGE_READERS = gather('usage');
 
 export type TranscriptKind = keyof typeof TRANSCRIPTS;
 export type StateFileKind = keyof typeof STATE_FILES;
 export type HookKind = keyof typeof HOOKS;
+export type UsageKind = keyof typeof USAGE_READERS;
 
 export const TRANSCRIPT_KINDS = namesOf(TRANSCRIPTS);
 export const STATE_FILE_KINDS = namesOf(STATE_FILES);
@@ -52,3 +55,4 @@ export const HEADLESS_REPLY_KINDS = namesOf(HEADLESS_REPLIES);
 export const MCP_VIA_KINDS = namesOf(MCP_FORMATS);
 export const HOOK_KINDS = namesOf(HOOKS);
 export const FOLDER_ACCESS_KINDS = namesOf(FOLDER_ACCESS);
+export const USAGE_KINDS = namesOf(USAGE_READERS);

@@ -1,6 +1,7 @@
 // What a CLI folder offers, by the kind names profiles use: each map's keys are values a profile field
 // accepts (the kinds module of this folder gathers them from every folder; the profile schema checks them).
 import type { Classification } from '../detect/reading.js';
+import type { ByModel } from '../usage/tokens.js';
 import type { DiscoveryResult } from './shared/pick-session.js';
 
 export interface CliFolder {
@@ -22,7 +23,34 @@ export interface CliFolder {
   hooks?: Readonly<Record<string, HookKit>>;
   /** `sharedFolders.via`: how the CLI is let read folders outside its own (jaggers' shared folders), its own way. */
   folderAccess?: Readonly<Record<string, FolderAccess>>;
+  /** `session.usage`: the tokens a session has spent so far, per model, from the CLI's own records (docs/usage.md). */
+  usage?: Readonly<Record<string, UsageReader>>;
 }
+
+/** Where a session's records are: the agent's HOME and environment (CODEX_HOME...), its folder, the session. */
+export interface UsageQuery {
+  home: string;
+  cwd: string;
+  sessionId: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface SessionUsage {
+  /** Every token the session's records show so far, per model. */
+  byModel: ByModel;
+  /** Usage records counted (API answers, after dedupe). */
+  records: number;
+  /** Lines of its files that could not be read (torn, not JSON): skipped. */
+  skipped: number;
+  /** The files read. */
+  files: string[];
+}
+
+/**
+ * The session's usage so far; null when the CLI has no record of it (yet). Reads only the bytes added
+ * since its last call for the same file (src/clis/shared/jsonl-follow.ts); never throws on a file's content.
+ */
+export type UsageReader = (q: UsageQuery) => Promise<SessionUsage | null>;
 
 /**
  * The arguments and environment that let the CLI's file tools read `folders` (absolute paths outside its

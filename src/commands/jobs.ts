@@ -8,6 +8,7 @@ import { JaggersError } from '../errors.js';
 import { givenAgent, newJobId } from '../ids.js';
 import { payloadOf } from './handoff.js';
 import { renderTable } from './render.js';
+import { tokenTotal } from '../usage/tokens.js';
 
 export interface AssignOptions {
   message?: string;
@@ -61,13 +62,14 @@ const age = (iso: string, now: number) => {
 export function renderJobs(list: JobView[], now = Date.now()): string {
   if (list.length === 0) return 'no jobs\n';
   return renderTable(
-    ['JOB', 'STATE', 'AGENT', 'NAME', 'SINCE', 'REASON'],
+    ['JOB', 'STATE', 'AGENT', 'NAME', 'SINCE', 'TOKENS', 'REASON'],
     list.map((j) => [
       j.id,
       j.state,
       j.agent ?? `(${j.target} worker)`,
       j.name ?? '-',
       age(j.updated, now),
+      j.usage ? (tokenTotal(j.usage)?.total ?? 0).toLocaleString('en-US') : '-',
       (j.waiting ?? j.reason).replace(/\s+/g, ' ').slice(0, 100),
     ]),
   );

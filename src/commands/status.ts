@@ -40,9 +40,9 @@ export async function why(ctx: Context, agent: string): Promise<TerminalDetail> 
 export function renderStatus(rows: AgentStatusRow[]): string {
   if (rows.length === 0) return 'no agents\n';
   const table = renderTable(
-    ['AGENT', 'STATE', 'SINCE', 'RULE'],
+    ['AGENT', 'STATE', 'SINCE', 'RULE', 'TOKENS'],
     // A task's window as `ls` shows it (`coder+t-1a2b3c4d`): one row per window, each named as `attach` and `why` take it.
-    rows.map((r) => [windowName(r.agent, r.task), r.state, clock(r.since), r.rule ?? '-']),
+    rows.map((r) => [windowName(r.agent, r.task), r.state, clock(r.since), r.rule ?? '-', r.usage ? r.usage.total.toLocaleString('en-US') : '-']),
   );
   // What each waiting agent asks, below the table: the question and its choices, and how to answer.
   const asks = rows.flatMap((r) => {

@@ -12,6 +12,7 @@ import { newTaskId, own } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
 import { renderTable } from './render.js';
 import type { UpResult } from './up.js';
+import { tokensText } from '../usage/tokens.js';
 
 export interface RunOptions {
   /** What the task is about, as text (`-m`). */
@@ -299,6 +300,7 @@ export function renderShow(t: TaskView): string {
     );
   if (t.attach) lines.push(`waiting for you: ${t.attach}`);
   if (t.final) lines.push(`final: ${t.final}`);
+  if (t.usage) lines.push(`tokens: ${tokensText(t.usage)} (jaggers usage --by task: with cost)`);
   if (t.outcome) lines.push(`outcome: ${t.outcome}`);
   const agents = Object.entries(t.agents);
   if (agents.length) {

@@ -42,6 +42,8 @@ export interface AgentIO {
 }
 
 export interface AgentConfig {
+  /** `--claude-transcript`: the session is also written as claude's transcript, with token usage. */
+  claudeTranscript?: boolean;
   bootMs: number;
   thinkMs: number;
   pasteBurstMs: number;

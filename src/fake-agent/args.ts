@@ -26,6 +26,8 @@ export interface FakeAgentOptions {
   hooksFile: string | undefined;
   /** `--no-hooks`: ignore `--hooks` (a release whose hooks never fire). */
   noHooks: boolean;
+  /** `--claude-transcript`: also keep the session as claude does, with token usage (src/fake-agent/claude-transcript.ts). */
+  claudeTranscript: boolean;
 }
 
 export type ParsedArgs =
@@ -49,6 +51,8 @@ A scriptable stand-in for an agent CLI (jaggers demo agent).
   --hooks FILE         {"hooks": {"SessionStart"|"UserPromptSubmit"|"Stop"|"PermissionRequest": "<sh
                        command>"}}: each run as claude runs its hooks, the payload JSON on stdin, waited for
   --no-hooks           ignore --hooks (a release whose hooks never fire)
+  --claude-transcript  also write the session as claude's transcript, with token usage
+                       (~/.claude/projects/<cwd as dashes>/<session>.jsonl)
   -p, --print PROMPT   answer one prompt headless in the session and exit
   --list-sessions      print the stored sessions, oldest first, and exit
   --version            print the version and exit
@@ -81,6 +85,7 @@ export function defaultOptions(): FakeAgentOptions {
     mcpConfig: undefined,
     hooksFile: undefined,
     noHooks: false,
+    claudeTranscript: false,
   };
 }
 
@@ -108,6 +113,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       options.picker = true;
     } else if (flag === '--no-hooks') {
       options.noHooks = true;
+    } else if (flag === '--claude-transcript') {
+      options.claudeTranscript = true;
     } else if (flag === '--replies') {
       const value = takeValue();
       if (typeof value !== 'string') return { kind: 'error', message: value.error };

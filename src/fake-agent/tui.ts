@@ -16,6 +16,7 @@ import type { AgentStatus } from './runtime-files.js';
 import { appendStateFileTrace, appendTrace, removeStateFile, writeStateFile } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { writeSession } from './session-store.js';
+import { writeClaudeTranscript } from './claude-transcript.js';
 import { writeWorkFile } from './writes.js';
 
 export interface TuiContext {
@@ -83,7 +84,10 @@ export function runTui(config: AgentConfig, session: SessionRecord, ctx: TuiCont
     readFile: promptFileReader(config.cwd),
     writeFile: writeWorkFile,
     newSessionId: () => randomUUID(),
-    saveSession: (s) => writeSession(home, s),
+    saveSession: (s) => {
+      writeSession(home, s);
+      if (config.claudeTranscript) writeClaudeTranscript(home, s);
+    },
     promptSubmitted: (prompt) => {
       if (ctx.promptsFile) fs.appendFileSync(ctx.promptsFile, `${JSON.stringify({ t: Date.now(), pid, agent: process.env.JAGGERS_AGENT ?? null, prompt })}\n`);
     },

@@ -8,6 +8,7 @@ import { FINAL_STATES, isFinalState } from '../states.js';
 import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
 import { readConfined } from '../fs/confine.js';
+import { USAGE_BY, type UsageView } from '../usage/report.js';
 
 /** Who calls: the agent in a jaggers pane (from its environment), or nobody known (a person's own client). */
 export interface Caller {
@@ -384,6 +385,12 @@ export const TOOLS: Tool[] = [
     'Remove the worktrees whose agent and job are gone, when clean and merged (force: those with uncommitted or unmerged work too); the others are listed with why they stay.',
     z.strictObject({ force: z.boolean().default(false) }),
     async (deps, a, signal) => deps.call('POST', '/v1/worktrees/gc', { force: a.force }, { retry: false, signal }),
+  ),
+  def(
+    'usage',
+    "Tokens (input, output, cache read, cache write) and cost that the agents spent, summed by agent, job, task, session, day or model, from each CLI's own records; a model without a price is named in `unpriced`.",
+    z.strictObject({ by: z.enum(USAGE_BY).default('agent').describe('how to group the turns') }),
+    async (deps, a) => deps.call<UsageView>('GET', `/v1/usage?by=${a.by}`, undefined, { retry: true }),
   ),
   def(
     'read_artifact',

@@ -9,6 +9,7 @@ import {
   MCP_VIA_KINDS,
   STATE_FILE_KINDS,
   TRANSCRIPT_KINDS,
+  USAGE_KINDS,
 } from '../clis/kinds.js';
 
 export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
@@ -107,6 +108,8 @@ export const SessionSchema = z.strictObject({
   listArgs: z.array(z.string()).optional(),
   /** Where the CLI keeps its own transcript of the pinned session, for reply capture. */
   transcript: z.enum(TRANSCRIPT_KINDS).optional(),
+  /** Whose reader gives the tokens the pinned session spent, per turn (docs/usage.md). */
+  usage: z.enum(USAGE_KINDS).optional(),
 });
 
 export const DeliverySchema = z.strictObject({

@@ -3,6 +3,7 @@ import { JaggersError } from '../errors.js';
 import { isName, NAME_RULE } from '../ids.js';
 import { parseJsonText, validate } from '../validate.js';
 import { branchNameProblem } from '../git/ref-format.js';
+import { PricesSchema } from '../usage/prices.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -57,6 +58,11 @@ export const ProjectSchema = z
           .optional(),
       })
       .optional(),
+    /**
+     * Prices per model, USD per million tokens (`{"claude-sonnet-4-5": {"input": 3, "output": 15, "cacheRead":
+     * 0.3, "cacheWrite": 3.75}}`), over the table jaggers ships (docs/usage.md).
+     */
+    prices: PricesSchema.optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();

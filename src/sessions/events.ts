@@ -2,6 +2,7 @@
 // the `sessions.json` snapshot is derived from.
 import { z } from 'zod';
 import { FINAL_STATES } from '../states.js';
+import { byModelSchema } from './usage.js';
 
 const id = z.string().min(1);
 const isoTime = z.iso.datetime({ offset: true });
@@ -229,6 +230,27 @@ export const messageDeliveredEvent = z.object({
   how: z.enum(DELIVERED_HOW),
 });
 
+/**
+ * The tokens one turn spent, read from its CLI's own records when the turn's end is recorded (in the same
+ * journal entry): `turn` is what `sessionId`'s records show beyond `session` as it was before.
+ */
+export const usageEvent = z.object({
+  ...base,
+  type: z.literal('usage'),
+  terminalId: id,
+  agent: id,
+  sessionId: id,
+  /** The work item whose turn it was, and its task. */
+  jobId: id.nullable(),
+  task: id.nullable(),
+  /** The profile's usage reader (`claude`, `codex`...). */
+  reader: id,
+  /** This turn's tokens, per model. */
+  turn: byModelSchema,
+  /** The session's tokens so far, per model, this turn's included. */
+  session: byModelSchema,
+});
+
 export const journalEventSchema = z.discriminatedUnion('type', [
   terminalCreatedEvent,
   terminalWindowEvent,
@@ -246,6 +268,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
   messageCreatedEvent,
   messageClaimedEvent,
   messageDeliveredEvent,
+  usageEvent,
 ]);
 
 export type JournalEvent = z.infer<typeof journalEventSchema>;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { JaggersError, unreachable } from '../errors.js';
 import { isFinalState } from '../states.js';
 import type { EventOf, JournalEvent } from './events.js';
+import { applyUsage, emptyUsage, usageSummarySchema } from './usage.js';
 import { applyWorkEvent, jobRecordSchema, messageRecordSchema, type ApplyMode, type JobRecord } from './work.js';
 
 const id = z.string().min(1);
@@ -71,6 +72,8 @@ export const registrySchema = z
     messages: z.record(z.string(), messageRecordSchema).default({}),
     /** The last work item's place in the one order of jobs and messages. */
     seq: z.number().int().nonnegative().default(0),
+    /** Tokens spent, summed per session, agent, task and day (src/sessions/usage.ts). */
+    usage: usageSummarySchema.default(emptyUsage()),
   })
   .superRefine((data, ctx) => {
     for (const [key, t] of Object.entries(data.terminals)) {
@@ -89,7 +92,7 @@ export type TaskRecord = z.infer<typeof taskRecordSchema>;
 export type RegistryData = z.infer<typeof registrySchema>;
 
 export function emptyRegistry(): RegistryData {
-  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {}, seq: 0 };
+  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {}, seq: 0, usage: emptyUsage() };
 }
 
 function invalid(event: JournalEvent, why: string): JaggersError {
@@ -291,6 +294,8 @@ export function applyEvent(data: RegistryData, event: JournalEvent, mode?: Apply
     case 'message-claimed':
     case 'message-delivered':
       return applyWorkEvent(data, event, mode);
+    case 'usage':
+      return applyWorkEvent({ ...data, usage: applyUsage(data.usage, event) }, event, mode);
     default:
       return unreachable(event);
   }

@@ -3,6 +3,8 @@
 // second finish or a second delivery is refused by the reducer, not merely avoided by the caller.
 import { z } from 'zod';
 import { JaggersError } from '../errors.js';
+import { addByModel } from '../usage/tokens.js';
+import { byModelSchema } from './usage.js';
 import { DELIVERED_HOW, JOB_FINAL_STATES, JOB_KINDS, JOB_STATES, WORK_KINDS, type EventOf, type JournalEvent } from './events.js';
 
 const id = z.string().min(1);
@@ -64,6 +66,8 @@ export const jobRecordSchema = z.object({
     .nullable()
     .default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
+  /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
+  usage: byModelSchema.nullable().default(null),
 });
 
 export const MESSAGE_STATES = ['pending', 'claimed', 'delivered'] as const;
@@ -142,6 +146,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     seq: data.seq + 1,
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
+    usage: null,
   };
 }
 
@@ -258,7 +263,7 @@ function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean, mode
   return out;
 }
 
-type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered'>;
+type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered' | 'usage'>;
 
 /** The jobs and messages after `e`; throws E_REGISTRY when it does not fit. */
 export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?: ApplyMode): T {
@@ -299,6 +304,12 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?:
       const m = message(data, e);
       const messages = put(data.messages, m.id, { ...m, state: 'delivered' as const, delivered: e.ts, how: e.how }, mode);
       return { ...data, messages: pruned(messages, (x) => x.state === 'delivered', mode) };
+    }
+    case 'usage': {
+      // A job pruned from the snapshot keeps its tokens in the other sums only.
+      const j = e.jobId === null ? undefined : own(data.jobs, e.jobId);
+      if (!j) return data;
+      return { ...data, jobs: put(data.jobs, j.id, { ...j, usage: addByModel(j.usage ?? {}, e.turn) }, mode) };
     }
   }
 }

@@ -8,6 +8,9 @@ import { Answers } from '../agents/answer.js';
 import { Isolation } from '../agents/isolation.js';
 import { Launcher } from '../agents/launcher.js';
 import { homeOfPid } from '../agents/proc.js';
+import { usageSource } from '../usage/source.js';
+import { priceTable } from '../usage/prices.js';
+import { usageReport, type UsageBy } from '../usage/report.js';
 import { TerminalTable } from '../agents/table.js';
 import { AgentViews } from '../agents/views.js';
 import type { Context } from '../context.js';
@@ -209,6 +212,8 @@ export function compose(d: SupervisorDeps) {
   };
 
   const outcomes = new Outcomes();
+  /** Each turn's tokens, from its CLI's own records, recorded with its end (docs/usage.md). */
+  const usage = usageSource();
   // The journal, the runner and the workers call each other only from callbacks: declared in any order.
   const journal = new WorkJournal({
     store,
@@ -254,6 +259,7 @@ export function compose(d: SupervisorDeps) {
             profile,
             launch: (terminalId, task) => launcher.headlessLaunch(terminalId, task),
             pane: (entry, target) => launcher.headlessPane(entry, target),
+            usage,
           },
           j,
           e,
@@ -267,6 +273,7 @@ export function compose(d: SupervisorDeps) {
           outcomes,
           worktreeResult: (x) =>
             isolation.jobResult(x).catch((err: Error) => (log.warn({ job: x.id, err: err.message }, "could not record the job's worktree"), null)),
+          usage,
         },
         j,
         e,
@@ -425,6 +432,8 @@ export function compose(d: SupervisorDeps) {
     jobs,
     inbox,
     handoffs,
+    /** Tokens and cost by agent, job, task, session, day or model (docs/usage.md); jaggers.json's prices over the shipped ones. */
+    usage: async (by: UsageBy) => usageReport(store.data, priceTable((await project())?.prices), by),
     tasks,
     flows,
     store,

@@ -1,6 +1,7 @@
 // Request bodies and query strings of the local API, validated with zod (errors name the field and value).
 import { z } from 'zod';
 import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
+import { USAGE_BY } from '../usage/by.js';
 
 /**
  * Over this, a body that carries a text (a prompt, a message, a handoff) is refused with
@@ -194,3 +195,6 @@ export const MergeBody = z.strictObject({
 });
 
 export const ForceBody = z.strictObject({ force: z.boolean().optional() });
+
+/** `GET /v1/usage?by=agent|job|task|session|day|model` (default agent). */
+export const UsageQuery = z.strictObject({ by: z.enum(USAGE_BY).default('agent') });

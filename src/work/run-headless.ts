@@ -25,6 +25,7 @@ import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { TerminalEntry } from './ports.js';
 import { DEFAULT_JOB_TIMEOUT_S, fromOf, labelOf, preparedOf } from './run-turn.js';
+import { turnUsageEvents, type UsageSource } from './usage.js';
 
 export interface HeadlessRunPorts {
   env: TurnEnv;
@@ -36,6 +37,8 @@ export interface HeadlessRunPorts {
   launch(terminalId: string, task: string): Promise<AgentLaunch>;
   /** The agent's live pane, to stop and resume around the run; null when it has none. */
   pane(e: TerminalEntry, target: TurnTarget): HeadlessPane | null;
+  /** The tokens a session spent, from its CLI's records: the run's usage is recorded with its end (docs/usage.md). */
+  usage?: UsageSource;
 }
 
 /** What a run was started with, kept beside its output so a later supervisor reads it the same way. */
@@ -60,6 +63,8 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
   let sessionId: string | null = terminal?.sessionId ?? null;
   let conversation = (terminal?.turns ?? 0) > 0;
   let stopped = false;
+  /** The environment the CLI ran with (its HOME, CODEX_HOME...), for its usage; a run followed again after a restart has the supervisor's. */
+  let launchEnv: Record<string, string> | undefined;
   try {
     if (!terminal) throw new JaggersError('E_AGENT_UNKNOWN', `${label}: no terminal ${terminalId} in the registry`);
     const profile = e?.profile ?? (await p.profile(terminal.profile));
@@ -109,6 +114,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       stopped = true;
       if (!attempt || (await readRunFile(dir, `${attempt.n}.pid`)) === null) {
         const launch = await p.launch(terminalId, j.task ?? j.id);
+        launchEnv = launch.env;
         attempt = await start(dir, 1, profile, launch, { sessionId: pinned, first, prompt: pointer, label });
       }
       const pid = Number((await readRunFile(dir, `${attempt.n}.pid`)) ?? '0') || undefined;
@@ -146,6 +152,7 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       if (status !== 0 && attempt.first && attempt.n === 1 && pinned && IN_USE.test(err)) {
         // Its session exists already (someone talked in the pane): a later turn's arguments.
         const launch = await p.launch(terminalId, j.task ?? j.id);
+        launchEnv = launch.env;
         attempt = await start(dir, 2, profile, launch, { sessionId: pinned, first: false, prompt: pointer, label });
         continue;
       }
@@ -179,7 +186,17 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
             const cur = d.jobs[id];
             if (!cur || isFinal(cur.state)) return [];
             const done = { ...cur, state: 'done' as const, reason: 'the headless run finished', reply: path.relative(env.projectRoot, file) };
+            const usage = await turnUsageEvents(p.usage, d, {
+              job: cur,
+              terminalId,
+              agent: terminal.agent,
+              profile,
+              pid: null,
+              ...(launchEnv ? { env: launchEnv } : {}),
+              sessionId,
+            });
             return [
+              ...usage,
               { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply },
               ...(await journal.resultEvents(d, done, ran.text)),
             ];

@@ -19,6 +19,7 @@ import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type
 import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { Agents, TerminalEntry } from './ports.js';
+import { turnUsageEvents, warmUsage, type UsageSource } from './usage.js';
 
 /** A job's turn may run this long unless `--timeout` says otherwise. */
 export const DEFAULT_JOB_TIMEOUT_S = 3600;
@@ -30,6 +31,8 @@ export interface TurnRunPorts {
   outcomes: Outcomes;
   /** A `--worktree` job's end: its work committed on its branch, and what the branch holds (recorded with the end). */
   worktreeResult?(j: JobRecord): Promise<NonNullable<JobRecord['worktree']>['result']>;
+  /** The tokens a session spent, from its CLI's records: the turn's usage is recorded with its end (docs/usage.md). */
+  usage?: UsageSource;
 }
 
 const rel = (root: string, file: string) => path.relative(root, file);
@@ -159,6 +162,15 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms), job: j.id }, 'prompt delivered');
         j = (await journal.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
         event('delivered');
+        if (target.terminalId)
+          warmUsage(p.usage, journal.data, {
+            job: j,
+            terminalId: target.terminalId,
+            agent: target.agent,
+            profile: target.profile,
+            pid: target.pid,
+            sessionId: prepared.prompt.meta.targetSession,
+          });
       }
     }
     if (isFinal(j.state) || signal.aborted) return;
@@ -176,7 +188,18 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         // A --worktree job: its branch's commits and diff stat go with its end, and with its result home.
         const worktree = cur.worktree && p.worktreeResult ? await p.worktreeResult(done) : null;
         if (worktree && done.worktree) done.worktree = { ...done.worktree, result: worktree };
+        const usage = target.terminalId
+          ? await turnUsageEvents(p.usage, d, {
+              job: cur,
+              terminalId: target.terminalId,
+              agent: target.agent,
+              profile: target.profile,
+              pid: target.pid,
+              sessionId: prepared.prompt.meta.targetSession,
+            })
+          : [];
         return [
+          ...usage,
           { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply, ...(worktree ? { worktree } : {}) },
           ...(await journal.resultEvents(d, done, text)),
         ];

@@ -4,9 +4,10 @@ import type { WorkflowContext } from '../../machines/workflow.machine.js';
 import type { TaskTurnView, TaskView } from '../api/types.js';
 import { readConfinedText, type ConfineDirs } from '../fs/confine.js';
 import { parseArtifact } from '../handover/artifact.js';
-import { derivedJobId, JOB_ID } from '../ids.js';
+import { derivedJobId, JOB_ID, own } from '../ids.js';
 import { isFinal, type JobRecord, type RegistryData, type TaskRecord } from '../sessions/registry.js';
 import { windowName } from '../window-name.js';
+import { tokenTotal } from '../usage/tokens.js';
 
 export { FINAL_STATES as TASK_FINAL } from '../states.js';
 
@@ -89,7 +90,8 @@ function itemsView(t: TaskRecord, data: RegistryData, base: TaskView, turns: boo
 
 export function taskView(t: TaskRecord, data: RegistryData, live: boolean, turns = true): TaskView {
   const view = workflowView(t, data, live, turns);
-  return t.definition ? view : itemsView(t, data, view, turns);
+  const usage = tokenTotal(own(data.usage.tasks, t.id));
+  return { ...(t.definition ? view : itemsView(t, data, view, turns)), usage };
 }
 
 function workflowView(t: TaskRecord, data: RegistryData, live: boolean, turns: boolean): TaskView {

@@ -162,8 +162,12 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function streamEvents(res: ServerResponse, events: SseEvent[]): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+let requestSeq = 0;
+/** Anthropic's API names every answer in a `request-id` header; claude writes it into its transcript (`requestId`). */
+const anthropicHeaders = (): Record<string, string> => ({ 'request-id': `req_stub${Date.now().toString(36)}${(requestSeq++).toString(36)}` });
+
+async function streamEvents(res: ServerResponse, events: SseEvent[], headers: Record<string, string> = {}): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
   for (const e of events) {
     if (e.delayMs) await sleep(e.delayMs);
     if (res.destroyed || res.writableEnded) return; // the CLI hung up (interrupted, or killed)
@@ -213,7 +217,7 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     switch (rec.api) {
       case 'anthropic':
         if (!rec.stream) return sendJson(res, 200, anthropicMessage(reply.kind === 'text' ? reply.text : '', model));
-        return streamEvents(res, anthropicEvents(reply, tool, model));
+        return streamEvents(res, anthropicEvents(reply, tool, model), anthropicHeaders());
       case 'openai-chat': {
         if (!rec.stream) return sendJson(res, 200, chatCompletion(reply.kind === 'text' ? reply.text : '', model));
         const withUsage = isObject(b.stream_options) && b.stream_options.include_usage === true;

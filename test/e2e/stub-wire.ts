@@ -1,11 +1,25 @@
 // The bytes the stub model server answers with, per API: SSE event sequences as the real services
 // send them (see shared/REAL-CLIS.md), built from a plain "text" or "shell tool call" reply.
 
-export type Reply =
-  /** Text streamed in `chunks` pieces, `delayMs` before each (slow streaming). */
+export type Reply = /** Text streamed in `chunks` pieces, `delayMs` before each (slow streaming). */
+(
   | { kind: 'text'; text: string; chunks?: number; delayMs?: number }
   /** A shell tool call; `escalate: false` keeps codex from asking for approval (default: it asks). */
-  | { kind: 'tool'; command: string; text?: string; escalate?: boolean; call?: ToolCall };
+  | { kind: 'tool'; command: string; text?: string; escalate?: boolean; call?: ToolCall }
+) & { usage?: StubUsage };
+
+/**
+ * The token counts an answer reports, each API its own way (default: 10 in, 12 out, no cache). `input`
+ * is the prompt's tokens not read from a cache; `cacheRead` and `cacheWrite` come on top of it.
+ */
+export interface StubUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+const usageOf = (reply: Reply): Required<StubUsage> => ({ cacheRead: 0, cacheWrite: 0, ...(reply.usage ?? { input: 10, output: 12 }) });
 
 /** One piece of a streamed answer: the SSE event name (if the API names them) and its JSON data. */
 export interface SseEvent {
@@ -38,7 +52,8 @@ function textPieces(reply: Extract<Reply, { kind: 'text' }>): { piece: string; d
 
 export function anthropicEvents(reply: Reply, tool: ToolCall | undefined, model: string): SseEvent[] {
   const msgId = id('msg');
-  const usage = { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const u = usageOf(reply);
+  const usage = { input_tokens: u.input, output_tokens: 1, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead };
   const events: SseEvent[] = [
     {
       event: 'message_start',
@@ -73,7 +88,11 @@ export function anthropicEvents(reply: Reply, tool: ToolCall | undefined, model:
   }
   events.push({
     event: 'message_delta',
-    data: { type: 'message_delta', delta: { stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 12 } },
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: u.output },
+    },
   });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return events;
@@ -111,9 +130,15 @@ export function chatEvents(reply: Reply, tool: ToolCall | undefined, model: stri
     events.push(chunk({}, 'tool_calls'));
   }
   if (withUsage) {
-    events.push({
-      data: { id: chatId, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 12, total_tokens: 22 } },
-    });
+    const u = usageOf(reply);
+    const prompt = u.input + u.cacheRead;
+    const usage = {
+      prompt_tokens: prompt,
+      completion_tokens: u.output,
+      total_tokens: prompt + u.output,
+      prompt_tokens_details: { cached_tokens: u.cacheRead },
+    };
+    events.push({ data: { id: chatId, object: 'chat.completion.chunk', created, model, choices: [], usage } });
   }
   events.push({ data: '[DONE]' });
   return events;
@@ -132,6 +157,7 @@ export function chatCompletion(text: string, model: string): unknown {
 
 export function responsesEvents(reply: Reply, tool: ToolCall | undefined, model: string): SseEvent[] {
   const respId = id('resp');
+  const u = usageOf(reply);
   const created = Math.floor(Date.now() / 1000);
   let seq = 0;
   const ev = (type: string, fields: Record<string, unknown>, delayMs = 0): SseEvent => ({
@@ -149,11 +175,11 @@ export function responsesEvents(reply: Reply, tool: ToolCall | undefined, model:
     ...(status === 'completed'
       ? {
           usage: {
-            input_tokens: 10,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens: 12,
+            input_tokens: u.input + u.cacheRead,
+            input_tokens_details: { cached_tokens: u.cacheRead },
+            output_tokens: u.output,
             output_tokens_details: { reasoning_tokens: 0 },
-            total_tokens: 22,
+            total_tokens: u.input + u.cacheRead + u.output,
           },
         }
       : {}),
@@ -203,7 +229,13 @@ export function responsesEvents(reply: Reply, tool: ToolCall | undefined, model:
 }
 
 export function geminiEvents(reply: Reply, tool: ToolCall | undefined, model: string): SseEvent[] {
-  const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 12, totalTokenCount: 22 };
+  const u = usageOf(reply);
+  const usageMetadata = {
+    promptTokenCount: u.input + u.cacheRead,
+    candidatesTokenCount: u.output,
+    totalTokenCount: u.input + u.cacheRead + u.output,
+    ...(u.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {}),
+  };
   const chunk = (parts: unknown[], finish: boolean, delayMs = 0): SseEvent => ({
     delayMs,
     data: {

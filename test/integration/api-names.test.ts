@@ -52,6 +52,7 @@ const CASES: Record<string, Variant[]> = {
     { body: (n) => ({ target: 'alpha', text: 'hi', task: n }) },
   ],
   'GET /v1/jobs': [],
+  'GET /v1/usage': [{ query: q('by') }],
   'GET /v1/jobs/:id': [inPath],
   'GET /v1/jobs/:id/wait': [{ query: () => '?timeout=1' }],
   'GET /v1/jobs/:id/result': [inPath],

@@ -29,6 +29,7 @@ const TOOLS = [
   'merge_worktree',
   'discard_worktree',
   'gc_worktrees',
+  'usage',
   'read_artifact',
 ];
 

@@ -32,6 +32,7 @@ describe('fake agent: parseArgs', () => {
         resume: undefined,
         replies: 'receipt',
         noHooks: false,
+        claudeTranscript: false,
       },
     });
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewJournalEvent } from '../../src/sessions/events.js';
 import { Registry } from '../../src/sessions/registry.js';
+import { emptyUsage } from '../../src/sessions/usage.js';
 
 const S1 = '11111111-1111-4111-8111-111111111111';
 const S2 = '22222222-2222-4222-8222-222222222222';
@@ -44,7 +45,16 @@ afterEach(async () => {
 describe('Registry', () => {
   it('is empty, and writes nothing, before anything is recorded', async () => {
     const r = registry();
-    expect(await r.read()).toEqual({ version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {}, seq: 0 });
+    expect(await r.read()).toEqual({
+      version: 1,
+      journal: { bytes: 0, lines: 0 },
+      terminals: {},
+      tasks: {},
+      jobs: {},
+      messages: {},
+      seq: 0,
+      usage: emptyUsage(),
+    });
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { JournalEvent, NewJournalEvent } from '../../src/sessions/events.js';
 import { applyEvent, emptyRegistry, registrySchema, type RegistryData } from '../../src/sessions/schema.js';
 import { Undo } from '../../src/sessions/work.js';
+import { emptyUsage } from '../../src/sessions/usage.js';
 import { queueOf } from '../../src/work/queue.js';
 
 let clock = 0;
@@ -115,7 +116,7 @@ describe('jobs and messages in the registry', () => {
 
   it('loads a snapshot written before jobs and messages existed', () => {
     const old = { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
-    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {}, seq: 0 });
+    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {}, seq: 0, usage: emptyUsage() });
   });
 
   it("orders a terminal's work: the item in flight first, then jobs and messages alike in the order they were recorded", () => {

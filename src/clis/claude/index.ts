@@ -7,6 +7,7 @@ import { claudeFlags } from './flags.js';
 import { readClaudeEntries } from './entries-cache.js';
 import { claudeHooks } from './hooks.js';
 import { claudeTranscriptFile, replyInTranscript } from './transcript.js';
+import { claudeUsage } from './usage.js';
 
 export { claudeFlags };
 
@@ -21,4 +22,5 @@ export const claude = {
   stateFiles: { 'claude-sessions': { path: (home, pid) => path.join(home, '.claude', 'sessions', `${pid}.json`), parse: parseStateFile } },
   execCommands: { claude: flagRewriter(claudeFlags) },
   hooks: { claude: claudeHooks },
+  usage: { claude: claudeUsage },
 } satisfies CliFolder;

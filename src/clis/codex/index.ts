@@ -7,6 +7,7 @@ import { rewriteCodex } from './exec-rewrite.js';
 import { threadIdFromJson } from './headless.js';
 import { codexHooks } from './hooks.js';
 import { codexOverrides } from './mcp.js';
+import { codexUsage } from './usage.js';
 
 export const codex = {
   discoverers: {
@@ -16,4 +17,5 @@ export const codex = {
   mcpFormats: { 'codex-overrides': codexOverrides },
   execCommands: { codex: rewriteCodex },
   hooks: { codex: codexHooks },
+  usage: { codex: codexUsage },
 } satisfies CliFolder;

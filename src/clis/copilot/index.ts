@@ -3,6 +3,7 @@ import { readText } from '../shared/read-text.js';
 import type { CliFolder } from '../types.js';
 import { copilotHooks } from './hooks.js';
 import { copilotReply, copilotTranscriptFile } from './transcript.js';
+import { copilotUsage } from './usage.js';
 
 export const copilot = {
   transcripts: {
@@ -12,4 +13,5 @@ export const copilot = {
     },
   },
   hooks: { copilot: copilotHooks },
+  usage: { copilot: copilotUsage },
 } satisfies CliFolder;

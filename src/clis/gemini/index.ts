@@ -3,9 +3,11 @@
 import { flagRewriter } from '../shared/resume-flags.js';
 import type { CliFolder } from '../types.js';
 import { geminiHooks } from './hooks.js';
+import { geminiUsage } from './usage.js';
 
 export const gemini = {
   discoverers: { 'list-sessions': null },
   hooks: { gemini: geminiHooks },
+  usage: { gemini: geminiUsage },
   execCommands: { gemini: flagRewriter({ cli: 'gemini', resume: (id) => ['-r', id], continueFlags: [] }) },
 } satisfies CliFolder;

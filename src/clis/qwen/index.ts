@@ -4,6 +4,7 @@ import { flagRewriter } from '../shared/resume-flags.js';
 import type { CliFolder } from '../types.js';
 import { qwenHooks } from './hooks.js';
 import { qwenReply, qwenTranscriptFile } from './transcript.js';
+import { qwenUsage } from './usage.js';
 
 export const qwen = {
   transcripts: {
@@ -13,5 +14,6 @@ export const qwen = {
     },
   },
   hooks: { qwen: qwenHooks },
+  usage: { qwen: qwenUsage },
   execCommands: { qwen: flagRewriter({ cli: 'qwen', resume: (id) => ['-r', id], continueFlags: ['-c', '--continue'] }) },
 } satisfies CliFolder;

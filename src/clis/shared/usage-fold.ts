@@ -1,0 +1,22 @@
+// What every usage reader keeps while it folds a CLI's file: the tokens per model so far, and the
+// records counted. Pure.
+import { addInto, type ByModel, type Tokens } from '../../usage/tokens.js';
+
+export interface UsageState {
+  byModel: ByModel;
+  /** Usage records counted (API answers, after any dedupe). */
+  records: number;
+}
+
+export const newUsageState = (): UsageState => ({ byModel: {}, records: 0 });
+
+export function addRecord(s: UsageState, model: string, t: Tokens): void {
+  addInto(s.byModel, model, t);
+  s.records++;
+}
+
+/** A plain JSON object, else null. */
+export const objectOf = (v: unknown): Record<string, unknown> | null =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+export const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v);

@@ -1,0 +1,42 @@
+// Token usage in the registry: each turn's tokens are journaled with the turn (a `usage` event, in the
+// same journal entry as the work item's end), and the snapshot keeps the sums per agent, task, session
+// and day (UTC), and on the work item itself. A session's sum is also where the next turn's tokens are
+// counted from: a turn's tokens are what the session's records show beyond it (src/work/usage.ts).
+import { z } from 'zod';
+import { addByModel, type ByModel } from '../usage/tokens.js';
+import type { EventOf } from './events.js';
+
+const count = z.number().int().nonnegative();
+export const tokensSchema = z.object({ input: count, output: count, cacheRead: count, cacheWrite: count });
+export const byModelSchema = z.record(z.string().min(1), tokensSchema);
+
+export const usageSummarySchema = z.object({
+  /** Per session id: every token its recorded turns spent. */
+  sessions: z.record(z.string(), byModelSchema).default({}),
+  agents: z.record(z.string(), byModelSchema).default({}),
+  tasks: z.record(z.string(), byModelSchema).default({}),
+  /** Per UTC day (`YYYY-MM-DD`) of the turn's end. */
+  days: z.record(z.string(), byModelSchema).default({}),
+  /** Turns with usage recorded. */
+  turns: count.default(0),
+});
+
+export type UsageSummary = z.infer<typeof usageSummarySchema>;
+
+export const emptyUsage = (): UsageSummary => ({ sessions: {}, agents: {}, tasks: {}, days: {}, turns: 0 });
+
+const plus = (records: Record<string, ByModel>, key: string, by: ByModel): Record<string, ByModel> => ({
+  ...records,
+  [key]: addByModel(Object.hasOwn(records, key) ? records[key]! : {}, by),
+});
+
+/** The sums after one turn's usage. Pure. */
+export function applyUsage(u: UsageSummary, e: EventOf<'usage'>): UsageSummary {
+  return {
+    sessions: { ...u.sessions, [e.sessionId]: e.session },
+    agents: plus(u.agents, e.agent, e.turn),
+    tasks: e.task ? plus(u.tasks, e.task, e.turn) : u.tasks,
+    days: plus(u.days, e.ts.slice(0, 10), e.turn),
+    turns: u.turns + 1,
+  };
+}

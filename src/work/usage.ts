@@ -1,0 +1,80 @@
+// A turn's tokens, recorded with its end: the session's usage is read from its CLI's own records (the
+// profile's `session.usage` reader) and what it shows beyond the session's sum in the registry is this
+// turn's (so tokens spent between two recorded turns, a person typing into the pane say, go with the
+// next one). Read inside the registry update that records the item's end, so the sum it starts from is
+// the one the journal holds; the reading is incremental (src/clis/shared/jsonl-follow.ts).
+import type { NewJournalEvent } from '../sessions/events.js';
+import type { JobRecord, RegistryData } from '../sessions/registry.js';
+import type { Profile } from '../profiles/schema.js';
+import type { SessionUsage } from '../clis/types.js';
+import { subtractByModel, wholeCounts } from '../usage/tokens.js';
+
+/** Where an agent's CLI keeps the session: its profile, its process (for its HOME, CODEX_HOME...) or the environment it runs with. */
+export interface UsageWhere {
+  profile: Profile;
+  pid: number | null;
+  env?: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  sessionId: string;
+}
+
+/** Reads a session's usage; null when the profile names no reader or the CLI has no record (yet). */
+export interface UsageSource {
+  read(w: UsageWhere): Promise<SessionUsage | null>;
+}
+
+export interface TurnOf {
+  job: JobRecord;
+  terminalId: string;
+  agent: string;
+  profile: Profile;
+  pid: number | null;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The session the turn ran in, when known; else the terminal's pinned one. */
+  sessionId: string | null;
+}
+
+/** Where the turn's session is, or null when its usage cannot be read. */
+function whereOf(d: RegistryData, t: TurnOf): { sessionId: string; cwd: string } | null {
+  const terminal = d.terminals[t.terminalId];
+  const sessionId = t.sessionId ?? terminal?.sessionId ?? null;
+  return t.profile.session.usage && sessionId && terminal ? { sessionId, cwd: terminal.cwd } : null;
+}
+
+/**
+ * Read the session's records once while the turn runs (not awaited): the reader keeps what it read, so
+ * the read at the turn's end, inside the registry's update, covers only the turn's own lines, even for
+ * a long session a supervisor just started on. Never throws.
+ */
+export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: TurnOf): void {
+  const w = whereOf(d, t);
+  if (!source || !w) return;
+  void source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
+}
+
+/** The `usage` event of a turn that ended (none when nothing new was spent or nothing can be read). Never throws. */
+export async function turnUsageEvents(source: UsageSource | undefined, d: RegistryData, t: TurnOf): Promise<NewJournalEvent[]> {
+  const reader = t.profile.session.usage;
+  const w = whereOf(d, t);
+  if (!source || !reader || !w) return [];
+  const { sessionId } = w;
+  const now = await source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
+  if (!now) return [];
+  const before = Object.hasOwn(d.usage.sessions, sessionId) ? d.usage.sessions[sessionId]! : {};
+  const session = wholeCounts(now.byModel);
+  const turn = subtractByModel(session, before);
+  if (Object.keys(turn).length === 0) return [];
+  return [
+    {
+      type: 'usage',
+      terminalId: t.terminalId,
+      agent: t.agent,
+      sessionId,
+      jobId: t.job.id,
+      task: t.job.task ?? t.job.id,
+      reader,
+      turn,
+      session,
+    },
+  ];
+}
