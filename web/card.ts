@@ -54,11 +54,12 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
-/** A job as one line: its name, else the first line of its prompt, cut short. */
+/** A job as one line: its name, else the first line of its prompt (not the file the prompt went by), cut short. */
 export function jobLabel(j: Pick<JobView, 'name' | 'prompt' | 'work'>): string {
-  const first = (j.name ?? j.prompt ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+  const prompt = /^\.jaggers\/\S+$/.test(j.prompt ?? '') ? '' : (j.prompt ?? '');
+  const first = (j.name ?? prompt).split('\n').find((l) => l.trim() !== '') ?? '';
   const text = first.length > 80 ? `${first.slice(0, 79)}…` : first;
-  return j.work && j.work !== 'job' ? `${j.work}: ${text}` : text;
+  return j.work && j.work !== 'job' ? `${j.work}${text ? `: ${text}` : ''}` : text;
 }
 
 const line = (j: JobView, note: string | null): WorkLine => ({ id: j.id, label: jobLabel(j), state: j.state, note });

@@ -91,7 +91,7 @@ export class Overview {
     const out: Node[] = [];
     out.push(...row('Session', v.sessionId ? h('code', { title: v.sessionId }, v.sessionId) : h('span', { class: 'muted' }, 'none pinned')));
     if (v.worktree) out.push(...row('Worktree', h('code', { title: v.worktree.path }, v.worktree.branch ?? v.worktree.name)));
-    if (v.waitingFor && v.state !== 'waiting_input') out.push(...row('Waits for', v.waitingFor));
+    if (v.waitingFor && (v.state === 'starting' || v.state === 'busy' || v.state === 'error')) out.push(...row('Waits for', v.waitingFor));
     return out;
   }
 

@@ -184,6 +184,7 @@ describe('web page model', () => {
     expect(formatDuration(3_725_000)).toBe('1 h 2 min');
     expect(formatDuration(-1)).toBe('');
     expect(jobLabel({ name: null, prompt: `\n${'x'.repeat(100)}`, work: 'job' })).toBe(`${'x'.repeat(79)}…`);
+    expect(jobLabel({ name: null, prompt: '.jaggers/jobs/j-1.md', work: 'send' })).toBe('send');
     expect(agentKey({ agent: 'a', task: null })).toBe('a');
   });
 
