@@ -119,7 +119,7 @@ function connect(): void {
       const e = parseFrame(type, m.lastEventId, m.data);
       if (!e) return;
       const fx = applyEvent(model, e);
-      for (const k of fx.cards) overview.render(k);
+      for (const k of fx.cards) overview.render(k, Date.now(), e.id);
       if (fx.reload) return schedule('all');
       if (fx.terminals) schedule('terminals');
       if (fx.jobs) schedule('jobs');

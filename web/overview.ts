@@ -38,7 +38,8 @@ export class Overview {
     this.empty.hidden = keys.length > 0;
   }
 
-  render(key: string, now = Date.now()): void {
+  /** `eventId`: the event that changed it, kept on the card (`data-event`) for the benchmark and the curious. */
+  render(key: string, now = Date.now(), eventId: number | null = null): void {
     const t = this.model.terminals.get(key);
     if (!t) return;
     const v = cardView(this.model, t, now);
@@ -52,6 +53,7 @@ export class Overview {
     el.className = `card st-${v.state}`;
     el.dataset.agent = key;
     el.dataset.state = v.state;
+    if (eventId !== null) el.dataset.event = String(eventId);
     fill(el, ...this.body(v));
   }
 

@@ -1,0 +1,222 @@
+// The web dashboard (issue 29) in a real Chromium, against a real supervisor on a private tmux server
+// with two demo agents: log in with the one-time token, see both cards, assign a job and watch its card
+// go busy then done with no reload, read the demo agent's reply in the xterm buffer, answer a waiting
+// question with a button, and get 401 without the login on every route.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobResultView, TerminalView } from '../../src/api/types.js';
+import { packageRoot } from '../../src/package-root.js';
+import { api, raw } from '../helpers/api.js';
+import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { Rig } from '../helpers/rig.js';
+import { launchBrowser, noBrowser } from './browser.js';
+
+const why = noBrowser();
+
+interface WebLogin {
+  url: string;
+  address: string;
+  token: string;
+}
+
+describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: ${why})` : ''}`, () => {
+  let rig: Rig;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let base: URL;
+
+  /** A fresh login link (`POST /v1/web`, as `jaggers web` asks for it): its token works once. */
+  const login = async (): Promise<WebLogin> => api(rig).call<WebLogin>('POST', '/v1/web', {});
+
+  const card = (agent: string, state?: string) => page.locator(`article.card[data-agent="${agent}"]${state ? `[data-state="${state}"]` : ''}`);
+
+  beforeAll(async () => {
+    rig = await Rig.create();
+    // The demo agent, thinking long enough for a person (and the test) to see it busy.
+    await writeFakeProfile(rig.root, 'demo-slow', ['--think-ms', '2500', '--replies', 'work']);
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'alice', profile: 'demo-slow' },
+        { name: 'bob', profile: 'demo' },
+      ],
+    });
+    const up = await rig.run(['up']);
+    expect(up.code, up.stderr).toBe(0);
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await rig?.cleanup();
+  });
+
+  it('logs in with the token: an HttpOnly session cookie, then the overview with both demo agents', async () => {
+    const l = await login();
+    base = new URL(l.url);
+    expect(base.pathname).toBe('/login');
+    const res = await page.goto(l.url);
+    expect(res?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/');
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'jaggers_web')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    await expect.poll(() => card('alice').count()).toBe(1);
+    await expect.poll(() => card('bob').count()).toBe(1);
+    await card('alice', 'idle').waitFor();
+    await expect.poll(() => page.locator('.live').textContent()).toBe('live');
+    // The token was for one login only.
+    const again = await raw({ host: base.hostname, port: Number(base.port) }, 'GET', `/login?token=${encodeURIComponent(l.token)}`);
+    expect(again.status).toBe(401);
+  });
+
+  it('assigns a job from the form and the card goes busy, then done, with no reload', async () => {
+    // (Code run in the page is written as text: the tests are type-checked without the DOM's types.)
+    await page.evaluate('window.notReloaded = true');
+    // Every state alice's card shows, in order, as the page draws it.
+    await page.evaluate(`{
+      const seen = (window.aliceStates = []);
+      const note = () => {
+        const s = document.querySelector('article.card[data-agent="alice"]')?.getAttribute('data-state');
+        if (s && seen.at(-1) !== s) seen.push(s);
+      };
+      new MutationObserver(note).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'], childList: true });
+      note();
+    }`);
+    await page.getByRole('link', { name: 'Work' }).click();
+    const form = page.getByRole('form', { name: 'Assign a job' });
+    // The API's own error text for a bad target, shown as it is.
+    await form.getByLabel('Agent').fill('nobody');
+    await form.getByLabel('Prompt').fill('count the words in README.md');
+    await form.getByRole('button', { name: 'Assign a job' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent()).toMatch(/nobody/);
+
+    await form.getByLabel('Agent').fill('alice');
+    await form.getByLabel('Prompt').fill('count the words in README.md');
+    await form.getByRole('button', { name: 'Assign a job' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toMatch(/^job j-[0-9a-f]+ recorded/);
+    const job = /job (j-[0-9a-f]+)/.exec((await form.getByRole('status').textContent()) ?? '')![1]!;
+    await page.locator(`tr[data-job="${job}"] [data-job-state="done"]`).waitFor({ timeout: 30_000 });
+
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await card('alice', 'done').waitFor({ timeout: 30_000 });
+    const states = await page.evaluate<string[]>('window.aliceStates');
+    expect(states.indexOf('busy'), states.join(' -> ')).toBeGreaterThan(0);
+    expect(states.indexOf('done'), states.join(' -> ')).toBeGreaterThan(states.indexOf('busy'));
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
+  });
+
+  it("opens alice's terminal: the demo agent's reply is in the xterm buffer; typing is off until switched on", async () => {
+    const jobs = await api(rig).call<{ id: string; agent: string | null; state: string }[]>('GET', '/v1/jobs');
+    const done = jobs.find((j) => j.agent === 'alice' && j.state === 'done')!;
+    const result = await api(rig).call<JobResultView>('GET', `/v1/jobs/${done.id}/result`);
+    const firstLine = result.reply!.split('\n')[0]!;
+    expect(firstLine.length).toBeGreaterThan(10);
+
+    await card('alice').getByRole('link', { name: 'alice' }).click();
+    expect(new URL(page.url()).hash).toBe('#/terminal/alice');
+    const text = () => page.evaluate<string | null>('window.jaggers.terminalText()');
+    await expect.poll(text, { timeout: 15_000 }).toContain(firstLine.slice(0, 40));
+    // At the pane's own size, whatever the page's width.
+    const pane = await api(rig).call<TerminalView>('GET', '/v1/terminals/alice');
+    const size = (await rig.tmux(['display-message', '-p', '-t', pane.pane, '#{pane_width}x#{pane_height}'])).trim();
+    await expect.poll(() => page.locator('.term-status').textContent()).toContain(size.replace('x', '×'));
+
+    const typing = page.getByRole('switch');
+    expect(await typing.isChecked()).toBe(false);
+    await page.locator('.xterm').click();
+    await page.keyboard.type('zzqq');
+    // Nothing went to the pane while typing is off...
+    await typing.check();
+    expect(await page.locator('.switch').textContent()).toBe('Typing: on');
+    await page.locator('.xterm').click();
+    await page.keyboard.type('hello from the page');
+    // ...and what is typed with it on reaches the agent's editor.
+    const screen = await rig.waitForScreen('alice', /hello from the page/);
+    expect(screen).not.toContain('zzqq');
+    for (let i = 0; i < 'hello from the page'.length; i++) await page.keyboard.press('Backspace');
+    await rig.waitForScreen('alice', /^(?![\s\S]*hello from the page)/);
+    await typing.uncheck();
+    // The tmux window keeps its size: the page never resizes it.
+    await page.setViewportSize({ width: 390, height: 800 });
+    expect((await rig.tmux(['display-message', '-p', '-t', pane.pane, '#{pane_width}x#{pane_height}'])).trim()).toBe(size);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('answers a waiting question with its button', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await api(rig).call('POST', '/v1/terminals/bob/input', { text: '/menu' });
+    await card('bob', 'waiting_input').waitFor({ timeout: 20_000 });
+    const button = card('bob').getByRole('button', { name: '1. Allow once' });
+    await button.waitFor();
+    expect(await card('bob').locator('.question .q').textContent()).toMatch(/Allow execution of \[Shell\]: touch approved\.txt\?/);
+    await button.click();
+    await rig.waitForScreen('bob', /approved/);
+    await expect.poll(() => card('bob').getAttribute('data-state'), { timeout: 20_000 }).not.toBe('waiting_input');
+    expect(await card('bob').locator('.question').count()).toBe(0);
+  });
+
+  it('fits a phone: one column of cards at 390 pixels, nothing wider than the screen, usable with the keyboard', async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(new URL('/#/', base).href);
+    await card('bob').waitFor();
+    const boxes = await Promise.all(['alice', 'bob'].map((a) => card(a).boundingBox()));
+    expect(boxes[0]!.x).toBe(boxes[1]!.x);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    for (const view of ['#/work', '#/terminal/bob']) {
+      await page.goto(new URL(`/${view}`, base).href);
+      await page.locator('main > section').waitFor();
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), view).toBeLessThanOrEqual(390);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // From the top of the page, Tab reaches the first agent's link and Enter opens its terminal.
+    await page.goto(new URL('/#/', base).href);
+    await card('alice').waitFor();
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate('document.activeElement?.textContent')) === 'alice') break;
+    }
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/terminal\/alice$/);
+  });
+
+  it('answers 401 without the login on every route: the page, its assets, the API, the streams, a used token', async () => {
+    const target = { host: base.hostname, port: Number(base.port) };
+    const assets = await readdir(path.join(packageRoot, 'dist', 'web', 'assets'));
+    const routes: [string, string, string?][] = [
+      ['GET', '/'],
+      ['GET', '/index.html'],
+      ...assets.map((a): [string, string] => ['GET', `/assets/${a}`]),
+      ['GET', '/v1/health'],
+      ['GET', '/v1/terminals'],
+      ['GET', '/v1/terminals/alice/screen'],
+      ['GET', '/v1/events'],
+      ['GET', '/v1/terminals/alice/stream'],
+      ['GET', '/v1/jobs'],
+      ['GET', '/v1/tasks'],
+      ['GET', '/v1/flows'],
+      ['GET', '/v1/terminals/alice/inbox'],
+      ['POST', '/v1/jobs', JSON.stringify({ target: 'alice', text: 'x' })],
+      ['POST', '/v1/messages', JSON.stringify({ to: 'alice', text: 'x' })],
+      ['POST', '/v1/terminals/alice/keys', JSON.stringify({ data: 'x' })],
+      ['POST', '/v1/terminals/alice/answer', JSON.stringify({ choice: '1' })],
+      ['GET', '/login'],
+      ['GET', '/login?token=not-a-token'],
+      ['GET', '/no-such-page'],
+    ];
+    for (const [method, url, body] of routes) {
+      const r = await raw(target, method, url, body, { cookie: 'jaggers_web=forged' });
+      expect(r.status, `${method} ${url}`).toBe(401);
+      if (url.startsWith('/v1/')) expect(r.json().error?.code, `${method} ${url}`).toMatch(/^E_/);
+    }
+    // A browser of its own, with no cookie: the page does not load.
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    const res = await p.goto(new URL('/', base).href);
+    expect(res?.status()).toBe(401);
+    await other.close();
+  });
+});
