@@ -252,6 +252,7 @@ function form(id: string, title: string, fields: HTMLElement[], submit: (v: Valu
     for (const [k, val] of new FormData(f)) v[k] = String(val).trim() === '' ? '' : String(val);
     button.disabled = true;
     out.className = 'result';
+    out.setAttribute('role', 'status');
     out.textContent = '…';
     submit(v)
       .then((text) => {
