@@ -12,8 +12,12 @@ import type { InboxView, JobView, TerminalView as Agent, WorktreeInfo } from './
 import { WorkView } from './work.js';
 
 const EVENT_TYPES = ['hello', 'state', 'turn', 'pin', 'fork', 'notice', 'job', 'message', 'task', 'gap'];
-/** How long after an event the lists behind the cards are read again: a burst of events reads them once. */
-const REFRESH_MS = 150;
+/**
+ * How long after an event the lists behind the cards are read again (a burst of events reads them once):
+ * soon for what the event left out and the page must show (a question, a new job), later for details.
+ */
+const SOON_MS = 150;
+const LATER_MS = 1000;
 
 const model = emptyModel();
 const overview = new Overview(model, () => schedule('terminals'));
@@ -47,7 +51,7 @@ async function loadTerminals(): Promise<void> {
 async function loadJobs(): Promise<void> {
   setJobs(model, await get<JobView[]>('/v1/jobs'));
   for (const k of model.terminals.keys()) overview.render(k);
-  work.renderJobs();
+  if (route().view === 'work') work.renderJobs();
 }
 
 async function loadWorktrees(): Promise<void> {
@@ -74,32 +78,32 @@ async function loadAll(): Promise<void> {
   }
 }
 
-// The lists read again after events, each at most once per REFRESH_MS.
-type Refresh = 'terminals' | 'jobs' | 'tasks' | 'worktrees' | 'all';
-const timers = new Map<string, number>();
-const inboxes = new Set<string>();
-function schedule(what: Refresh | `inbox:${string}`): void {
-  if (what.startsWith('inbox:')) inboxes.add(what.slice(6));
-  if (timers.has(what)) return;
-  timers.set(
-    what,
-    window.setTimeout(() => {
-      timers.delete(what);
-      const run =
-        what === 'all'
-          ? loadAll()
-          : what === 'terminals'
-            ? loadTerminals()
-            : what === 'jobs'
-              ? loadJobs()
-              : what === 'tasks'
-                ? work.loadTasks()
-                : what === 'worktrees'
-                  ? loadWorktrees()
-                  : loadInbox(what.slice(6));
-      run.catch(showError);
-    }, REFRESH_MS),
-  );
+// The lists read again after events: each list once per burst, at the earliest time asked for.
+type List = 'terminals' | 'jobs' | 'tasks' | 'worktrees' | 'all';
+/** Each list's pending read: when it is due, and its timer. */
+const timers = new Map<string, { due: number; timer: number }>();
+function schedule(what: List | `inbox:${string}`, delay = SOON_MS): void {
+  const due = Date.now() + delay;
+  const pending = timers.get(what);
+  if (pending && pending.due <= due) return;
+  if (pending) window.clearTimeout(pending.timer);
+  const timer = window.setTimeout(() => {
+    timers.delete(what);
+    const run =
+      what === 'all'
+        ? loadAll()
+        : what === 'terminals'
+          ? loadTerminals()
+          : what === 'jobs'
+            ? loadJobs()
+            : what === 'tasks'
+              ? work.loadTasks()
+              : what === 'worktrees'
+                ? loadWorktrees()
+                : loadInbox(what.slice(6));
+    run.catch(showError);
+  }, delay);
+  timers.set(what, { due, timer });
 }
 
 function connect(): void {
@@ -121,8 +125,8 @@ function connect(): void {
       const fx = applyEvent(model, e);
       for (const k of fx.cards) overview.render(k, Date.now(), e.id);
       if (fx.reload) return schedule('all');
-      if (fx.terminals) schedule('terminals');
-      if (fx.jobs) schedule('jobs');
+      if (fx.terminals) schedule('terminals', fx.terminals === 'soon' ? SOON_MS : LATER_MS);
+      if (fx.jobs) schedule('jobs', fx.jobs === 'soon' ? SOON_MS : LATER_MS);
       if (fx.tasks && route().view === 'work') schedule('tasks');
       if (fx.worktrees) schedule('worktrees');
       for (const k of fx.inbox) schedule(`inbox:${k}`);

@@ -12,11 +12,18 @@ export interface Model {
   worktrees: WorktreeInfo[];
 }
 
+/**
+ * When a list is to be read again: `soon`, the event left something out that the page must show now (a
+ * question, a new job's text); `later`, details that may lag a little (what an agent waits for, why a
+ * queued job waits). Reading less often keeps the page and the supervisor free for the events themselves.
+ */
+export type Refresh = false | 'soon' | 'later';
+
 /** What an event asks of the page: cards to redraw at once, lists to read again. */
 export interface Effects {
   cards: Set<string>;
-  terminals: boolean;
-  jobs: boolean;
+  terminals: Refresh;
+  jobs: Refresh;
   tasks: boolean;
   inbox: Set<string>;
   worktrees: boolean;
@@ -72,7 +79,7 @@ export function applyEvent(m: Model, e: PageEvent): Effects {
       const d = e.data as unknown as StateEventData;
       const t = findTerminal(m, d);
       if (!t) {
-        fx.terminals = true;
+        fx.terminals = 'soon';
         break;
       }
       const was = t.state;
@@ -83,8 +90,8 @@ export function applyEvent(m: Model, e: PageEvent): Effects {
       // The question and what the agent waits for are not in the event: read them with the list.
       if (d.state !== 'waiting_input') t.question = null;
       fx.cards.add(agentKey(t));
-      fx.terminals = true;
-      if (was !== t.state && (t.state === 'done' || t.state === 'idle')) fx.jobs = true;
+      fx.terminals = t.state === 'waiting_input' ? 'soon' : 'later';
+      if (was !== t.state && (t.state === 'done' || t.state === 'idle')) fx.jobs = 'later';
       break;
     }
     case 'job': {
@@ -97,8 +104,8 @@ export function applyEvent(m: Model, e: PageEvent): Effects {
         if (d.terminalId !== undefined) j.terminalId = d.terminalId;
         if (d.agent !== undefined) j.agent = d.agent;
       }
-      // A new job, or one that changed its place: the list has the rest (its text, its queue position).
-      fx.jobs = true;
+      // A new job: the list has the rest (its text, its place in the queue); a known one changed here.
+      fx.jobs = j ? 'later' : 'soon';
       const t = findTerminal(m, { terminalId: d.terminalId, agent: d.agent });
       if (t) fx.cards.add(agentKey(t));
       if (FINAL_JOB_STATES.has(d.state) && j?.worktree) fx.worktrees = true;
@@ -127,7 +134,7 @@ export function applyEvent(m: Model, e: PageEvent): Effects {
     }
     case 'task':
       fx.tasks = true;
-      fx.terminals = true;
+      fx.terminals = 'later';
       break;
     case 'gap':
     case 'hello':

@@ -11,6 +11,8 @@ export class Overview {
   private readonly grid = h('div', { class: 'cards' });
   private readonly empty = h('p', { class: 'muted' }, 'No agents yet: start them with `jaggers up`.');
   private readonly cards = new Map<string, HTMLElement>();
+  /** What each card shows now (but the time in state): a card is drawn again only when it changed. */
+  private readonly shown = new Map<string, string>();
   /** An answer's error, shown on its card until the card's question changes. */
   private readonly answerErrors = new Map<string, string>();
 
@@ -28,6 +30,7 @@ export class Overview {
       if (this.model.terminals.has(k)) continue;
       el.remove();
       this.cards.delete(k);
+      this.shown.delete(k);
     }
     for (const k of keys) this.render(k, now);
     // In the API's order.
@@ -50,10 +53,13 @@ export class Overview {
       this.grid.append(el);
       this.empty.hidden = true;
     }
+    if (eventId !== null) el.dataset.event = String(eventId);
+    const sign = JSON.stringify({ ...v, elapsed: null, error: this.answerErrors.get(key) ?? null });
+    if (this.shown.get(key) === sign) return;
+    this.shown.set(key, sign);
     el.className = `card st-${v.state}`;
     el.dataset.agent = key;
     el.dataset.state = v.state;
-    if (eventId !== null) el.dataset.event = String(eventId);
     fill(el, ...this.body(v));
   }
 
@@ -131,8 +137,10 @@ export class Overview {
       this.onAnswered();
     } catch (e) {
       this.answerErrors.set(v.key, e instanceof ApiError ? e.message : String(e));
-      this.render(v.key);
     }
+    // Its buttons were disabled here, outside what the card shows: drawn again whatever comes next.
+    this.shown.delete(v.key);
+    this.render(v.key);
   }
 }
 
