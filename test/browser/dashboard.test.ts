@@ -160,6 +160,51 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     expect(await card('bob').locator('.question').count()).toBe(0);
   });
 
+  it("the work page: a message in bob's inbox, a workflow from its form, its turn's prompt and reply, the API's own errors", async () => {
+    await page.getByRole('link', { name: 'Work', exact: true }).click();
+    const message = page.getByRole('form', { name: 'Send a message' });
+    await message.getByLabel('To').fill('bob');
+    await message.getByLabel('Message').fill('the page says hello');
+    await message.getByRole('button', { name: 'Send a message' }).click();
+    await expect.poll(() => message.getByRole('status').textContent()).toMatch(/^message m-[0-9a-f]+ sent$/);
+    const sent = /(m-[0-9a-f]+)/.exec((await message.getByRole('status').textContent()) ?? '')![1]!;
+    await page.locator('#inbox-agent').selectOption('bob');
+    await page.locator('#inbox').getByText(sent, { exact: true }).waitFor();
+
+    const workflow = page.getByRole('form', { name: 'Start a workflow' });
+    await workflow.getByLabel('Workflow').fill('no-such-workflow');
+    await workflow.getByLabel('Task').fill('plan a tool that prints the date');
+    await workflow.getByRole('button', { name: 'Start a workflow' }).click();
+    const refused = await api(rig)
+      .call('POST', '/v1/tasks', { workflow: 'no-such-workflow', text: 'x' })
+      .then(
+        () => '',
+        (e: Error) => e.message,
+      );
+    expect(refused).toMatch(/no-such-workflow/);
+    await expect.poll(() => workflow.getByRole('alert').textContent()).toBe(refused.replace(/^jaggers: /, ''));
+
+    await workflow.getByLabel('Workflow').fill('handoff');
+    await workflow.getByLabel('Task').fill('plan a tool that prints the date');
+    await workflow.getByLabel(/^Agents/).fill('bob');
+    await workflow.getByRole('button', { name: 'Start a workflow' }).click();
+    await expect.poll(() => workflow.getByRole('status').textContent()).toMatch(/^task t-[0-9a-f]+ started/);
+    const task = /(t-[0-9a-f]+)/.exec((await workflow.getByRole('status').textContent()) ?? '')![1]!;
+    const done = await api(rig).call<{ status: string; turns: { seq: number }[] }>('GET', `/v1/tasks/${task}/wait?timeout=60`);
+    expect(done.status).toBe('done');
+    const seq = done.turns[0]!.seq;
+    const reply = await api(rig).call<{ text: string }>('GET', `/v1/tasks/${task}/turns/${seq}/reply`);
+
+    const row = page.locator(`details.task[data-task="${task}"]`);
+    await row.locator('summary').click();
+    await expect.poll(() => row.locator('summary .pill').textContent(), { timeout: 15_000 }).toBe('done');
+    const turn = row.locator(`li[data-turn="${seq}"]`);
+    await turn.locator('summary', { hasText: 'prompt' }).click();
+    await expect.poll(() => turn.locator('pre').first().textContent()).toContain('plan a tool that prints the date');
+    await turn.locator('summary', { hasText: 'reply' }).click();
+    await expect.poll(() => turn.locator('pre').nth(1).textContent()).toBe(reply.text);
+  });
+
   it('fits a phone: one column of cards at 390 pixels, nothing wider than the screen, usable with the keyboard', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(new URL('/#/', base).href);
