@@ -6,6 +6,8 @@
 //    page's card for that agent takes it: the card's `data-event` attribute changes (a MutationObserver,
 //    the DOM changed) and the frame after it (requestAnimationFrame, drawn). Both clocks are the wall
 //    clock's (performance.timeOrigin + now()), on one machine. Latency = page time - this process's.
+//    Beside it, both readers against the event's own `at` (the supervisor's clock when it published
+//    it, in whole ms): what the reference itself lags by on a loaded machine.
 // 2. First load: the bytes the browser took for the page itself (index.html and its assets, compressed
 //    as sent), from the Resource Timing entries of a fresh browser; and the API's JSON it read at load.
 //
@@ -28,7 +30,7 @@ let browser;
 try {
   // This process's view of the event stream.
   const seen = new Map();
-  const events = api.events('/v1/events?types=state', (e) => seen.set(e.id, { t: now(), agent: e.data.agent, state: e.data.state }), { signal: stream.signal });
+  const events = api.events('/v1/events?types=state', (e) => seen.set(e.id, { t: now(), at: Date.parse(e.at) }), { signal: stream.signal });
   events.catch(() => {});
 
   browser = await launchBrowser();
@@ -87,6 +89,8 @@ try {
   const byId = new Map(cardTimes.map(([id, dom, drawn]) => [id, { dom, drawn }]));
   const dom = [];
   const drawn = [];
+  const nodeLag = [];
+  const pageLag = [];
   let missing = 0;
   for (const [id, e] of seen) {
     if (id <= startId) continue;
@@ -97,14 +101,18 @@ try {
     }
     dom.push(c.dom - e.t);
     drawn.push(c.drawn - e.t);
+    nodeLag.push(e.t - e.at);
+    pageLag.push(c.dom - e.at);
   }
-  dom.sort((a, b) => a - b);
-  drawn.sort((a, b) => a - b);
+  for (const xs of [dom, drawn, nodeLag, pageLag]) xs.sort((a, b) => a - b);
 
   console.log(`bench-web: ${AGENTS} agents, ${jobs.length} jobs (think ${THINK_MS} ms), load ${load()}`);
   console.log(`event on /v1/events -> card changed, ${dom.length} state events (${missing} never reached a card):`);
   console.log(`  DOM    p50 ${f(pct(dom, 50))}  p90 ${f(pct(dom, 90))}  p99 ${f(pct(dom, 99))}  max ${f(dom.at(-1))}  min ${f(dom[0])}`);
   console.log(`  drawn  p50 ${f(pct(drawn, 50))}  p90 ${f(pct(drawn, 90))}  p99 ${f(pct(drawn, 99))}  max ${f(drawn.at(-1))}`);
+  console.log(
+    `from the event's own time (published, ms): this reader p50 ${f(pct(nodeLag, 50))} p99 ${f(pct(nodeLag, 99))}; the card (DOM) p50 ${f(pct(pageLag, 50))} p99 ${f(pct(pageLag, 99))}`,
+  );
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
   console.log(
     `first load: page ${first.page.files} files, ${kb(first.page.encoded)} compressed (${kb(first.page.decoded)} uncompressed, ${kb(first.page.transfer)} with headers); API ${first.api.requests} requests, ${kb(first.api.encoded)}`,
