@@ -57,6 +57,9 @@ try {
 
   // Every card change, with the event that made it: its time in the DOM and at the next frame.
   await page.evaluate(`{
+    // The page's main thread busy for 50 ms or more at a time (its own work, or the machine's CPU taken).
+    window.longTasks = [];
+    new PerformanceObserver((l) => window.longTasks.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
     window.cardTimes = [];
     const stamp = () => performance.timeOrigin + performance.now();
     new MutationObserver((records) => {
@@ -86,6 +89,7 @@ try {
   await page.waitForFunction(`window.cardTimes.some(([id]) => id >= ${last})`, null, { timeout: 10_000 }).catch(() => {});
 
   const cardTimes = await page.evaluate('window.cardTimes');
+  const longTasks = await page.evaluate('window.longTasks');
   const byId = new Map(cardTimes.map(([id, dom, drawn]) => [id, { dom, drawn }]));
   const dom = [];
   const drawn = [];
@@ -113,6 +117,7 @@ try {
   console.log(
     `from the event's own time (published, ms): this reader p50 ${f(pct(nodeLag, 50))} p99 ${f(pct(nodeLag, 99))}; the card (DOM) p50 ${f(pct(pageLag, 50))} p99 ${f(pct(pageLag, 99))}`,
   );
+  console.log(`the page's long tasks (>= 50 ms) meanwhile: ${longTasks.length}${longTasks.length ? `, longest ${f(Math.max(...longTasks))}` : ''}`);
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
   console.log(
     `first load: page ${first.page.files} files, ${kb(first.page.encoded)} compressed (${kb(first.page.decoded)} uncompressed, ${kb(first.page.transfer)} with headers); API ${first.api.requests} requests, ${kb(first.api.encoded)}`,
