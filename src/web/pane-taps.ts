@@ -1,8 +1,10 @@
 // Live pane output for the dashboard's terminals (issue 29): the `%output` of a control connection of its
 // own, opened with the first open tap and closed with the last. Its own, because the watcher pauses a busy
 // pane's output to its connection (FlowControl): pauses are per client, so this one's output still flows.
-// tmux sends a control client every pane's output until told otherwise: a pane nobody taps is turned off
-// (`refresh-client -A %N:off`) the first time its output comes, and on again when a tap opens on it.
+// tmux sends a control client every pane's output until told otherwise: a pane nobody taps is paused for
+// this client (`refresh-client -A %N:pause`) the first time its output comes, and continued when a tap
+// opens on it. Not `%N:off`: on tmux 3.3a a control client that exits with panes turned off brought the
+// whole server down (in 3 of 3 runs of 40 rounds; pause and continue in none of 6, docs/tmux-and-node-facts.md).
 // A tap's snapshot (capture-pane -e and the cursor) is read on the same connection: tmux writes a command's
 // reply and the panes' output in the order it made them, so output before the reply is in the snapshot
 // and output after it is new: nothing is lost or shown twice.
@@ -102,8 +104,8 @@ function send(conn: Conn, args: readonly string[]): void {
 export class PaneTaps {
   private conn: Promise<Conn> | null = null;
   private readonly panes = new Map<string, PaneEntry>();
-  /** Panes this connection was told to stop sending (or whose output was never asked for). */
-  private readonly off = new Set<string>();
+  /** Panes this connection was told to stop sending (paused: nobody taps them). */
+  private readonly paused = new Set<string>();
   private readonly dirty = new Set<Sub>();
   private flushing = false;
   private readonly defer: (fn: () => void) => void;
@@ -129,7 +131,7 @@ export class PaneTaps {
     }
     const sub: Sub = { sink, syncAt: Infinity, held: [], closed: false };
     pane.subs.add(sub);
-    if (this.off.delete(paneId) || pane.subs.size === 1) send(conn, ['refresh-client', '-A', `${paneId}:on`]);
+    if (this.paused.delete(paneId) || pane.subs.size === 1) send(conn, ['refresh-client', '-A', `${paneId}:continue`]);
     return {
       snapshot: () => this.snapshot(conn, paneId, sub),
       close: () => this.untap(conn, paneId, sub),
@@ -158,7 +160,7 @@ export class PaneTaps {
     return snapshotOf(c.lines, d.lines[0] ?? '');
   }
 
-  /** The tap ends (`reason`: told to its sink); the pane's output is turned off when nobody taps it. */
+  /** The tap ends (`reason`: told to its sink); the pane's output is paused when nobody taps it. */
   private untap(conn: Conn, paneId: string, sub: Sub, reason?: string): void {
     if (sub.closed) return;
     this.flushSub(sub);
@@ -174,8 +176,8 @@ export class PaneTaps {
       void this.drop(conn, 'closed');
       return;
     }
-    this.off.add(paneId);
-    send(conn, ['refresh-client', '-A', `${paneId}:off`]);
+    this.paused.add(paneId);
+    send(conn, ['refresh-client', '-A', `${paneId}:pause`]);
   }
 
   private connection(): Promise<Conn> {
@@ -212,7 +214,7 @@ export class PaneTaps {
     if (this.conn === null) {
       for (const [paneId, pane] of [...this.panes]) for (const sub of [...pane.subs]) this.untap(conn, paneId, sub, reason);
       this.panes.clear();
-      this.off.clear();
+      this.paused.clear();
     }
     await conn.c.close().catch(() => {});
   }
@@ -220,9 +222,9 @@ export class PaneTaps {
   private onOutput(conn: Conn, paneId: string, data: Buffer): void {
     const pane = this.panes.get(paneId);
     if (!pane) {
-      if (!this.off.has(paneId)) {
-        this.off.add(paneId);
-        send(conn, ['refresh-client', '-A', `${paneId}:off`]);
+      if (!this.paused.has(paneId)) {
+        this.paused.add(paneId);
+        send(conn, ['refresh-client', '-A', `${paneId}:pause`]);
       }
       return;
     }

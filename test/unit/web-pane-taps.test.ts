@@ -66,7 +66,7 @@ describe('pane taps', () => {
   it('passes on the output after the snapshot reply only, decoded, one event per flush', async () => {
     const x = setup();
     const { tap, got } = await openTap(x, '%1');
-    expect(x.tmux.written.at(-1)).toBe("refresh-client -A '%1:on'");
+    expect(x.tmux.written.at(-1)).toBe("refresh-client -A '%1:continue'");
     x.tmux.reply();
     const snap = tap.snapshot();
     expect(x.tmux.written.slice(-2)).toEqual([
@@ -88,16 +88,16 @@ describe('pane taps', () => {
     expect(got).toEqual(['output new a €']);
   });
 
-  it('turns off a pane nobody taps once, and on again when a tap opens on it', async () => {
+  it('pauses a pane nobody taps once, and continues it when a tap opens on it', async () => {
     const x = setup();
     await openTap(x, '%1');
     x.tmux.reply();
     x.tmux.output('%7', 'noise');
     x.tmux.output('%7', 'more noise');
-    expect(x.tmux.written.filter((l) => l === "refresh-client -A '%7:off'")).toHaveLength(1);
+    expect(x.tmux.written.filter((l) => l === "refresh-client -A '%7:pause'")).toHaveLength(1);
     x.tmux.reply();
     await openTap(x, '%7', false);
-    expect(x.tmux.written.at(-1)).toBe("refresh-client -A '%7:on'");
+    expect(x.tmux.written.at(-1)).toBe("refresh-client -A '%7:continue'");
   });
 
   it('sizes and deaths come from the subscription; a dead pane ends its taps', async () => {
@@ -123,7 +123,7 @@ describe('pane taps', () => {
     x.tmux.reply();
     expect(x.taps.open).toBe(2);
     a.tap.close();
-    expect(x.tmux.written.at(-1)).toBe("refresh-client -A '%1:off'");
+    expect(x.tmux.written.at(-1)).toBe("refresh-client -A '%1:pause'");
     b.tap.close();
     expect(x.taps.open).toBe(0);
     expect(x.connects()).toBe(1);
