@@ -124,6 +124,7 @@ function connect(): void {
       if (!e) return;
       const fx = applyEvent(model, e);
       for (const k of fx.cards) overview.render(k, Date.now(), e.id);
+      if (e.type === 'job' && route().view === 'work') work.renderJobs();
       if (fx.reload) return schedule('all');
       if (fx.terminals) schedule('terminals', fx.terminals === 'soon' ? SOON_MS : LATER_MS);
       if (fx.jobs) schedule('jobs', fx.jobs === 'soon' ? SOON_MS : LATER_MS);

@@ -14,6 +14,8 @@ import { Rig } from '../helpers/rig.js';
 import { launchBrowser, noBrowser } from './browser.js';
 
 const why = noBrowser();
+/** How long a poll of the page waits (expect.poll's own default, 1 s, is short on a loaded machine). */
+const POLL = { timeout: 15_000, interval: 100 };
 
 interface WebLogin {
   url: string;
@@ -65,10 +67,10 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     expect(new URL(page.url()).pathname).toBe('/');
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name.startsWith('jaggers_web'))).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
-    await expect.poll(() => card('alice').count()).toBe(1);
-    await expect.poll(() => card('bob').count()).toBe(1);
+    await expect.poll(() => card('alice').count(), POLL).toBe(1);
+    await expect.poll(() => card('bob').count(), POLL).toBe(1);
     await card('alice', 'idle').waitFor();
-    await expect.poll(() => page.locator('.live').textContent()).toBe('live');
+    await expect.poll(() => page.locator('.live').textContent(), POLL).toBe('live');
     // The token was for one login only.
     const again = await raw({ host: base.hostname, port: Number(base.port) }, 'GET', `/login?token=${encodeURIComponent(l.token)}`);
     expect(again.status).toBe(401);
@@ -89,12 +91,12 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     await form.getByLabel('Agent').fill('nobody');
     await form.getByLabel('Prompt').fill('count the words in README.md');
     await form.getByRole('button', { name: 'Assign a job' }).click();
-    await expect.poll(() => form.getByRole('alert').textContent()).toMatch(/nobody/);
+    await expect.poll(() => form.getByRole('alert').textContent(), POLL).toMatch(/nobody/);
 
     await form.getByLabel('Agent').fill('alice');
     await form.getByLabel('Prompt').fill('count the words in README.md');
     await form.getByRole('button', { name: 'Assign a job' }).click();
-    await expect.poll(() => form.getByRole('status').textContent()).toMatch(/^job j-[0-9a-f]+ recorded/);
+    await expect.poll(() => form.getByRole('status').textContent(), POLL).toMatch(/^job j-[0-9a-f]+ recorded/);
     const job = /job (j-[0-9a-f]+)/.exec((await form.getByRole('status').textContent()) ?? '')![1]!;
     await page.locator(`tr[data-job="${job}"] [data-job-state="running"]`).waitFor({ timeout: 30_000 });
     await page.getByRole('link', { name: 'Agents', exact: true }).click();
@@ -124,7 +126,7 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     // At the pane's own size, whatever the page's width.
     const pane = await api(rig).call<TerminalView>('GET', '/v1/terminals/alice');
     const size = (await rig.tmux(['display-message', '-p', '-t', pane.pane, '#{pane_width}x#{pane_height}'])).trim();
-    await expect.poll(() => page.locator('.term-status').textContent()).toContain(size.replace('x', '×'));
+    await expect.poll(() => page.locator('.term-status').textContent(), POLL).toContain(size.replace('x', '×'));
 
     const typing = page.getByRole('switch');
     expect(await typing.isChecked()).toBe(false);
@@ -166,7 +168,7 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     await message.getByLabel('To').fill('bob');
     await message.getByLabel('Message').fill('the page says hello');
     await message.getByRole('button', { name: 'Send a message' }).click();
-    await expect.poll(() => message.getByRole('status').textContent()).toMatch(/^message m-[0-9a-f]+ sent$/);
+    await expect.poll(() => message.getByRole('status').textContent(), POLL).toMatch(/^message m-[0-9a-f]+ sent$/);
     const sent = /(m-[0-9a-f]+)/.exec((await message.getByRole('status').textContent()) ?? '')![1]!;
     await page.locator('#inbox-agent').selectOption('bob');
     await page.locator('#inbox').getByText(sent, { exact: true }).waitFor();
@@ -182,13 +184,13 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
         (e: Error) => e.message,
       );
     expect(refused).toMatch(/no-such-workflow/);
-    await expect.poll(() => workflow.getByRole('alert').textContent()).toBe(refused.replace(/^jaggers: /, ''));
+    await expect.poll(() => workflow.getByRole('alert').textContent(), POLL).toBe(refused.replace(/^jaggers: /, ''));
 
     await workflow.getByLabel('Workflow').fill('handoff');
     await workflow.getByLabel('Task').fill('plan a tool that prints the date');
     await workflow.getByLabel(/^Agents/).fill('bob');
     await workflow.getByRole('button', { name: 'Start a workflow' }).click();
-    await expect.poll(() => workflow.getByRole('status').textContent()).toMatch(/^task t-[0-9a-f]+ started/);
+    await expect.poll(() => workflow.getByRole('status').textContent(), POLL).toMatch(/^task t-[0-9a-f]+ started/);
     const task = /(t-[0-9a-f]+)/.exec((await workflow.getByRole('status').textContent()) ?? '')![1]!;
     const done = await api(rig).call<{ status: string; turns: { seq: number }[] }>('GET', `/v1/tasks/${task}/wait?timeout=60`);
     expect(done.status).toBe('done');
@@ -200,9 +202,9 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     await expect.poll(() => row.locator('summary .pill').textContent(), { timeout: 15_000 }).toBe('done');
     const turn = row.locator(`li[data-turn="${seq}"]`);
     await turn.locator('summary', { hasText: 'prompt' }).click();
-    await expect.poll(() => turn.locator('pre').first().textContent()).toContain('plan a tool that prints the date');
+    await expect.poll(() => turn.locator('pre').first().textContent(), POLL).toContain('plan a tool that prints the date');
     await turn.locator('summary', { hasText: 'reply' }).click();
-    await expect.poll(() => turn.locator('pre').nth(1).textContent()).toBe(reply.text);
+    await expect.poll(() => turn.locator('pre').nth(1).textContent(), POLL).toBe(reply.text);
   });
 
   it('fits a phone: one column of cards at 390 pixels, nothing wider than the screen, usable with the keyboard', async () => {
