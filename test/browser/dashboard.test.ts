@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResultView, TerminalView } from '../../src/api/types.js';
 import { packageRoot } from '../../src/package-root.js';
 import { api, raw } from '../helpers/api.js';
-import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
+import { writeFakeProfile, writeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
 import { launchBrowser, noBrowser } from './browser.js';
 
@@ -39,10 +39,13 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     rig = await Rig.create();
     // The demo agent, thinking long enough for a person (and the test) to see it busy.
     await writeFakeProfile(rig.root, 'demo-slow', ['--think-ms', '2500', '--replies', 'work']);
+    // And a plain program that prints in colour, for the terminal's colours.
+    await writeProfile(rig.root, 'colours', { command: 'sh', args: ['-c', "printf 'plain \\033[31mred text\\033[0m\\n'; exec cat"] });
     await writeProject(rig.root, {
       agents: [
         { name: 'alice', profile: 'demo-slow' },
         { name: 'bob', profile: 'demo' },
+        { name: 'carol', profile: 'colours' },
       ],
     });
     const up = await rig.run(['up']);
@@ -147,6 +150,13 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     await page.setViewportSize({ width: 390, height: 800 });
     expect((await rig.tmux(['display-message', '-p', '-t', pane.pane, '#{pane_width}x#{pane_height}'])).trim()).toBe(size);
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("shows a pane's colours: the snapshot's red text is drawn red", async () => {
+    await page.goto(new URL('/#/terminal/carol', base).href);
+    const red = page.locator('.xterm-rows span.xterm-fg-1', { hasText: 'red text' });
+    await red.waitFor({ timeout: 15_000 });
+    expect(await page.locator('.xterm-rows span.xterm-fg-1', { hasText: 'plain' }).count()).toBe(0);
   });
 
   it('answers a waiting question with its button', async () => {
