@@ -11,11 +11,11 @@
 // 2. First load: the bytes the browser took for the page itself (index.html and its assets, compressed
 //    as sent), from the Resource Timing entries of a fresh browser; and the API's JSON it read at load.
 //
-// Usage: npm run build && node scripts/bench-web.mjs [jobsPerAgent=8] [agents=10] [thinkMs=300]
+// Usage: npm run build && node scripts/bench-web.mjs [jobsPerAgent=20] [agents=10] [thinkMs=300]
 import { pct, load } from './bench-lib.mjs';
 import { demoWorld, launchBrowser, webLogin } from './web-browser.mjs';
 
-const [JOBS = 8, AGENTS = 10, THINK_MS = 300] = process.argv.slice(2).map(Number);
+const [JOBS = 20, AGENTS = 10, THINK_MS = 300] = process.argv.slice(2).map(Number);
 const names = Array.from({ length: AGENTS }, (_, i) => `agent${String(i + 1).padStart(2, '0')}`);
 const now = () => performance.timeOrigin + performance.now();
 const f = (x) => (x === undefined ? '-' : `${x.toFixed(1)} ms`);
