@@ -13,7 +13,8 @@ import { silentLog } from '../../src/logger.js';
 import { buildApp } from '../../src/supervisor/app.js';
 import { ensureToken } from '../../src/supervisor/tcp.js';
 import { WebListener } from '../../src/web/listener.js';
-import { raw, type RawResponse } from '../helpers/api.js';
+import type { HealthView } from '../../src/api/types.js';
+import { api, raw, waitPidGone, type RawResponse } from '../helpers/api.js';
 import { startInProcess, type InProcess } from '../helpers/in-process.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
@@ -178,6 +179,21 @@ describe('jaggers web, on a real supervisor', () => {
     } finally {
       s.close();
     }
+  });
+
+  it('a new supervisor listens on the same address again; the old session is gone, a new URL logs in', async () => {
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const r = await rig.run(['web', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout) as { address: string; token: string };
+    expect(v.address).toBe(`127.0.0.1:${port}`);
+    expectUnauthorized(await get('/v1/terminals'), 'the old session after a restart');
+    const login = await get(`/login?token=${v.token}`, {});
+    expect(login.status).toBe(303);
+    cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    expect((await get('/v1/terminals')).status).toBe(200);
   });
 
   it('jaggers web --stop stops the listener', async () => {
