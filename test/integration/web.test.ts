@@ -176,6 +176,25 @@ describe('jaggers web, on a real supervisor', () => {
       await s.waitFor(() => s.text().includes('typed by the web é'), 'the typed keys echoed in the output');
       // Ctrl-U clears the input line again, as a person would.
       expect((await post('/v1/terminals/alpha/keys', { data: '\u0015' })).status).toBe(200);
+
+      // The window resized: a size event (tmux checks once a second). The program killed: exit, and the end.
+      const pane = await rig.paneOf('alpha');
+      const [cols, rows] = [Number(first.data.cols) - 10, Number(first.data.rows) - 5];
+      await rig.tmux(['resize-window', '-t', pane, '-x', String(cols), '-y', String(rows)]);
+      await s.waitFor(() => s.events.some((e) => e.type === 'size' && e.data.cols === cols && e.data.rows === rows), 'the size event');
+      const pid = Number((await rig.tmux(['display-message', '-p', '-t', pane, '#{pane_pid}'])).trim());
+      process.kill(pid, 'SIGKILL');
+      await s.waitFor(() => s.events.at(-1)?.type === 'exit', 'the exit event');
+      expect(s.events.at(-1)?.data.reason).toMatch(/exited|gone/);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('the event stream, with the cookie', async () => {
+    const s = openStream(port, '/v1/events?types=state', { cookie });
+    try {
+      await s.waitFor(() => s.status() === 200, 'the event stream to answer');
     } finally {
       s.close();
     }
