@@ -116,6 +116,7 @@ describe('jaggers web, on a real supervisor', () => {
     port = Number(/^127\.0\.0\.1:(\d+)$/.exec(v.address)?.[1]);
     expect(port).toBeGreaterThan(0);
     expect(v.url).toBe(`http://127.0.0.1:${port}/login?token=${v.token}`);
+    expect((await api(rig).call<HealthView>('GET', '/v1/health')).web).toBe(v.address);
     const login = await get(`/login?token=${v.token}`, {});
     expect(login.status, login.body).toBe(303);
     expect(login.headers.location).toBe('/');
@@ -219,6 +220,7 @@ describe('jaggers web, on a real supervisor', () => {
     const r = await rig.run(['web', '--stop']);
     expect(r.code, r.stderr).toBe(0);
     await expect(get('/v1/terminals')).rejects.toThrow(/ECONNREFUSED/);
+    expect((await api(rig).call<HealthView>('GET', '/v1/health')).web).toBeNull();
   });
 });
 
