@@ -157,12 +157,18 @@ describe('jaggers web, on a real supervisor', () => {
   it("the terminal stream gives a snapshot, then the agent's reply as output; keys typed arrive in the pane", async () => {
     const idle = await get('/v1/terminals/alpha/wait?state=idle&timeout=30');
     expect(idle.status, idle.body).toBe(200);
+    // The streams' own tmux control client: attached while a stream is open, gone with the last one.
+    const clients = async () => (await rig.tmux(['list-clients', '-F', '#{client_control_mode}'])).split('\n').filter((l) => l === '1').length;
+    const watch = await rig.control();
+    const before = await clients();
+    const detached = new Promise<void>((resolve) => watch.onNotification((n) => n === 'client-detached' && resolve()));
     const s = openStream(port, '/v1/terminals/alpha/stream', { cookie });
     try {
       await s.waitFor(() => s.events.length > 0, 'the first event');
       expect(s.status()).toBe(200);
       const first = s.events[0]!;
       expect(first.type).toBe('snapshot');
+      expect(await clients()).toBe(before + 1);
       expect(first.data).toMatchObject({ cols: expect.any(Number), rows: expect.any(Number), cursor: { x: expect.any(Number), y: expect.any(Number) } });
       expect(stripAnsi(String(first.data.data))).toMatch(/\S/);
 
@@ -184,9 +190,12 @@ describe('jaggers web, on a real supervisor', () => {
       await rig.tmux(['resize-window', '-t', pane, '-x', String(cols), '-y', String(rows)]);
       await s.waitFor(() => s.events.some((e) => e.type === 'size' && e.data.cols === cols && e.data.rows === rows), 'the size event');
       const pid = Number((await rig.tmux(['display-message', '-p', '-t', pane, '#{pane_pid}'])).trim());
+      const open = await clients();
       process.kill(pid, 'SIGKILL');
       await s.waitFor(() => s.events.at(-1)?.type === 'exit', 'the exit event');
       expect(s.events.at(-1)?.data.reason).toMatch(/exited|gone/);
+      await detached;
+      expect(await clients()).toBe(open - 1);
     } finally {
       s.close();
     }
