@@ -12,6 +12,7 @@ interface Snapshot {
   rows: number;
   data: string;
   cursor?: { x: number; y: number };
+  alternate?: boolean;
 }
 
 const MAX_FONT = 14;
@@ -78,9 +79,10 @@ export class TerminalView {
       const s = parse<Snapshot>(e);
       if (!s) return;
       this.setSize(s.cols, s.rows);
+      // `data` is the whole screen as escapes: to the alternate screen first if the pane is on it, the
+      // lines with their colours, then the cursor where the pane has it.
       this.term.reset();
       this.term.write(s.data);
-      if (s.cursor) this.term.write(`\x1b[${s.cursor.y + 1};${s.cursor.x + 1}H`);
       this.status.textContent = `live · ${s.cols}×${s.rows}`;
       this.status.classList.remove('error');
     });

@@ -439,6 +439,8 @@ export function compose(d: SupervisorDeps) {
     store,
     stopping: stopping.signal,
     tcp: null as string | null,
+    /** The web dashboard's address (src/web/listener.ts sets it). */
+    web: null as string | null,
     warnings,
     disk: d.disk,
 
@@ -453,6 +455,7 @@ export function compose(d: SupervisorDeps) {
         project: ctx.projectRoot,
         socket: d.socket,
         tcp: s.tcp,
+        web: s.web,
         terminals: table.list().length,
         log: d.logFile,
         warnings: [...warnings],

@@ -161,6 +161,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       jaggersDir: ctx.jaggersDir,
       token: () => ensureToken(ctx.jaggersDir),
       log,
+      moved: (address) => void (supervisor.web = address),
     });
     closers.push(() => web.close());
     const webProblem = await web.restore();

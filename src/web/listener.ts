@@ -37,6 +37,8 @@ export interface WebListenerDeps {
   /** The API's bearer token, also taken by the gate. */
   token(): Promise<string>;
   log: Log;
+  /** Told the address listened on whenever it changes (null: stopped). */
+  moved?(address: string | null): void;
 }
 
 const DEFAULT: ListenAddress = { host: '127.0.0.1', port: 0 };
@@ -93,6 +95,7 @@ export class WebListener {
   async close(): Promise<void> {
     const c = this.current;
     this.current = null;
+    if (c) this.d.moved?.(null);
     await c?.app.close();
   }
 
@@ -140,6 +143,7 @@ export class WebListener {
     this.current = { app, at: { host: a.host, port }, remote: !isLoopback(a.host) };
     await old?.app.close().catch(() => {});
     const address = formatAddress(this.current.at);
+    this.d.moved?.(address);
     await writeFileAtomic(webConfigPath(this.d.jaggersDir), `${JSON.stringify({ listen: address, ...(allowRemote ? { allowRemote: true } : {}) })}\n`);
     this.d.log.info({ listen: address }, 'web dashboard listening');
     if (!isLoopback(a.host))

@@ -4,7 +4,7 @@
 // tmux sends a control client every pane's output until told otherwise: a pane nobody taps is paused for
 // this client (`refresh-client -A %N:pause`) the first time its output comes, and continued when a tap
 // opens on it. Not `%N:off`: on tmux 3.3a a control client that exits with panes turned off brought the
-// whole server down (in 3 of 3 runs of 40 rounds; pause and continue in none of 6, docs/tmux-and-node-facts.md).
+// whole server down (in 3 of 4 runs of 40 rounds; pause and continue in none of 6, docs/tmux-and-node-facts.md).
 // A tap's snapshot (capture-pane -e and the cursor) is read on the same connection: tmux writes a command's
 // reply and the panes' output in the order it made them, so output before the reply is in the snapshot
 // and output after it is new: nothing is lost or shown twice.

@@ -67,12 +67,21 @@ export function registerTerminalRoutes(app: FastifyInstance, p: TerminalPorts): 
       once: (event: 'drain', fn: () => void) => res.once(event, fn),
       end: () => (live ? res.end() : early.push('')),
     };
+    // What the tap passes on before the stream is made (output after the capture's reply, before the
+    // snapshot's other half came) is kept for it, in order.
     let stream: TerminalStream | null = null;
+    const before: ((s: TerminalStream) => void)[] = [];
+    const to = (f: (s: TerminalStream) => void) => (stream ? f(stream) : before.push(f));
     const tap = await p.taps.tap(e.paneId, {
-      output: (t) => stream?.output(t),
-      size: (c, rows) => stream?.size(c, rows),
-      exit: (why) => stream?.exit(why),
+      output: (t) => to((s) => s.output(t)),
+      size: (c, rows) => to((s) => s.size(c, rows)),
+      exit: (why) => to((s) => s.exit(why)),
     });
+    res.on('close', () => tap.close());
+    if (req.raw.destroyed || res.destroyed) {
+      tap.close();
+      return reply.hijack();
+    }
     let snap;
     try {
       snap = await tap.snapshot();
@@ -80,7 +89,7 @@ export function registerTerminalRoutes(app: FastifyInstance, p: TerminalPorts): 
       tap.close();
       throw err;
     }
-    stream = new TerminalStream(out, () => tap.snapshot());
+    const made = new TerminalStream(out, () => tap.snapshot());
     reply.hijack();
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -89,13 +98,14 @@ export function registerTerminalRoutes(app: FastifyInstance, p: TerminalPorts): 
       'x-accel-buffering': 'no',
     });
     res.write(`: terminal of ${e.agent}, pane ${e.paneId}\n\n`);
-    stream.start(snap);
+    made.start(snap);
+    stream = made;
+    for (const f of before.splice(0)) f(made);
     live = true;
     for (const chunk of early.splice(0)) {
       if (chunk === '') res.end();
       else res.write(chunk);
     }
-    res.on('close', () => tap.close());
     if (res.writableEnded) tap.close();
   });
 

@@ -13,7 +13,8 @@ import { silentLog } from '../../src/logger.js';
 import { buildApp } from '../../src/supervisor/app.js';
 import { ensureToken } from '../../src/supervisor/tcp.js';
 import { WebListener } from '../../src/web/listener.js';
-import { raw, type RawResponse } from '../helpers/api.js';
+import type { HealthView } from '../../src/api/types.js';
+import { api, raw, waitPidGone, type RawResponse } from '../helpers/api.js';
 import { startInProcess, type InProcess } from '../helpers/in-process.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
@@ -115,6 +116,7 @@ describe('jaggers web, on a real supervisor', () => {
     port = Number(/^127\.0\.0\.1:(\d+)$/.exec(v.address)?.[1]);
     expect(port).toBeGreaterThan(0);
     expect(v.url).toBe(`http://127.0.0.1:${port}/login?token=${v.token}`);
+    expect((await api(rig).call<HealthView>('GET', '/v1/health')).web).toBe(v.address);
     const login = await get(`/login?token=${v.token}`, {});
     expect(login.status, login.body).toBe(303);
     expect(login.headers.location).toBe('/');
@@ -155,12 +157,18 @@ describe('jaggers web, on a real supervisor', () => {
   it("the terminal stream gives a snapshot, then the agent's reply as output; keys typed arrive in the pane", async () => {
     const idle = await get('/v1/terminals/alpha/wait?state=idle&timeout=30');
     expect(idle.status, idle.body).toBe(200);
+    // The streams' own tmux control client: attached while a stream is open, gone with the last one.
+    const clients = async () => (await rig.tmux(['list-clients', '-F', '#{client_control_mode}'])).split('\n').filter((l) => l === '1').length;
+    const watch = await rig.control();
+    const before = await clients();
+    const detached = new Promise<void>((resolve) => watch.onNotification((n) => n === 'client-detached' && resolve()));
     const s = openStream(port, '/v1/terminals/alpha/stream', { cookie });
     try {
       await s.waitFor(() => s.events.length > 0, 'the first event');
       expect(s.status()).toBe(200);
       const first = s.events[0]!;
       expect(first.type).toBe('snapshot');
+      expect(await clients()).toBe(before + 1);
       expect(first.data).toMatchObject({ cols: expect.any(Number), rows: expect.any(Number), cursor: { x: expect.any(Number), y: expect.any(Number) } });
       expect(stripAnsi(String(first.data.data))).toMatch(/\S/);
 
@@ -175,15 +183,53 @@ describe('jaggers web, on a real supervisor', () => {
       await s.waitFor(() => s.text().includes('typed by the web é'), 'the typed keys echoed in the output');
       // Ctrl-U clears the input line again, as a person would.
       expect((await post('/v1/terminals/alpha/keys', { data: '\u0015' })).status).toBe(200);
+
+      // The window resized: a size event (tmux checks once a second). The program killed: exit, and the end.
+      const pane = await rig.paneOf('alpha');
+      const [cols, rows] = [Number(first.data.cols) - 10, Number(first.data.rows) - 5];
+      await rig.tmux(['resize-window', '-t', pane, '-x', String(cols), '-y', String(rows)]);
+      await s.waitFor(() => s.events.some((e) => e.type === 'size' && e.data.cols === cols && e.data.rows === rows), 'the size event');
+      const pid = Number((await rig.tmux(['display-message', '-p', '-t', pane, '#{pane_pid}'])).trim());
+      const open = await clients();
+      process.kill(pid, 'SIGKILL');
+      await s.waitFor(() => s.events.at(-1)?.type === 'exit', 'the exit event');
+      expect(s.events.at(-1)?.data.reason).toMatch(/exited|gone/);
+      await detached;
+      expect(await clients()).toBe(open - 1);
     } finally {
       s.close();
     }
+  });
+
+  it('the event stream, with the cookie', async () => {
+    const s = openStream(port, '/v1/events?types=state', { cookie });
+    try {
+      await s.waitFor(() => s.status() === 200, 'the event stream to answer');
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a new supervisor listens on the same address again; the old session is gone, a new URL logs in', async () => {
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const r = await rig.run(['web', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout) as { address: string; token: string };
+    expect(v.address).toBe(`127.0.0.1:${port}`);
+    expectUnauthorized(await get('/v1/terminals'), 'the old session after a restart');
+    const login = await get(`/login?token=${v.token}`, {});
+    expect(login.status).toBe(303);
+    cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    expect((await get('/v1/terminals')).status).toBe(200);
   });
 
   it('jaggers web --stop stops the listener', async () => {
     const r = await rig.run(['web', '--stop']);
     expect(r.code, r.stderr).toBe(0);
     await expect(get('/v1/terminals')).rejects.toThrow(/ECONNREFUSED/);
+    expect((await api(rig).call<HealthView>('GET', '/v1/health')).web).toBeNull();
   });
 });
 
