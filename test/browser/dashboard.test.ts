@@ -215,6 +215,14 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     await expect.poll(() => turn.locator('pre').first().textContent(), POLL).toContain('plan a tool that prints the date');
     await turn.locator('summary', { hasText: 'reply' }).click();
     await expect.poll(() => turn.locator('pre').nth(1).textContent(), POLL).toBe(reply.text);
+
+    // A task that runs is cancelled from its button.
+    const running = await api(rig).call<{ id: string }>('POST', '/v1/tasks', { workflow: 'handoff', text: 'plan a long tool', agents: ['alice'] });
+    const slow = page.locator(`details.task[data-task="${running.id}"]`);
+    await slow.locator('summary').click();
+    await slow.getByRole('button', { name: `Cancel task ${running.id}` }).click();
+    await expect.poll(async () => (await api(rig).call<{ status: string }>('GET', `/v1/tasks/${running.id}`)).status, POLL).toBe('cancelled');
+    await expect.poll(() => page.locator(`details.task[data-task="${running.id}"] summary .pill`).textContent(), POLL).toBe('cancelled');
   });
 
   it('fits a phone: one column of cards at 390 pixels, nothing wider than the screen, usable with the keyboard', async () => {
