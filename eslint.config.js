@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import globals from 'globals';
 
 /** `no-restricted-imports` for one folder: what it must not import (type-only imports are allowed). */
 const layer = (files, patterns) => ({
@@ -47,6 +48,12 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // The dashboard's page (issue 29) runs in a browser: its globals, and none of the server's code at run time.
+  {
+    files: ['web/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+  },
+  layer(['web/**'], [[['../src/*', '../src/**'], 'the page is a client of the API: it imports the API types only (web/types.ts)']]),
   layer(
     ['src/detect/**'],
     [

@@ -11,7 +11,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'core', include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'], sequence: { groupOrder: 0 } },
+        test: {
+          name: 'core',
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts', 'test/browser/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
+        },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], sequence: { groupOrder: 1 } } },
       // Every turn test on the real CLIs again with their native hooks off (issue 27): the screen and

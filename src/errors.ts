@@ -43,6 +43,8 @@ export const ERROR_STATUS = {
   E_FLOW_UNKNOWN: 404,
   E_FLOW_BUSY: 409,
   E_UNAUTHORIZED: 401,
+  // The dashboard's listener refused how the request came: a Host header not its own (DNS rebinding).
+  E_FORBIDDEN: 403,
   E_PAYLOAD_TOO_LARGE: 413,
   E_SUPERVISOR_DOWN: 503,
   // A stopping supervisor refused the request before doing any of it: safe to send again to the next one.

@@ -17,6 +17,8 @@ export interface HealthView {
   /** The unix socket this API listens on, and the TCP address when `jaggers serve --listen` added one. */
   socket: string;
   tcp: string | null;
+  /** The web dashboard's address while `jaggers web` serves it. */
+  web: string | null;
   terminals: number;
   log: string;
   /** What the registry said when it repaired itself (a snapshot rebuilt after a crash), since this start. */

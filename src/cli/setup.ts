@@ -2,9 +2,10 @@
 // the API on TCP, the supervisor and its log.
 import type { Command } from 'commander';
 import path from 'node:path';
+import type { Context } from '../context.js';
 import { examples, json, seconds, type Deps } from './shared.js';
 
-/** Adds init, doctor, profile check, skill install and show, mcp, serve, logs, and the hidden supervise. */
+/** Adds init, doctor, profile check, skill install and show, mcp, serve, web, logs, and the hidden supervise. */
 export function registerSetup(program: Command, e: Deps): void {
   const { ctx, setExit } = e;
 
@@ -101,9 +102,11 @@ export function registerSetup(program: Command, e: Deps): void {
   program
     .command('serve')
     .description('serve the API on TCP as well (bearer token in .jaggers/token), kept across supervisor restarts')
-    .option('--listen <host:port>', 'address to listen on (a busy one is an error; the listener that works stays)', '127.0.0.1:7420')
+    .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:7420; a busy one is an error; the listener that works stays)')
     .option('--allow-remote', 'allow an address beyond this machine (0.0.0.0, a LAN address): the token travels unencrypted')
     .option('--stop', 'stop serving on TCP')
+    .option('--web', 'serve the web dashboard instead (as `jaggers web`: --listen is its address, default 127.0.0.1 on a free port)')
+    .option('--json', 'with --web: print JSON')
     .addHelpText(
       'after',
       examples([
@@ -113,13 +116,33 @@ export function registerSetup(program: Command, e: Deps): void {
         'jaggers serve --stop',
       ]),
     )
-    .action(async (o: { listen: string; stop?: boolean; allowRemote?: boolean }) => {
-      const { serve, renderServe } = await import('../commands/serve.js');
+    .action(async (o: { listen?: string; stop?: boolean; allowRemote?: boolean; web?: boolean; json?: boolean }) => {
       const c = await ctx();
+      if (o.web) return runWeb(c, o);
+      const { serve, renderServe } = await import('../commands/serve.js');
       const shown = renderServe(await serve(c, o));
       if (shown.warning) c.warn(shown.warning);
       e.io.writeOut(shown.out);
     });
+
+  /** `jaggers web`, `jaggers serve --web`. */
+  const runWeb = async (c: Context, o: { listen?: string; allowRemote?: boolean; stop?: boolean; json?: boolean }) => {
+    const { web, renderWeb } = await import('../commands/web.js');
+    const r = await web(c, o);
+    const shown = renderWeb(r);
+    if (shown.warning) c.warn(shown.warning);
+    e.io.writeOut(o.json ? json(r) : shown.out);
+  };
+
+  program
+    .command('web')
+    .description('serve the web dashboard (from the supervisor, on 127.0.0.1) and print its URL with a one-time login token')
+    .option('--listen <host:port>', 'address to listen on (default: where it listens already, else 127.0.0.1 on a free port)')
+    .option('--allow-remote', 'allow an address beyond this machine (0.0.0.0, a LAN address): the login travels unencrypted')
+    .option('--stop', 'stop serving the dashboard')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples(['jaggers web', 'jaggers web --listen 127.0.0.1:7421', 'jaggers web --json', 'jaggers web --stop']))
+    .action(async (o: { listen?: string; allowRemote?: boolean; stop?: boolean; json?: boolean }) => runWeb(await ctx(), o));
 
   program
     .command('logs')

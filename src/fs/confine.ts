@@ -10,7 +10,7 @@ import { JaggersError } from '../errors.js';
 /**
  * The folders of .jaggers/ whose files are read for agents and clients: what jaggers writes for them
  * (handover files and replies, messages, job prompts). Everything else in .jaggers/ is the supervisor's
- * own and never read for anyone: the TCP bearer token (`token`), `serve.json`, the registry
+ * own and never read for anyone: the TCP bearer token (`token`), `serve.json`, `web.json`, the registry
  * (`sessions.json`, `events.jsonl`), the locks, `logs/`, `mcp/` (agents' MCP registrations), `work/`.
  */
 export const SHARED_FOLDERS = ['handover', 'inbox', 'jobs'] as const;

@@ -24,6 +24,7 @@ import {
   JobBody,
   JobWaitQuery,
   ListenBody,
+  WebBody,
   MessageBody,
   ScreenQuery,
   TaskBody,
@@ -38,6 +39,10 @@ import {
 } from './schemas.js';
 import { pins } from '../api/pins.js';
 import { boundedLines, issueMessage } from '../validate.js';
+import { readIfFile } from '../web/assets.js';
+import type { WebAppParts, WebOpened } from '../web/listener.js';
+import { registerTerminalRoutes } from '../web/terminal-routes.js';
+import { registerWebRoutes } from '../web/web-routes.js';
 
 export interface AppOptions {
   supervisor: Supervisor;
@@ -48,6 +53,10 @@ export interface AppOptions {
   token?: string | null;
   /** The unix socket's app only: add or remove the TCP listener (`jaggers serve`). */
   control?: { listen(a: ListenAddress, allowRemote: boolean, source: string): Promise<string>; unlisten(): Promise<void> };
+  /** The dashboard's listener (src/web/): its gate before every route, and the page's routes. */
+  web?: WebAppParts & { root: string };
+  /** The unix socket's app only: start or reuse the dashboard's listener (`jaggers web`), or stop it. */
+  webControl?: { open(o: { listen?: string; allowRemote?: boolean }, source: string): Promise<WebOpened>; stop(): Promise<void> };
   /** True once the supervisor decided to stop (before its listeners close): every request is refused from then on. */
   stopping?: () => boolean;
 }
@@ -110,6 +119,13 @@ export function buildApp(o: AppOptions): FastifyInstance {
     // No `connection: close`: closing with the request's body unread resets the connection (the client
     // would see ECONNRESET, not this answer); the stopping server closes it soon anyway.
     if (closing || o.stopping?.()) return reply.code(503).send(body('E_SUPERVISOR_STOPPING', 'the supervisor is stopping: nothing of this request was done'));
+    if (o.web) {
+      const refused = o.web.gate(req);
+      if (refused) {
+        if (refused.status === 401) reply.header('www-authenticate', 'Bearer');
+        return reply.code(refused.status).send(body(refused.code, refused.message));
+      }
+    }
     if (o.token) {
       const auth = req.headers.authorization ?? '';
       const given = /^Bearer (.+)$/.exec(auth)?.[1];
@@ -259,6 +275,28 @@ export function buildApp(o: AppOptions): FastifyInstance {
       return { listen: null };
     });
   }
+
+  const webControl = o.webControl;
+  if (webControl) {
+    r.post('/v1/web', { schema: { body: WebBody } }, async (req) => webControl.open(req.body ?? {}, 'POST /v1/web body field `listen`'));
+    r.delete('/v1/web', async () => {
+      await webControl.stop();
+      return { listen: null };
+    });
+  }
+
+  // The dashboard's terminals (and a workflow turn's files), on every listener.
+  registerTerminalRoutes(app, {
+    pane: async (agent, task) => {
+      const e = await s.table.get(agent, task);
+      return { agent: e.pane.agent ?? agent, paneId: e.pane.paneId, dead: e.pane.dead || s.watcher.status(e.pane.paneId) === 'exited' };
+    },
+    taps: s.taps,
+    type: (paneId, bytes) => s.typeKeys(paneId, bytes),
+    task: (id) => s.tasks.show(id),
+    dirs: s.dirs,
+  });
+  if (o.web) registerWebRoutes(app, { sessions: o.web.sessions, cookie: o.web.cookie, root: o.web.root, read: readIfFile });
 
   r.get('/v1/events', { schema: { querystring: EventsQuery } }, (req, reply) => {
     const q = req.query;

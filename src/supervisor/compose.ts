@@ -25,7 +25,9 @@ import { maxWorkersOf, parseProjectFile, type ProjectFile } from '../project/pro
 import type { NewJournalEvent } from '../sessions/events.js';
 import type { RegistryOwner } from '../sessions/owner.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
-import { sendKeys, sendLiteral } from '../tmux/commands.js';
+import { sendBytes, sendKeys, sendLiteral } from '../tmux/commands.js';
+import { openControl } from '../tmux/connect.js';
+import { PaneTaps } from '../web/pane-taps.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { paneIO } from '../tmux/pane-io.js';
 import { describeSocket } from '../tmux/server.js';
@@ -414,9 +416,16 @@ export function compose(d: SupervisorDeps) {
     }
   };
 
+  // The dashboard's live terminals: a connection of their own, opened while one is open (src/web/pane-taps.ts).
+  const taps = new PaneTaps({ connect: () => openControl(ctx.server, ctx.session) });
+
   const s = {
     watcher,
     table,
+    taps,
+    /** Bytes into a pane as a person types them (the dashboard's terminal): not a work item. */
+    typeKeys: (paneId: string, bytes: Uint8Array) => sendBytes(commands, paneId, bytes),
+    dirs,
     views,
     answers,
     launcher,
@@ -439,6 +448,8 @@ export function compose(d: SupervisorDeps) {
     store,
     stopping: stopping.signal,
     tcp: null as string | null,
+    /** The web dashboard's address (src/web/listener.ts sets it). */
+    web: null as string | null,
     warnings,
     disk: d.disk,
 
@@ -453,6 +464,7 @@ export function compose(d: SupervisorDeps) {
         project: ctx.projectRoot,
         socket: d.socket,
         tcp: s.tcp,
+        web: s.web,
         terminals: table.list().length,
         log: d.logFile,
         warnings: [...warnings],
@@ -501,6 +513,7 @@ export function compose(d: SupervisorDeps) {
       flows.stop();
       spool.stop();
       watcher.stop();
+      void taps.close();
     },
   };
   return s;

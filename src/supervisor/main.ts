@@ -23,6 +23,7 @@ import { logLevel, openSupervisorLog } from './log.js';
 import { checkExposure, ensureToken, formatAddress, isLoopback, listenFailed, parseListen, type ListenAddress } from './tcp.js';
 import { renderWindow0 } from './window0.js';
 import { sweepTemps } from './sweep-temps.js';
+import { WebListener } from '../web/listener.js';
 
 async function version(): Promise<string> {
   try {
@@ -153,6 +154,19 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       }
     }
 
+    // The web dashboard (`jaggers web`): where the last supervisor had it, if it had it.
+    const web = new WebListener({
+      build: (parts) =>
+        buildApp({ supervisor, hub, log, session: ctx.session, stopping: () => stopping, web: { ...parts, root: path.join(packageRoot, 'dist', 'web') } }),
+      jaggersDir: ctx.jaggersDir,
+      token: () => ensureToken(ctx.jaggersDir),
+      log,
+      moved: (address) => void (supervisor.web = address),
+    });
+    closers.push(() => web.close());
+    const webProblem = await web.restore();
+    if (webProblem) errors.push(`web: ${webProblem}`);
+
     // The unix socket last: once it answers, everything (TCP too) is up.
     const unix = buildApp({
       supervisor,
@@ -161,6 +175,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       session: ctx.session,
       stopping: () => stopping,
       control: { listen: (a, remote, source) => listenTcp(a, remote, source), unlisten: () => closeTcp() },
+      webControl: { open: (o, source) => web.open(o, source), stop: () => web.stop() },
     });
     await listenUnix(unix, socket);
     closers.push(async () => {

@@ -104,6 +104,20 @@ export const EventsQuery = z.strictObject({
 });
 
 export const ListenBody = z.strictObject({ listen: z.string().min(1), allowRemote: z.boolean().optional() });
+/** `POST /v1/web`: the dashboard's listener (default: the one it has, else 127.0.0.1 on a free port). */
+export const WebBody = z.strictObject({ listen: z.string().min(1).optional(), allowRemote: z.boolean().optional() });
+
+/** `POST /v1/terminals/:agent/keys`: bytes as typed into a terminal (`ls\r`, `\u001b[A`), sent to the pane as they are. */
+export const KeysBody = z.strictObject({
+  data: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(16 * 1024),
+  task: taskId.optional(),
+});
+
+/** A workflow turn of a task: `/v1/tasks/:id/turns/:n/...`. */
+export const TurnParams = z.strictObject({ id: name, n: z.coerce.number().int().min(1).max(1_000_000) });
 
 const text = z.string().refine((s) => s.trim() !== '', 'must not be empty');
 

@@ -42,17 +42,22 @@ export function checkExposure(a: ListenAddress, allowRemote: boolean, source: st
   );
 }
 
-/** Why a new listener could not start, naming the address, and what stays as it was. */
-export function listenFailed(a: ListenAddress, e: unknown, current: string | null): JaggersError {
+/** Why a new listener could not start, naming the address, and what stays as it was (`of`: which listener, and its file). */
+export function listenFailed(
+  a: ListenAddress,
+  e: unknown,
+  current: string | null,
+  of = { what: 'the API', file: 'serve.json', stop: 'jaggers serve --stop' },
+): JaggersError {
   const code = (e as NodeJS.ErrnoException).code;
   const why = code === 'EADDRINUSE' ? 'the address is in use' : code === 'EADDRNOTAVAIL' ? 'not an address of this machine' : (e as Error).message;
   const same = current !== null && code === 'EADDRINUSE' && current.endsWith(`:${a.port}`);
   const stays = current
-    ? `the API stays on ${current}${same ? ' (which holds that port: `jaggers serve --stop` first to move it)' : ''}`
-    : 'the API is not on TCP';
+    ? `${of.what} stays on ${current}${same ? ` (which holds that port: \`${of.stop}\` first to move it)` : ''}`
+    : `${of.what} is not on TCP`;
   return new JaggersError(
     'E_LISTEN',
-    `cannot listen on ${formatAddress(a)}: ${why}${code && !why.includes(code) ? ` (${code})` : ''}; ${stays}, and .jaggers/serve.json is unchanged`,
+    `cannot listen on ${formatAddress(a)}: ${why}${code && !why.includes(code) ? ` (${code})` : ''}; ${stays}, and .jaggers/${of.file} is unchanged`,
   );
 }
 

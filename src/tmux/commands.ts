@@ -152,6 +152,14 @@ export async function sendLiteral(c: ControlClient, paneId: string, text: string
   await c.runOk(['send-keys', '-t', paneId, '-l', '--', text]);
 }
 
+/** Bytes typed into a pane as they are (`send-keys -H`: each byte a key, written raw), in commands of at most `chunk` bytes. */
+export async function sendBytes(c: ControlClient, paneId: string, bytes: Uint8Array, chunk = 512): Promise<void> {
+  for (let i = 0; i < bytes.length; i += chunk) {
+    const hex = Array.from(bytes.subarray(i, i + chunk), (b) => b.toString(16).padStart(2, '0'));
+    await c.runOk(['send-keys', '-t', paneId, '-H', ...hex]);
+  }
+}
+
 /** One format of one pane (`#{pane_pid}`, `#{pane_dead_status}`...), or null when tmux has no answer. */
 export async function paneField(c: ControlClient, paneId: string, format: string): Promise<string | null> {
   const r = await c.run(['display-message', '-p', '-t', paneId, format]);

@@ -34,6 +34,12 @@ export class ControlClient {
   /** Resolves when tmux has attached this client to its session (its first %session-changed). */
   readonly attached: Promise<void>;
   commandsSent = 0;
+  /**
+   * Replies received (in the order their commands were sent), counted before any listener hears of the
+   * output that follows: an output listener compares it with a command's number (`commandsSent` right
+   * after sending it) to know whether that output came before or after the command's reply.
+   */
+  repliesReceived = 0;
 
   constructor(
     private readonly transport: Transport,
@@ -47,6 +53,7 @@ export class ControlClient {
             if (!ev.fromClient) break; // the attach command's own block
             const p = this.pending.shift();
             if (!p) break;
+            this.repliesReceived++;
             p.resolve(ev.ok ? { ok: true, lines: ev.lines } : { ok: false, error: ev.lines.join('\n'), lines: ev.lines });
             break;
           }

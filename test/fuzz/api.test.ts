@@ -36,6 +36,7 @@ const TEMPLATES: Record<string, Record<string, unknown>> = {
   'POST /v1/messages': { to: 'ghost', text: 'hi' },
   'POST /v1/tasks': { workflow: 'handoff', text: 'hi', agents: ['ghost'], detached: true },
   'POST /v1/listen': { listen: '127.0.0.1:0' },
+  'POST /v1/terminals/:agent/keys': { data: 'x' },
 };
 const QUERY_KEYS = ['task', 'ansi', 'history', 'state', 'timeout', 'until', 'agent', 'types', 'since'];
 const queryValue = fc.oneof(
@@ -134,6 +135,8 @@ function startsWork(req: Req): boolean {
   }
   if (req.route === 'GET /v1/events' && req.method === 'GET')
     return EventsQuery.safeParse(Object.fromEntries(new URL(req.url, 'http://x').searchParams)).success;
+  // A live agent's terminal stream never ends.
+  if (req.route === 'GET /v1/terminals/:agent/stream' && req.method === 'GET') return req.url.startsWith('/v1/terminals/alpha/');
   return false;
 }
 

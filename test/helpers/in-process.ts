@@ -15,6 +15,7 @@ import type { Rig } from './rig.js';
 export interface InProcess {
   ctx: Context;
   supervisor: Supervisor;
+  hub: EventHub;
   app: FastifyInstance;
   /** What the app's `control` (POST/DELETE /v1/listen) was asked; nothing listens for real. */
   listens: string[];
@@ -50,6 +51,7 @@ export async function startInProcess(rig: Rig): Promise<InProcess> {
   return {
     ctx,
     supervisor,
+    hub,
     app,
     listens,
     async stop() {

@@ -35,6 +35,8 @@ const CASES: Record<string, Variant[]> = {
   'POST /v1/terminals/:agent/input': [{ body: () => ({ text: 'hi' }) }, { params: 'alpha', body: (n) => ({ text: 'hi', task: n }) }],
   'POST /v1/terminals/:agent/answer': [{ body: () => ({ choice: '1' }) }, { params: 'alpha', body: (n) => ({ choice: '1', task: n }) }],
   'GET /v1/terminals/:agent/inbox': [inPath, { params: 'alpha', query: q('task') }],
+  'GET /v1/terminals/:agent/stream': [inPath, { params: 'alpha', query: q('task') }],
+  'POST /v1/terminals/:agent/keys': [{ body: () => ({ data: 'x' }) }, { params: 'alpha', body: (n) => ({ data: 'x', task: n }) }],
   'POST /v1/handoffs': [
     { body: (n) => ({ agent: n, message: 'hi', wait: false }) },
     { body: (n) => ({ agent: 'alpha', message: 'hi', from: n, wait: false }) },
@@ -74,6 +76,8 @@ const CASES: Record<string, Variant[]> = {
   'GET /v1/tasks': [],
   'GET /v1/tasks/:id': [inPath],
   'GET /v1/tasks/:id/wait': [{ query: () => '?timeout=1' }],
+  'GET /v1/tasks/:id/turns/:n/prompt': [inPath],
+  'GET /v1/tasks/:id/turns/:n/reply': [inPath],
   'POST /v1/tasks/:id/resume': [inPath],
   'POST /v1/tasks/:id/cancel': [inPath],
   'GET /v1/flows': [],

@@ -29,7 +29,7 @@ const GROUPS = {
   workflows: ['run', 'tasks', 'show', 'resume', 'workflows', 'workflow'],
   flows: ['flow'],
   sessions: ['sessions', 'exec'],
-  setup: ['init', 'doctor', 'profile', 'skill', 'mcp', 'serve', 'logs'],
+  setup: ['init', 'doctor', 'profile', 'skill', 'mcp', 'serve', 'web', 'logs'],
 };
 const SUBCOMMANDS = {
   profile: ['check'],
