@@ -29,6 +29,7 @@ function term(agent: string, over: Partial<TerminalView> = {}): TerminalView {
     waitingFor: null,
     question: null,
     problem: null,
+    usage: null,
     ...over,
   };
 }
