@@ -1,12 +1,13 @@
 // The bytes the stub model server answers with, per API: SSE event sequences as the real services
 // send them (see shared/REAL-CLIS.md), built from a plain "text" or "shell tool call" reply.
 
-export type Reply = /** Text streamed in `chunks` pieces, `delayMs` before each (slow streaming). */
-(
-  | { kind: 'text'; text: string; chunks?: number; delayMs?: number }
-  /** A shell tool call; `escalate: false` keeps codex from asking for approval (default: it asks). */
-  | { kind: 'tool'; command: string; text?: string; escalate?: boolean; call?: ToolCall }
-) & { usage?: StubUsage };
+export type Reply =
+  /** Text streamed in `chunks` pieces, `delayMs` before each (slow streaming). */
+  (
+    | { kind: 'text'; text: string; chunks?: number; delayMs?: number }
+    /** A shell tool call; `escalate: false` keeps codex from asking for approval (default: it asks). */
+    | { kind: 'tool'; command: string; text?: string; escalate?: boolean; call?: ToolCall }
+  ) & { usage?: StubUsage };
 
 /**
  * The token counts an answer reports, each API its own way (default: 10 in, 12 out, no cache). `input`
