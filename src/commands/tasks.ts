@@ -300,7 +300,7 @@ export function renderShow(t: TaskView): string {
     );
   if (t.attach) lines.push(`waiting for you: ${t.attach}`);
   if (t.final) lines.push(`final: ${t.final}`);
-  if (t.usage) lines.push(`tokens: ${tokensText(t.usage)} (jaggers usage --by task: with cost)`);
+  if (t.usage) lines.push(`tokens: ${tokensText(t.usage)}; the cost: jaggers usage --by task`);
   if (t.outcome) lines.push(`outcome: ${t.outcome}`);
   const agents = Object.entries(t.agents);
   if (agents.length) {

@@ -21,10 +21,17 @@ export function addTokens(a: Tokens, b: Tokens): Tokens {
   return { input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite };
 }
 
+/**
+ * A model name as a key: `unknown` for one that cannot be an own key of a plain object (`__proto__`,
+ * which an assignment and the journal's schema would both drop) or is empty; at most 200 characters.
+ */
+export const modelKey = (m: string): string => (m === '' || m === '__proto__' ? 'unknown' : m.slice(0, 200));
+
 /** Adds `t` to `into[model]` in place (the readers' running sums). */
 export function addInto(into: ByModel, model: string, t: Tokens): void {
-  const cur = Object.hasOwn(into, model) ? into[model]! : { ...ZERO };
-  into[model] = addTokens(cur, t);
+  const key = modelKey(model);
+  const cur = Object.hasOwn(into, key) ? into[key]! : { ...ZERO };
+  into[key] = addTokens(cur, t);
 }
 
 /** `a + b`, per model: a new map. */
@@ -53,13 +60,22 @@ export function subtractByModel(now: ByModel, before: ByModel): ByModel {
   return out;
 }
 
-/** Whole, non-negative, finite counts (what the journal takes): a file's `1e999`, `-5` or `2.5` cannot refuse a turn's end. */
+/** More than any session spends: a count above it is taken as this, so every sum stays a safe integer. */
+const MAX_COUNT = 1e12;
+
+/**
+ * Whole, non-negative, finite counts (what the journal takes): a file's `1e999`, `-5` or `2.5` cannot
+ * refuse a turn's end.
+ */
 export function wholeCounts(by: ByModel): ByModel {
-  const whole = (x: number) => (Number.isFinite(x) && x > 0 ? Math.min(Math.round(x), Number.MAX_SAFE_INTEGER) : 0);
+  const whole = (x: number) => (Number.isFinite(x) && x > 0 ? Math.min(Math.round(x), MAX_COUNT) : 0);
   const out: ByModel = {};
   for (const [m, t] of Object.entries(by)) {
-    if (m === '') continue;
-    out[m] = { input: whole(t.input), output: whole(t.output), cacheRead: whole(t.cacheRead), cacheWrite: whole(t.cacheWrite) };
+    const key = modelKey(m);
+    const cur = Object.hasOwn(out, key) ? out[key]! : ZERO;
+    const w = { input: whole(t.input), output: whole(t.output), cacheRead: whole(t.cacheRead), cacheWrite: whole(t.cacheWrite) };
+    const sum = addTokens(cur, w);
+    out[key] = { input: whole(sum.input), output: whole(sum.output), cacheRead: whole(sum.cacheRead), cacheWrite: whole(sum.cacheWrite) };
   }
   return out;
 }

@@ -74,5 +74,10 @@ describe('usage per turn with the fake agent', () => {
     expect(text).toMatch(/^AGENT\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+TOTAL\s+COST/m);
     expect(text).toMatch(/from jaggers\.json: claude-sonnet-4-5/);
     expect((await jg(['usage', '--by', 'nope'])).code).not.toBe(0);
+    // A job's own task: `show` gives its tokens.
+    const total = tokenTotal(first!.usage)!.total.toLocaleString('en-US');
+    expect((await jg(['show', ids[0]!])).stdout).toMatch(
+      new RegExp(`^tokens: ${total} \\(input [\\d,]+, output [\\d,]+, cache read 0, cache write 50\\)`, 'm'),
+    );
   });
 });

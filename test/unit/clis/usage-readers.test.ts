@@ -67,6 +67,19 @@ describe('claude (2.1.330)', () => {
   });
 });
 
+describe('model names', () => {
+  it("a model named as an object's own property is kept; `__proto__` counts as unknown", () => {
+    const line = (model: string, id: string) =>
+      JSON.stringify({ timestamp: '2026-11-26T12:00:00.000Z', requestId: id, message: { id, model, usage: { input_tokens: 1, output_tokens: 1 } } });
+    const f = foldText(claudeUsageFold, [line('__proto__', 'a'), line('constructor', 'b'), line('__proto__', 'c')].join('\n'));
+    expect(Object.getPrototypeOf(f.state.byModel)).toBe(Object.prototype);
+    expect(f.state.byModel).toEqual({
+      unknown: { input: 2, output: 2, cacheRead: 0, cacheWrite: 0 },
+      constructor: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+    });
+  });
+});
+
 describe('codex (0.169.0)', () => {
   it("counts each token_count's last answer, input less its cached part", () => {
     const f = foldText(codexUsageFold, fixture('codex-0.169.0-two-turns.jsonl'));
