@@ -54,8 +54,12 @@ export const watchCard = (agent: string): string => `{
   new MutationObserver(() => seen.at(-1) !== card.dataset.state && seen.push(card.dataset.state)).observe(card, { attributes: true, attributeFilter: ['data-state'] });
 }`;
 
-/** The first line of a finished job's reply, as the API gives it. */
+/**
+ * The first line of a job's reply, as the API gives it, once the job has ended (its agent's card may say
+ * done a moment before the job is recorded done).
+ */
 export async function replyLine(rig: Rig, job: string): Promise<string> {
+  await api(rig).call('GET', `/v1/jobs/${job}/wait?timeout=30`);
   const line = (await api(rig).call<JobResultView>('GET', `/v1/jobs/${job}/result`)).reply!.split('\n')[0]!;
   expect(line.length).toBeGreaterThan(10);
   return line;
