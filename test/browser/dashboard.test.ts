@@ -6,22 +6,14 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobResultView, TerminalView } from '../../src/api/types.js';
+import type { TerminalView } from '../../src/api/types.js';
 import { packageRoot } from '../../src/package-root.js';
 import { api, raw } from '../helpers/api.js';
-import { writeFakeProfile, writeProfile, writeProject } from '../helpers/profiles.js';
-import { Rig } from '../helpers/rig.js';
+import type { Rig } from '../helpers/rig.js';
 import { launchBrowser, noBrowser } from './browser.js';
+import { POLL, QUESTION, cardSelector, dashboardWorld, login as webLogin, replyLine, watchCard } from './dashboard-world.js';
 
 const why = noBrowser();
-/** How long a poll of the page waits (expect.poll's own default, 1 s, is short on a loaded machine). */
-const POLL = { timeout: 15_000, interval: 100 };
-
-interface WebLogin {
-  url: string;
-  address: string;
-  token: string;
-}
 
 describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: ${why})` : ''}`, () => {
   let rig: Rig;
@@ -30,26 +22,11 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
   let page: Page;
   let base: URL;
 
-  /** A fresh login link (`POST /v1/web`, as `jaggers web` asks for it): its token works once. */
-  const login = async (): Promise<WebLogin> => api(rig).call<WebLogin>('POST', '/v1/web', {});
-
-  const card = (agent: string, state?: string) => page.locator(`article.card[data-agent="${agent}"]${state ? `[data-state="${state}"]` : ''}`);
+  const login = () => webLogin(rig);
+  const card = (agent: string, state?: string) => page.locator(cardSelector(agent, state));
 
   beforeAll(async () => {
-    rig = await Rig.create();
-    // The demo agent, thinking long enough for a person (and the test) to see it busy.
-    await writeFakeProfile(rig.root, 'demo-slow', ['--think-ms', '2500', '--replies', 'work']);
-    // And a plain program that prints in colour, for the terminal's colours.
-    await writeProfile(rig.root, 'colours', { command: 'sh', args: ['-c', "printf 'plain \\033[31mred text\\033[0m\\n'; exec cat"] });
-    await writeProject(rig.root, {
-      agents: [
-        { name: 'alice', profile: 'demo-slow' },
-        { name: 'bob', profile: 'demo' },
-        { name: 'carol', profile: 'colours' },
-      ],
-    });
-    const up = await rig.run(['up']);
-    expect(up.code, up.stderr).toBe(0);
+    rig = await dashboardWorld();
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
@@ -80,14 +57,7 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
   });
 
   it('assigns a job from the form and the card goes busy, then done, with no reload', async () => {
-    // (Code run in the page is written as text: the tests are type-checked without the DOM's types.)
-    await page.evaluate('window.notReloaded = true');
-    // Every state alice's card takes, in order, also while another view is on screen (the card stays the same element).
-    await page.evaluate(`{
-      const card = document.querySelector('article.card[data-agent="alice"]');
-      const seen = (window.aliceStates = [card.dataset.state]);
-      new MutationObserver(() => seen.at(-1) !== card.dataset.state && seen.push(card.dataset.state)).observe(card, { attributes: true, attributeFilter: ['data-state'] });
-    }`);
+    await page.evaluate(watchCard('alice'));
     await page.getByRole('link', { name: 'Work' }).click();
     const form = page.getByRole('form', { name: 'Assign a job' });
     // The API's own error text for a bad target, shown as it is.
@@ -112,10 +82,7 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
 
   it("opens alice's terminal: the demo agent's reply is in the xterm buffer; typing is off until switched on", async () => {
     const jobs = await api(rig).call<{ id: string; agent: string | null; state: string }[]>('GET', '/v1/jobs');
-    const done = jobs.find((j) => j.agent === 'alice' && j.state === 'done')!;
-    const result = await api(rig).call<JobResultView>('GET', `/v1/jobs/${done.id}/result`);
-    const firstLine = result.reply!.split('\n')[0]!;
-    expect(firstLine.length).toBeGreaterThan(10);
+    const firstLine = await replyLine(rig, jobs.find((j) => j.agent === 'alice')!.id);
 
     await card('alice').getByRole('link', { name: 'alice' }).click();
     expect(new URL(page.url()).hash).toBe('#/terminal/alice');
@@ -123,8 +90,7 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
     await expect.poll(text, { timeout: 15_000 }).toContain(firstLine.slice(0, 40));
     // Live: a reply that comes while the terminal is open arrives as the pane's output.
     const live = await api(rig).call<{ id: string }>('POST', '/v1/jobs', { target: 'alice', text: 'plan a tool that prints the date in ISO format' });
-    await api(rig).call('GET', `/v1/jobs/${live.id}/wait?timeout=30`);
-    const liveReply = (await api(rig).call<JobResultView>('GET', `/v1/jobs/${live.id}/result`)).reply!.split('\n')[0]!;
+    const liveReply = await replyLine(rig, live.id);
     await expect.poll(text, { timeout: 15_000 }).toContain(liveReply.slice(0, 40));
     // At the pane's own size, whatever the page's width.
     const pane = await api(rig).call<TerminalView>('GET', '/v1/terminals/alice');
@@ -161,13 +127,13 @@ describe.skipIf(why !== null)(`the web dashboard in Chromium${why ? ` (skipped: 
 
   it('answers a waiting question with its button', async () => {
     await page.getByRole('link', { name: 'Agents', exact: true }).click();
-    await api(rig).call('POST', '/v1/terminals/bob/input', { text: '/menu' });
+    await api(rig).call('POST', '/v1/terminals/bob/input', { text: QUESTION.input });
     await card('bob', 'waiting_input').waitFor({ timeout: 20_000 });
-    const button = card('bob').getByRole('button', { name: '1. Allow once' });
+    const button = card('bob').getByRole('button', { name: QUESTION.button });
     await button.waitFor();
-    expect(await card('bob').locator('.question .q').textContent()).toMatch(/Allow execution of \[Shell\]: touch approved\.txt\?/);
+    expect(await card('bob').locator('.question .q').textContent()).toMatch(QUESTION.text);
     await button.click();
-    await rig.waitForScreen('bob', /approved/);
+    await rig.waitForScreen('bob', QUESTION.done);
     await expect.poll(() => card('bob').getAttribute('data-state'), { timeout: 20_000 }).not.toBe('waiting_input');
     expect(await card('bob').locator('.question').count()).toBe(0);
   });
