@@ -74,3 +74,13 @@ export function doneEvidence({ screen, raw, rules }: DetectInput): string | null
   const c = classify({ screen, raw, rules: rules.filter((r) => r.status === 'done') });
   return c.status === 'done' ? c.lines.join('\n') : null;
 }
+
+/**
+ * Classify, where a usage limit whose reset already passed (its matched lines `passed`) may still be on
+ * screen: that old line says nothing now, and the screen reads as the other rules say (busy, idle).
+ */
+export function classifyAfterLimit(input: DetectInput, passed: string | null): Classification {
+  const c = classify(input);
+  if (c.status !== 'limited' || passed === null || c.lines.join('\n') !== passed) return c;
+  return classify({ ...input, rules: input.rules.filter((r) => r.status !== 'limited') });
+}

@@ -2,7 +2,7 @@ import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
 import { HOOKS } from '../clis/kinds.js';
 import type { HookSignal } from '../clis/types.js';
-import { classify, doneEvidence, type Classification } from '../detect/classify.js';
+import { classifyAfterLimit, doneEvidence, type Classification } from '../detect/classify.js';
 import { rank, type HookWord } from '../detect/rank.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
@@ -97,6 +97,7 @@ export class PaneWatcher {
   private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
   private readonly hookWarningListeners = new Set<(pane: WatchedPane, warning: string) => void>();
   private readonly hookGraceMs: number;
+  private readonly limitWaitMs: number | undefined;
   private readonly hooksInstalled: (pane: WatchedPane) => boolean;
   private readonly offs: (() => void)[] = [];
   /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
@@ -127,6 +128,7 @@ export class PaneWatcher {
     });
     this.stateFiles = new StateFiles(options.stateFiles);
     this.hookGraceMs = options.hookGraceMs ?? 3000;
+    this.limitWaitMs = options.limitWaitMs;
     this.hooksInstalled = options.hooksInstalled ?? (() => true);
     this.flow = new FlowControl(client, this.clock, {
       pauseBusy: options.pauseBusy ?? true,
@@ -186,7 +188,13 @@ export class PaneWatcher {
     if (this.entries.has(pane.paneId)) return;
     const d = pane.profile.detect;
     const actor = createActor(terminalMachine, {
-      input: { settleMs: d.settleMs, startSettleMs: d.startSettleMs, doneNeedsEvidence: d.doneNeedsEvidence, at: this.now() },
+      input: {
+        settleMs: d.settleMs,
+        startSettleMs: d.startSettleMs,
+        doneNeedsEvidence: d.doneNeedsEvidence,
+        at: this.now(),
+        ...(this.limitWaitMs !== undefined ? { limitWaitMs: this.limitWaitMs } : {}),
+      },
       clock: this.clock,
     });
     const entry: Entry = {
@@ -258,7 +266,8 @@ export class PaneWatcher {
     actor.subscribe((snap) => {
       this.noteTurn(entry, snap.context.turnOpen, snap.context.turns);
       const status = publicStatus(snap.value as TerminalStatus);
-      const key = `${status}|${snap.context.turns}`;
+      // A new limit (another reset time) while limited is a change too.
+      const key = `${status}|${snap.context.turns}${status === 'limited' ? `|${snap.context.limit?.until}` : ''}`;
       if (key === entry.last) return;
       entry.last = key;
       const change: StatusChange = {
@@ -269,6 +278,7 @@ export class PaneWatcher {
         lines: snap.context.lines,
         source: snap.context.source,
         turns: snap.context.turns,
+        ...(status === 'limited' ? { limit: snap.context.limit } : {}),
         ...(entry.hooks.firedAt !== null && snap.context.source === 'hook' ? { hookFiredAt: entry.hooks.firedAt } : {}),
       };
       for (const l of this.listeners) l(change);
@@ -547,7 +557,9 @@ export class PaneWatcher {
     // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
     if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) return;
     e.lastScreen = screen;
-    e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }) : NO_RULES;
+    e.lastScreenClass = e.pane.profile.detect.rules.length
+      ? classifyAfterLimit({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }, e.actor.getSnapshot().context.limitPassed)
+      : NO_RULES;
     e.lastFileStatus = file?.status ?? null;
     e.lastFile = file;
     this.decide(e, at, file, true);

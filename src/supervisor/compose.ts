@@ -34,6 +34,7 @@ import { Handoffs } from '../work/handoffs.js';
 import { Inbox } from '../work/inbox.js';
 import { Jobs } from '../work/jobs.js';
 import { WorkJournal } from '../work/journal.js';
+import { moveToFallback } from '../work/fallback.js';
 import { Outcomes } from '../work/outcomes.js';
 import { realClock, type Agents } from '../work/ports.js';
 import { runHeadless } from '../work/run-headless.js';
@@ -246,6 +247,21 @@ export function compose(d: SupervisorDeps) {
     data: () => store.data,
     pane: (terminalId) => table.find(terminalId),
     status: (paneId) => watcher.status(paneId),
+    limit: (paneId) => watcher.snapshot(paneId)?.context.limit,
+    limited: (terminalId, agent, why) =>
+      moveToFallback(
+        {
+          store,
+          journal,
+          agents,
+          fallbackOf: async (name) => (await project())?.agents.find((a) => a.name === name)?.fallback,
+          kick: (t) => runner.kick(t),
+          log,
+        },
+        terminalId,
+        agent,
+        why,
+      ),
     run: (item, e, signal) => {
       if (item.kind === 'message') return runMessage({ env: turnEnv, store, hub, agents }, item.m, e, signal);
       const j = item.j;
@@ -378,12 +394,22 @@ export function compose(d: SupervisorDeps) {
       rule: c.rule,
       turns: c.turns,
       since: new Date(c.since).toISOString(),
+      ...(c.status === 'limited' && c.limit
+        ? { resetAt: c.limit.resetAt === null ? null : new Date(c.limit.resetAt).toISOString(), retryAt: new Date(c.limit.until).toISOString() }
+        : {}),
       ...(c.hookFiredAt !== undefined ? { hookLagMs: Math.round((c.since - c.hookFiredAt) * 10) / 10 } : {}),
     };
     hub.publish('state', { ...data });
     if (data.terminalId) runner.kick(data.terminalId);
     log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule, hookLagMs: data.hookLagMs }, 'state');
     void publishStatus(commands, c).catch(() => {});
+    if (c.status === 'limited' && c.limit) {
+      const l = c.limit;
+      const reason = l.resetAt
+        ? `hit a usage limit (${l.said ?? c.lines[0] ?? 'on screen'}); its queue waits for the reset at ${new Date(l.resetAt).toISOString()}`
+        : `hit a usage or rate limit (${c.lines[0] ?? 'on screen'}); its queue is tried again at ${new Date(l.until).toISOString()}`;
+      void notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'limited', reason });
+    }
     if (c.status === 'waiting_input') {
       const q = readQuestion(watcher.lastScreen(c.pane.paneId) ?? '');
       const reason = q
