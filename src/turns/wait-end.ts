@@ -115,10 +115,11 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
           return finish(null, { by: 'transcript', reply: t.text });
         }
       }
-      const settled = status === 'done' && watch.turns(w.paneId) > w.turnsBefore;
+      // A usage limit ends the turn too (the machine closed it): its screen says how.
+      const settled = (status === 'done' || status === 'limited') && watch.turns(w.paneId) > w.turnsBefore;
       const visible = watch.snapshot(w.paneId)?.screen?.status;
       // A history capture only when the visible screen may show an ended turn (cheap gate first).
-      const worthALook = settled || (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input');
+      const worthALook = settled || visible === 'limited' || (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input');
       if (worthALook) {
         const screen = await screenSinceEcho(io, w.paneId, w.nonce, w.profile);
         if (finished || screen === null) return;

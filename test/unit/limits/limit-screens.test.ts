@@ -42,3 +42,14 @@ describe('a limit whose reset passed, still on screen', () => {
     expect(classifyAfterLimit({ screen: `${busy}${old}\n`, raw: '', rules }, old).status).toBe('limited');
   });
 });
+
+describe("the fake agent's `limit:` line", () => {
+  it('draws the limit line the demo profile reads as limited', async () => {
+    const { limitIn } = await import('../../../src/fake-agent/limit-line.js');
+    expect(limitIn('do it\nlimit: try again in 3 seconds\n')).toBe('✕ Usage limit reached · try again in 3 seconds');
+    expect(limitIn('limit:')).toBe('✕ Usage limit reached');
+    expect(limitIn('no limit here')).toBeUndefined();
+    const c = classify({ screen: `✦ ${limitIn('limit: resets 9pm (UTC)')!}\n\n│ > │\n`, raw: '', rules: load('demo').detect.rules });
+    expect(c.status).toBe('limited');
+  });
+});
