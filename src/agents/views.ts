@@ -39,6 +39,8 @@ export interface ViewsPorts {
   stopping: AbortSignal;
   /** The terminal's work items that have not ended, in order, with what each waits for. */
   queue(terminalId: string): QueueEntry[];
+  /** What the watchdog found on the pane and still stands (docs/limits.md). */
+  stuck?(paneId: string): { kind: string; since: number; reason: string } | null;
 }
 
 /** A limit as the API shows it: when it resets (ISO), what said so. */
@@ -83,6 +85,7 @@ export class AgentViews {
       question: screen ? readQuestion(screen) : null,
       problem: e.problem,
       usage: tokenTotal(own(data.usage.agents, e.pane.agent!)),
+      ...((f) => (f ? { stuck: { kind: f.kind, since: new Date(f.since).toISOString(), reason: f.reason } } : {}))(this.p.stuck?.(e.pane.paneId) ?? null),
     };
   }
 

@@ -145,7 +145,7 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'gap';
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'stuck' | 'gap';
 
 /**
  * A background job as the registry holds it; `attach` says where to answer an agent that waits for a

@@ -96,6 +96,7 @@ export class PaneWatcher {
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
   private readonly hookWarningListeners = new Set<(pane: WatchedPane, warning: string) => void>();
+  private readonly toolListeners = new Set<(pane: WatchedPane, tool: string, input: string) => void>();
   private readonly hookGraceMs: number;
   private readonly limitWaitMs: number | undefined;
   private readonly hooksInstalled: (pane: WatchedPane) => boolean;
@@ -176,6 +177,12 @@ export class PaneWatcher {
   onHookWarning(l: (pane: WatchedPane, warning: string) => void): () => void {
     this.hookWarningListeners.add(l);
     return () => this.hookWarningListeners.delete(l);
+  }
+
+  /** A tool call the pane's CLI is about to make, from its pre-tool-use hook (the watchdog's loop check). */
+  onTool(l: (pane: WatchedPane, tool: string, input: string) => void): () => void {
+    this.toolListeners.add(l);
+    return () => this.toolListeners.delete(l);
   }
 
   /** Every new (changed) screen of a watched pane, as captured for classification. */
@@ -404,6 +411,11 @@ export class PaneWatcher {
   hooksExpected(paneId: string): boolean {
     const e = this.entries.get(paneId);
     return Boolean(e?.hooks.installed && !e.hooks.warning);
+  }
+
+  /** When the pane's hooks last called the bridge (ms since the epoch), or null. */
+  lastHookAt(paneId: string): number | null {
+    return this.entries.get(paneId)?.hooks.lastEvent?.at ?? null;
   }
 
   /** What the pane's hooks did, for `why`: null when its profile has none. */
@@ -635,6 +647,10 @@ export class PaneWatcher {
       for (const l of this.sessionListeners) l(e.pane, sig.sessionId);
     }
     if (stale || e.life.dead || e.held || sig.kind === 'session') return;
+    if (sig.kind === 'tool') {
+      for (const l of this.toolListeners) l(e.pane, sig.tool, sig.input);
+      return;
+    }
     const at = this.now();
     const rule = `hook ${event}`;
     this.clearHookTimer(e);

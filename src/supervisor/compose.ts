@@ -49,6 +49,9 @@ import { Tasks } from '../workflows/tasks.js';
 import type { EventHub } from './event-hub.js';
 import { Notifier } from './notify.js';
 import { PaneWatcher } from '../panes/watcher.js';
+import { DEFAULT_STUCK_AFTER_MS, Watchdog, type StuckFinding } from '../panes/watchdog.js';
+import { realClock as paneClock } from '../panes/clock.js';
+import { regexOf } from '../detect/classify.js';
 import { publishStatus } from './publish.js';
 import { readFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
@@ -111,6 +114,45 @@ export function compose(d: SupervisorDeps) {
     async () => (await project().catch(() => null))?.notify,
     (n) => hub.publish('notice', { ...n }),
   );
+
+  /** The watchdog's settings per agent, from jaggers.json as last read (its timers need them at once). */
+  const stuckSettings = new Map<string, { afterMs: number; onStuck: 'notify' | 'interrupt' }>();
+  const readStuckSettings = async () => {
+    const p = await project().catch(() => null);
+    stuckSettings.clear();
+    for (const a of p?.agents ?? [])
+      stuckSettings.set(a.name, {
+        afterMs: (a.stuckAfter ?? p?.stuckAfter ?? DEFAULT_STUCK_AFTER_MS / 1000) * 1000,
+        onStuck: a.onStuck ?? p?.onStuck ?? 'notify',
+      });
+  };
+  /** Something looks stuck (docs/limits.md): an event, a notice, and the CLI's own interrupt once where asked. */
+  const onStuck = (f: StuckFinding) => {
+    const e = table.byPane(f.paneId);
+    const data = {
+      agent: f.agent,
+      terminalId: e?.pane.terminalId ?? null,
+      task: e?.pane.task ?? null,
+      pane: f.paneId,
+      kind: f.kind,
+      reason: f.reason,
+      since: new Date(f.since).toISOString(),
+    };
+    const interrupt = stuckSettings.get(f.agent)?.onStuck === 'interrupt' && f.kind !== 'repeated-question' && e?.profile && !e.pane.dead;
+    hub.publish('stuck', { ...data, interrupted: Boolean(interrupt) });
+    log.warn({ agent: f.agent, kind: f.kind, interrupt: Boolean(interrupt) }, `stuck: ${f.reason}`);
+    if (e) void notifier.notice({ agent: f.agent, terminalId: data.terminalId, task: data.task, windowId: e.pane.windowId, state: 'stuck', reason: f.reason });
+    if (interrupt)
+      void sendKeys(commands, f.paneId, e.profile!.delivery.interruptKeys).catch((err: Error) =>
+        log.warn({ agent: f.agent, err: err.message }, 'could not interrupt the stuck agent'),
+      );
+  };
+  const watchdog = new Watchdog({
+    clock: paneClock,
+    stuckAfterMs: (agent) => stuckSettings.get(agent)?.afterMs ?? DEFAULT_STUCK_AFTER_MS,
+    lastHookAt: (paneId) => watcher.lastHookAt(paneId),
+    found: onStuck,
+  });
 
   /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
   const untilEvent = (match: (e: StreamEvent) => boolean, ms: number) =>
@@ -346,6 +388,7 @@ export function compose(d: SupervisorDeps) {
         state: i.kind === 'job' ? i.j.state : i.m.state,
         waiting: runner.waiting(terminalId, i.id),
       })),
+    stuck: (paneId) => watchdog.finding(paneId),
   });
   const answers = new Answers({
     table,
@@ -401,6 +444,9 @@ export function compose(d: SupervisorDeps) {
     };
     hub.publish('state', { ...data });
     if (data.terminalId) runner.kick(data.terminalId);
+    // The watchdog's settings are read again as a turn starts: jaggers.json may have changed.
+    if (c.status === 'busy') void readStuckSettings();
+    watchdog.status(c.pane.paneId, data.agent, c.status);
     log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule, hookLagMs: data.hookLagMs }, 'state');
     void publishStatus(commands, c).catch(() => {});
     if (c.status === 'limited' && c.limit) {
@@ -416,6 +462,7 @@ export function compose(d: SupervisorDeps) {
         ? `${describeQuestion(q)}${q.choices.length ? `; \`jaggers answer ${data.agent} <number or label>\`` : ''}`
         : (c.lines[0] ?? 'a menu on screen');
       void notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'waiting_input', reason });
+      watchdog.question(c.pane.paneId, data.agent, q ? describeQuestion(q) : (c.lines[0] ?? 'a menu on screen'));
     }
   };
 
@@ -498,6 +545,16 @@ export function compose(d: SupervisorDeps) {
       watcher.onChange(onStatus);
       watcher.onSession((pane, sessionId) => void followSession(pane.terminalId ?? null, pane.agent, sessionId));
       watcher.onHookWarning((pane, warning) => log.warn({ agent: pane.agent, terminal: pane.terminalId }, warning));
+      await readStuckSettings();
+      watcher.onScreen((paneId, screen) => {
+        const rules = watcher.pane(paneId)?.profile.detect.rules ?? [];
+        watchdog.screen(
+          paneId,
+          screen,
+          rules.filter((r) => r.status === 'busy').map((r) => regexOf(r.pattern)),
+        );
+      });
+      watcher.onTool((pane, tool, input) => watchdog.tool(pane.paneId, pane.agent, tool, input));
       await table.refresh();
       // After the panes are watched: calls left from before this start give their sessions.
       try {
@@ -526,6 +583,7 @@ export function compose(d: SupervisorDeps) {
       tasks.stop();
       flows.stop();
       spool.stop();
+      watchdog.stop();
       watcher.stop();
     },
   };
