@@ -16,7 +16,7 @@ export interface LimitSeen {
 
 export type TerminalEvent =
   /** A new reading of the pane: a classified screen, or the CLI's own state file. */
-  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' | 'output' }
+  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' | 'output' | 'turn' }
   /**
    * Delivery typed a prompt and pressed Enter. `doneBefore`: the done evidence (turn summary) on the
    * screen delivery read just before typing, null for none; absent, the last reading's stands in (on a

@@ -432,6 +432,16 @@ export class PaneWatcher {
     };
   }
 
+  /**
+   * The turn's reply (its transcript, hook or headless output) is a usage limit's message: the agent is
+   * `limited` as if its screen showed it (unless it already is: the screen said so first).
+   */
+  limitSeen(paneId: string, lines: string[], by: string): void {
+    const e = this.entries.get(paneId);
+    if (!e || e.actor.getSnapshot().value === 'limited') return;
+    e.actor.send({ type: 'SCREEN', at: this.now(), classification: { status: 'limited', rule: `usage-limit (the reply, by ${by})`, lines }, source: 'turn' });
+  }
+
   /** Tell the machine the turn engine confirmed the open turn's end (transcript or screen evidence). */
   confirmTurn(paneId: string, by: string): void {
     this.entries.get(paneId)?.actor.send({ type: 'TURN_CONFIRMED', at: this.now(), by });

@@ -53,3 +53,14 @@ describe("the fake agent's `limit:` line", () => {
     expect(c.status).toBe('limited');
   });
 });
+
+describe("a turn's reply that is a limit's message (the transcript's or a hook's)", () => {
+  it('is read with the profile rules, only when the reply is that message alone', async () => {
+    const { limitInReply } = await import('../../../src/detect/classify.js');
+    const rules = load('claude').detect.rules;
+    expect(limitInReply("You've hit your session limit · resets 10:14pm (UTC)", rules)).toEqual(["You've hit your session limit · resets 10:14pm (UTC)"]);
+    expect(limitInReply('API Error: Request rejected (429) · rate limited\n', rules)).toHaveLength(1);
+    expect(limitInReply('Here is the plan.\n\nWhen the API says `API Error: 429`, retry.\nStep 2.\nStep 3.', rules)).toBeNull();
+    expect(limitInReply('done: all tests pass', rules)).toBeNull();
+  });
+});
