@@ -1,11 +1,22 @@
 import { assign, setup } from 'xstate';
 import type { Classification } from '../src/detect/classify.js';
+import { readReset } from '../src/detect/limit.js';
 
-export type TerminalStatus = 'starting' | 'booting' | 'idle' | 'busy' | 'settling' | 'waiting_input' | 'done' | 'error' | 'exited';
+export type TerminalStatus = 'starting' | 'booting' | 'idle' | 'busy' | 'settling' | 'waiting_input' | 'limited' | 'done' | 'error' | 'exited';
+
+/** A usage or rate limit the CLI showed: when it resets (null: it did not say) and the words that said so. */
+export interface LimitSeen {
+  at: number;
+  resetAt: number | null;
+  said: string | null;
+  lines: string[];
+  /** When the machine looks again (the reset, or `limitWaitMs` after it was seen when no reset was shown). */
+  until: number;
+}
 
 export type TerminalEvent =
   /** A new reading of the pane: a classified screen, or the CLI's own state file. */
-  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' | 'output' }
+  | { type: 'SCREEN'; at: number; classification: Classification; source: 'screen' | 'state-file' | 'output' | 'turn' }
   /**
    * Delivery typed a prompt and pressed Enter. `doneBefore`: the done evidence (turn summary) on the
    * screen delivery read just before typing, null for none; absent, the last reading's stands in (on a
@@ -42,12 +53,25 @@ export interface TerminalContext {
   lastDone: string | null;
   /** The done evidence on screen when the open turn's prompt went in: an old summary, not this turn's. */
   doneAtInput: string | null;
+  /** The limit the agent waits for now (state `limited`), or the last one, kept for `why`. */
+  limit: LimitSeen | null;
+  /** The lines of a limit whose reset passed: still on screen, they are not a new limit. */
+  limitPassed: string | null;
+  /** How long a limit that shows no reset time holds the agent before it is tried again. */
+  limitWaitMs: number;
+  /** The pane's time zone (IANA), for reset times printed as a time of day. */
+  timeZone: string | undefined;
 }
 
 const is =
   (status: Classification['status']) =>
   ({ event }: { event: TerminalEvent }) =>
     event.type === 'SCREEN' && event.classification.status === status;
+/** A limit on screen that is not the one whose reset already passed. */
+const isFreshLimit = ({ context, event }: { context: TerminalContext; event: TerminalEvent }) =>
+  event.type === 'SCREEN' && event.classification.status === 'limited' && event.classification.lines.join('\n') !== context.limitPassed;
+/** Past this a timer does not fire as set (2^31 - 1 ms, some 24 days): a longer wait looks again then. */
+const MAX_DELAY_MS = 2_147_483_647;
 const isQuiet = ({ event }: { event: TerminalEvent }) =>
   event.type === 'SCREEN' && (event.classification.status === 'idle' || event.classification.status === 'done');
 
@@ -56,6 +80,8 @@ const toBusyOpening = { guard: 'busy', target: 'busy', actions: ['note', 'openTu
 const toBusy = { guard: 'busy', target: 'busy', actions: 'note' } as const;
 const toWaiting = { guard: 'waiting', target: 'waiting_input', actions: 'note' } as const;
 const toError = { guard: 'error', target: 'error', actions: 'note' } as const;
+// A usage or rate limit on screen: the turn it ended (if one was open) is over; the agent waits for the reset.
+const toLimited = { guard: 'limit', target: 'limited', actions: ['note', 'setLimit', 'endTurnByLimit'] } as const;
 // A hook's word (issue 27): busy opens a turn where none is open, done closes the open one at once
 // (no settle wait: the CLI itself said the turn ended), waiting is a permission request.
 const hookBusyOpening = { guard: 'hookBusy', target: 'busy', actions: ['note', 'openTurn'] } as const;
@@ -79,7 +105,7 @@ export const terminalMachine = setup({
   types: {
     context: {} as TerminalContext,
     events: {} as TerminalEvent,
-    input: {} as { settleMs: number; at: number; doneNeedsEvidence?: boolean; startSettleMs?: number },
+    input: {} as { settleMs: number; at: number; doneNeedsEvidence?: boolean; startSettleMs?: number; limitWaitMs?: number; timeZone?: string },
   },
   actions: {
     note: assign(({ event }) => {
@@ -100,11 +126,25 @@ export const terminalMachine = setup({
       doneAtInput: event.type === 'INPUT_SENT' && event.doneBefore !== undefined ? event.doneBefore : context.lastDone,
     })),
     closeTurn: assign(({ context }) => ({ turnOpen: false, turns: context.turns + 1 })),
+    setLimit: assign(({ context, event }) => {
+      if (event.type !== 'SCREEN') return {};
+      const lines = event.classification.lines;
+      const { resetAt, said } = readReset(lines, event.at, context.timeZone);
+      const until = resetAt ?? event.at + context.limitWaitMs;
+      return { limit: { at: event.at, resetAt, said, lines, until } };
+    }),
+    endTurnByLimit: assign(({ context }) => (context.turnOpen ? { turnOpen: false, turns: context.turns + 1 } : {})),
+    limitPassed: assign(({ context }) => ({
+      limitPassed: context.limit ? context.limit.lines.join('\n') : null,
+      rule: `limit reset (${context.limit?.said ?? 'no reset time shown; tried again'})`,
+      lines: [],
+    })),
   },
   guards: {
     busy: is('busy'),
     waiting: is('waiting_input'),
     error: is('error'),
+    limit: isFreshLimit,
     quiet: isQuiet,
     bootsSlowly: ({ context, event }) => context.startSettleMs > 0 && isQuiet({ event }),
     startingAgain: is('starting'),
@@ -123,6 +163,8 @@ export const terminalMachine = setup({
   delays: {
     settle: ({ context }) => context.settleMs,
     startSettle: ({ context }) => context.startSettleMs,
+    /** Until the limit resets (`since` is when it was seen, on the machine's own clock). */
+    reset: ({ context }) => Math.min(MAX_DELAY_MS, Math.max(0, (context.limit?.until ?? context.since) - (context.limit?.at ?? context.since))),
   },
 }).createMachine({
   id: 'terminal',
@@ -139,6 +181,10 @@ export const terminalMachine = setup({
     turns: 0,
     lastDone: null,
     doneAtInput: null,
+    limit: null,
+    limitPassed: null,
+    limitWaitMs: input.limitWaitMs ?? DEFAULT_LIMIT_WAIT_MS,
+    timeZone: input.timeZone,
   }),
   initial: 'starting',
   on: {
@@ -157,6 +203,7 @@ export const terminalMachine = setup({
         HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
+          toLimited,
           toWaiting,
           toError,
           { guard: 'bootsSlowly', target: 'booting', actions: 'note' },
@@ -172,6 +219,7 @@ export const terminalMachine = setup({
         HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
+          toLimited,
           toWaiting,
           toError,
           // Another quiet screen: the CLI is still drawing; start the wait over.
@@ -187,6 +235,7 @@ export const terminalMachine = setup({
         HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
+          toLimited,
           toWaiting,
           toError,
           // A turn so fast that no busy screen was caught: its summary line still shows it ran. An old
@@ -200,7 +249,7 @@ export const terminalMachine = setup({
       description: 'The agent is working on a turn (spinner, "esc to interrupt").',
       on: {
         HOOK: [...hookInTurn],
-        SCREEN: [{ guard: 'busy', actions: 'note' }, toWaiting, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
+        SCREEN: [{ guard: 'busy', actions: 'note' }, toLimited, toWaiting, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
       },
     },
     settling: {
@@ -210,6 +259,7 @@ export const terminalMachine = setup({
         HOOK: [...hookInTurn],
         SCREEN: [
           toBusy,
+          toLimited,
           toWaiting,
           toError,
           // Output while settling (a reply still streaming) restarts the wait.
@@ -221,7 +271,7 @@ export const terminalMachine = setup({
       description: 'A permission or choice menu waits for a person (or for jaggers) to answer.',
       on: {
         HOOK: [...hookInTurn],
-        SCREEN: [toBusy, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
+        SCREEN: [toBusy, toLimited, toError, { guard: 'turnEnding', target: 'settling', actions: 'note' }],
         INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
@@ -231,6 +281,7 @@ export const terminalMachine = setup({
         HOOK: [...hookQuiet],
         SCREEN: [
           toBusyOpening,
+          toLimited,
           toWaiting,
           toError,
           // The next turn, too fast for its busy screen: a new summary ends it.
@@ -243,7 +294,25 @@ export const terminalMachine = setup({
       description: 'The CLI shows an error it cannot continue from by itself.',
       on: {
         HOOK: [...hookQuiet],
-        SCREEN: [toBusyOpening, toWaiting, { guard: 'quiet', target: 'idle', actions: 'note' }],
+        SCREEN: [toBusyOpening, toLimited, toWaiting, { guard: 'quiet', target: 'idle', actions: 'note' }],
+      },
+    },
+    limited: {
+      description:
+        "The CLI hit its plan's usage limit or the service's rate limit: no prompt goes in until the reset time it showed (or limitWaitMs when it showed none).",
+      after: { reset: { target: 'idle', actions: 'limitPassed' } },
+      on: {
+        // A person pushed on (or the CLI retries): work shows again. A turn's end changes nothing.
+        HOOK: [hookBusyOpening, hookWaiting, { guard: 'hookDoneOpen', actions: 'closeTurn' }],
+        SCREEN: [
+          toBusyOpening,
+          // Another limit (a new reset time): the wait starts over.
+          { guard: 'limit', target: 'limited', reenter: true, actions: ['note', 'setLimit'] },
+          toWaiting,
+          toError,
+        ],
+        TURN_CONFIRMED: { guard: 'turnOpen', actions: 'closeTurn' },
+        INPUT_SENT: { actions: 'promptWentIn' },
       },
     },
     exited: {
@@ -252,6 +321,9 @@ export const terminalMachine = setup({
     },
   },
 });
+
+/** A limit that shows no reset time (a bare 429) holds the agent this long before the next try. */
+export const DEFAULT_LIMIT_WAIT_MS = 5 * 60_000;
 
 /** What a person is told: `settling` is still `busy` to the outside, and `booting` still `starting`. */
 export function publicStatus(state: TerminalStatus): Exclude<TerminalStatus, 'settling' | 'booting'> {

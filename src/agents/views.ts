@@ -1,7 +1,7 @@
 // The agents as the API shows them: each pane's live state and what decided it (the watcher's), its
 // pinned session (the registry's), the question it asks; one agent with a fresh reading of its screen;
 // its screen; and a wait for it to reach a state. Reads only: nothing here changes a pane.
-import { publicStatus, type TerminalStatus } from '../../machines/terminal.machine.js';
+import { publicStatus, type LimitSeen, type TerminalStatus } from '../../machines/terminal.machine.js';
 import type { QueueEntry, ScreenView, TerminalDetail, TerminalView } from '../api/types.js';
 import { classify } from '../detect/classify.js';
 import { readQuestion } from '../detect/question.js';
@@ -22,10 +22,11 @@ export interface ViewsPorts {
     byPane(paneId: string): TerminalEntry | undefined;
   };
   watcher: {
-    snapshot(
-      paneId: string,
-    ):
-      | { machine: TerminalStatus; context: { since: number; rule: string | null; lines: string[]; source: string; turns: number; exitStatus: number | null } }
+    snapshot(paneId: string):
+      | {
+          machine: TerminalStatus;
+          context: { since: number; rule: string | null; lines: string[]; source: string; turns: number; exitStatus: number | null; limit?: LimitSeen | null };
+        }
       | undefined;
     lastScreen(paneId: string): string | null;
     pane(paneId: string): { pid: number | null } | undefined;
@@ -38,6 +39,19 @@ export interface ViewsPorts {
   stopping: AbortSignal;
   /** The terminal's work items that have not ended, in order, with what each waits for. */
   queue(terminalId: string): QueueEntry[];
+  /** What the watchdog found on the pane and still stands (docs/limits.md). */
+  stuck?(paneId: string): { kind: string; since: number; reason: string } | null;
+}
+
+/** A limit as the API shows it: when it resets (ISO), what said so. */
+export function limitView(l: LimitSeen): NonNullable<TerminalView['limit']> {
+  return {
+    seenAt: new Date(l.at).toISOString(),
+    resetAt: l.resetAt === null ? null : new Date(l.resetAt).toISOString(),
+    retryAt: new Date(l.until).toISOString(),
+    said: l.said,
+    lines: l.lines,
+  };
 }
 
 export class AgentViews {
@@ -66,10 +80,12 @@ export class AgentViews {
       turns: ctx?.turns ?? 0,
       sessionId: (e.pane.terminalId && data.terminals[e.pane.terminalId]?.sessionId) || null,
       exitStatus: ctx?.exitStatus ?? e.pane.deadStatus,
-      waitingFor: waitingFor(machine, e.profile, e.pane.agent!),
+      waitingFor: waitingFor(machine, e.profile, e.pane.agent!, ctx?.limit),
+      ...(machine === 'limited' && ctx?.limit ? { limit: limitView(ctx.limit) } : {}),
       question: screen ? readQuestion(screen) : null,
       problem: e.problem,
       usage: tokenTotal(own(data.usage.agents, e.pane.agent!)),
+      ...((f) => (f ? { stuck: { kind: f.kind, since: new Date(f.since).toISOString(), reason: f.reason } } : {}))(this.p.stuck?.(e.pane.paneId) ?? null),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { TerminalStatus } from '../../machines/terminal.machine.js';
+import type { LimitSeen, TerminalStatus } from '../../machines/terminal.machine.js';
 import type { Profile } from '../profiles/schema.js';
 
 const names = (profile: Profile, status: string) =>
@@ -8,7 +8,7 @@ const names = (profile: Profile, status: string) =>
     .join(', ') || 'none';
 
 /** What the terminal machine waits for to leave `state`, in words (for `why` and the API). */
-export function waitingFor(state: TerminalStatus, profile: Profile | null, agent: string): string {
+export function waitingFor(state: TerminalStatus, profile: Profile | null, agent: string, limit?: LimitSeen | null): string {
   if (!profile) return 'a valid profile: this pane is not watched';
   const settle = `${profile.detect.settleMs} ms`;
   switch (state) {
@@ -28,6 +28,10 @@ export function waitingFor(state: TerminalStatus, profile: Profile | null, agent
       return `a person to answer on screen (jaggers attach ${agent})`;
     case 'done':
       return 'the next prompt, or busy evidence on screen';
+    case 'limited':
+      return limit?.resetAt
+        ? `its usage limit to reset at ${new Date(limit.resetAt).toISOString()} (${limit.said ?? 'as shown'}); its queue goes on then`
+        : `${Math.round(((limit?.until ?? 0) - (limit?.at ?? 0)) / 60_000)} min (its limit showed no reset time) before its queue is tried again`;
     case 'error':
       return 'the input box again';
     case 'exited':

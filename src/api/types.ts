@@ -2,8 +2,9 @@
 // Types only: clients import this without loading any code.
 import type { JobRecord, MessageRecord } from '../sessions/work.js';
 import type { TokenTotal } from '../usage/tokens.js';
+import type { AgentStateName } from '../states.js';
 
-export type AgentState = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'exited';
+export type AgentState = AgentStateName;
 
 export interface HealthView {
   pid: number;
@@ -61,6 +62,13 @@ export interface TerminalView {
   problem: string | null;
   /** The tokens this agent's recorded turns spent (docs/usage.md); null: none recorded. */
   usage: TokenTotal | null;
+  /**
+   * State `limited` (docs/limits.md): when the limit resets (null: the CLI did not say), when its queue
+   * is tried again (the reset, or a set wait when none was shown), and the words on screen that said so.
+   */
+  limit?: { seenAt: string; resetAt: string | null; retryAt: string; said: string | null; lines: string[] };
+  /** The watchdog's latest finding on this agent (docs/limits.md), while it stands. */
+  stuck?: { kind: string; since: string; reason: string } | null;
 }
 
 /** `GET /v1/terminals/{agent}`: the view plus a fresh reading of what is on screen now. */
@@ -139,7 +147,7 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'gap';
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'stuck' | 'gap';
 
 /**
  * A background job as the registry holds it; `attach` says where to answer an agent that waits for a
@@ -195,6 +203,9 @@ export interface StateEventData {
   since: string;
   /** Decided by a CLI's hook: ms from the hook bridge's start (the CLI fired it) to the supervisor applying it. */
   hookLagMs?: number;
+  /** State `limited`: when the limit resets (null: not shown) and when the agent's queue is tried again. */
+  resetAt?: string | null;
+  retryAt?: string;
 }
 
 export interface TurnEventData {

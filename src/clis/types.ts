@@ -74,7 +74,9 @@ export type HookSignal =
   /** The CLI waits for a person (a permission request); `question` when the payload names it. */
   | { kind: 'waiting'; sessionId?: string; question?: string }
   /** The CLI is in this conversation now (SessionStart; a new id after `/clear` is a fork to follow). */
-  | { kind: 'session'; sessionId: string; transcriptPath?: string };
+  | { kind: 'session'; sessionId: string; transcriptPath?: string }
+  /** The CLI is about to call a tool (claude PreToolUse): for the watchdog's loop check only, never a state. */
+  | { kind: 'tool'; sessionId?: string; tool: string; input: string };
 
 /** Where and how one pane's hooks are installed. */
 export interface HookInstallContext {

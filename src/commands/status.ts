@@ -75,6 +75,11 @@ export function renderWhy(r: TerminalDetail): string {
     );
     if (h.warning) lines.push(`warning: ${h.warning}`);
   }
+  if (r.limit)
+    lines.push(
+      `limited: ${r.limit.resetAt ? `resets at ${r.limit.resetAt}` : `no reset time shown; tried again at ${r.limit.retryAt}`} (${r.limit.lines[0]?.trim() ?? ''})`,
+    );
+  if (r.stuck) lines.push(`stuck (${r.stuck.kind}, since ${r.stuck.since}): ${r.stuck.reason}`);
   lines.push(`waiting for: ${r.waitingFor ?? '-'}`);
   if (r.queue.length) {
     lines.push(`its queue (${r.queue.length}):`, ...r.queue.map((q) => `  ${q.id} ${q.work} ${q.state}${q.waiting ? `: ${q.waiting}` : ': runs now'}`));

@@ -74,3 +74,29 @@ export function doneEvidence({ screen, raw, rules }: DetectInput): string | null
   const c = classify({ screen, raw, rules: rules.filter((r) => r.status === 'done') });
   return c.status === 'done' ? c.lines.join('\n') : null;
 }
+
+/**
+ * Classify, where a usage limit whose reset already passed (its matched lines `passed`) may still be on
+ * screen: that old line says nothing now, and the screen reads as the other rules say (busy, idle).
+ */
+export function classifyAfterLimit(input: DetectInput, passed: string | null): Classification {
+  const c = classify(input);
+  if (c.status !== 'limited' || passed === null || c.lines.join('\n') !== passed) return c;
+  return classify({ ...input, rules: input.rules.filter((r) => r.status !== 'limited') });
+}
+
+/** A reply no longer than this (non-empty lines) can be a CLI's limit message; a longer one is an answer that may talk about limits. */
+const LIMIT_REPLY_LINES = 3;
+
+/**
+ * The lines of a turn's reply (from the CLI's transcript, its hook or its headless output) that the
+ * profile's `limited` rules match: a turn that ended at a usage limit, whatever the screen shows. Only a
+ * short reply counts (the limit's message alone), never an answer that quotes one. Null for none.
+ */
+export function limitInReply(reply: string, rules: readonly DetectRule[]): string[] | null {
+  const lines = reply.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length === 0 || lines.length > LIMIT_REPLY_LINES) return null;
+  const limits = rules.filter((r) => r.status === 'limited').map((r) => regexOf(r.pattern));
+  const hits = lines.filter((l) => limits.some((re) => re.test(l)));
+  return hits.length > 0 ? hits : null;
+}

@@ -28,6 +28,8 @@ export function parseScreenName(file: string): { cli: string; version: string; s
 export function expectedStatus(profile: Pick<Profile, 'name' | 'detect'>, state: string): ScreenStatus {
   const hasDone = profile.detect.rules.some((r) => r.status === 'done');
   if (state.startsWith('waiting')) return 'waiting_input';
+  // A usage or rate limit the CLI showed (docs/limits.md).
+  if (state.startsWith('limited')) return 'limited';
   if (state === 'busy' || state === 'trap-summary-while-busy') return 'busy';
   if (state === 'busy-streaming') return profile.name === 'codex' ? 'idle' : 'busy';
   if (state === 'trap-idle-while-streaming') return 'idle';

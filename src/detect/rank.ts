@@ -34,7 +34,7 @@ export type Ranked =
 
 /**
  * Rank a fresh reading of the screen (and state file) against what the hooks said.
- * - A menu or an error on screen always goes through: no hook reports them.
+ * - A menu, an error or a usage limit on screen always goes through: no hook reports them.
  * - After a hook's turn start, a quiet reading goes through only once it has stayed quiet `graceMs`
  *   (no end event after Esc or a denied permission: the screen ends such a turn, named as such).
  * - After a hook's turn end, a busy reading is the screen lagging behind: held until the screen reads
@@ -51,7 +51,7 @@ export function rank(screen: Classification, file: Classification | null, hook: 
   // the CLI draws it (opencode and copilot still showed their busy footer), so a reading without it is
   // the screen lagging (past the grace with no menu, the caller applies the hook's own word). Once the
   // menu was seen, what follows it (busy: approved; quiet: denied, no end event) is the screen's to say.
-  if (hook?.status === 'waiting' && !hook.menuSeen && screen.status !== 'waiting_input' && screen.status !== 'error') {
+  if (hook?.status === 'waiting' && !hook.menuSeen && screen.status !== 'waiting_input' && screen.status !== 'error' && screen.status !== 'limited') {
     const why = `hook ${hook.event} says waiting; the screen reads ${screen.status} (its menu not drawn yet)`;
     return { kind: 'hold', until: (hook.since ?? at) + graceMs, why };
   }
@@ -60,7 +60,7 @@ export function rank(screen: Classification, file: Classification | null, hook: 
   if (hook?.status === 'done' && !hook.confirmed && s === 'waiting_input' && at - (hook.since ?? at) < graceMs) {
     return { kind: 'hold', until: (hook.since ?? at) + graceMs, why: `hook ${hook.event} ended the turn; a menu still on screen` };
   }
-  if (!hook?.status || hook.confirmed || hook.status === 'waiting' || s === 'waiting_input' || s === 'error' || s === 'unknown')
+  if (!hook?.status || hook.confirmed || hook.status === 'waiting' || s === 'waiting_input' || s === 'error' || s === 'limited' || s === 'unknown')
     return { kind: 'apply', ...base };
   const quiet = s === 'idle' || s === 'done';
   if (hook.status === 'busy') {

@@ -12,6 +12,7 @@ import { digest, namedFile, promptPreview } from './rules.js';
 import type { AgentStatus } from './runtime-files.js';
 import type { SessionRecord } from './session-store.js';
 import { newSession } from './session-store.js';
+import { limitIn } from './limit-line.js';
 import { firstLine, takeCodePoints } from './text.js';
 import { applyWrites, writesIn } from './writes.js';
 
@@ -180,7 +181,8 @@ export class Agent {
       if ('error' in call) turn.cancelTimer = this.io.setTimer(() => end([call.error]), thinkMs);
       else this.io.callTool!(call.tool, call.args).then(end, (e: unknown) => end([`mcp ${call.tool} failed: ${e instanceof Error ? e.message : String(e)}`]));
     } else if (command !== '/hang') {
-      const done = (): void => (turn.needsApproval ? this.askPermission() : this.finish(this.turnReply()));
+      const limit = this.limitLine(prompt);
+      const done = (): void => (limit ? this.hitLimit(limit) : turn.needsApproval ? this.askPermission() : this.finish(this.turnReply()));
       turn.cancelTimer = this.io.setTimer(done, thinkMs);
     }
     this.setStatus('busy');
@@ -212,6 +214,12 @@ export class Agent {
     return [...this.writes(prompt), ...replyBody(prompt, this.config, this.io.readFile)];
   }
 
+  /** A `limit:` line in the prompt, else in the file it names: the turn ends at a usage limit (its screen line). */
+  private limitLine(prompt: string): string | undefined {
+    const file = namedFile(prompt, this.io.readFile);
+    return limitIn(prompt) ?? (file ? limitIn(file.content.toString('utf8')) : undefined);
+  }
+
   /** `write:` lines in the prompt, else in the file it names, carried out: the reply's first lines. */
   private writes(prompt: string): string[] {
     if (!this.io.writeFile) return [];
@@ -221,6 +229,20 @@ export class Agent {
       if (file) asked = writesIn(file.content.toString('utf8'));
     }
     return applyWrites(asked, this.config.cwd, this.io.writeFile);
+  }
+
+  /**
+   * The turn stops at a usage limit: the limit's line is drawn where the reply would be, under the turn's
+   * summary nothing else (the input box again), as claude ends idle with its limit line.
+   */
+  private hitLimit(line: string): void {
+    const turn = this.turn;
+    if (!turn) return;
+    turn.cancelTimer?.();
+    this.turn = undefined;
+    this.transcript.push({ kind: 'reply', lines: [line] }, { kind: 'gap' });
+    this.io.hook?.('Stop', { session_id: this.session.id, cwd: this.config.cwd, last_assistant_message: line });
+    this.setStatus('idle');
   }
 
   /** The permission menu opens: the PermissionRequest hook first, as claude fires it. */

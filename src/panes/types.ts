@@ -1,4 +1,4 @@
-import type { TerminalStatus } from '../../machines/terminal.machine.js';
+import type { LimitSeen, TerminalStatus } from '../../machines/terminal.machine.js';
 import type { Profile } from '../profiles/schema.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import type { Clock } from './clock.js';
@@ -21,6 +21,8 @@ export interface StatusChange {
   lines: string[];
   source: string;
   turns: number;
+  /** State `limited`: the limit the agent waits for. */
+  limit?: LimitSeen | null;
   /** Decided by a call of the hook bridge: when that call started (ms since the epoch, from its spool file's name). */
   hookFiredAt?: number;
 }
@@ -62,6 +64,8 @@ export interface WatcherOptions {
   hookGraceMs?: number;
   /** Whether the pane's CLI was started with its hooks installed (not turned off): a turn without hook calls is then warned of. */
   hooksInstalled?: (pane: WatchedPane) => boolean;
+  /** How long an agent whose limit showed no reset time waits before its queue is tried again (default 5 min). */
+  limitWaitMs?: number;
   /** Ask tmux to pause a pane whose output to this watcher is this many seconds behind (0: never, the default). */
   pauseAfterS?: number;
 }

@@ -2,7 +2,7 @@ import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
 import { HOOKS } from '../clis/kinds.js';
 import type { HookSignal } from '../clis/types.js';
-import { classify, doneEvidence, type Classification } from '../detect/classify.js';
+import { classifyAfterLimit, doneEvidence, type Classification } from '../detect/classify.js';
 import { rank, type HookWord } from '../detect/rank.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
@@ -96,7 +96,9 @@ export class PaneWatcher {
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
   private readonly hookWarningListeners = new Set<(pane: WatchedPane, warning: string) => void>();
+  private readonly toolListeners = new Set<(pane: WatchedPane, tool: string, input: string) => void>();
   private readonly hookGraceMs: number;
+  private readonly limitWaitMs: number | undefined;
   private readonly hooksInstalled: (pane: WatchedPane) => boolean;
   private readonly offs: (() => void)[] = [];
   /** Where captures and queries go: a connection without pane output keeps them out of its backlog. */
@@ -127,6 +129,7 @@ export class PaneWatcher {
     });
     this.stateFiles = new StateFiles(options.stateFiles);
     this.hookGraceMs = options.hookGraceMs ?? 3000;
+    this.limitWaitMs = options.limitWaitMs;
     this.hooksInstalled = options.hooksInstalled ?? (() => true);
     this.flow = new FlowControl(client, this.clock, {
       pauseBusy: options.pauseBusy ?? true,
@@ -176,6 +179,12 @@ export class PaneWatcher {
     return () => this.hookWarningListeners.delete(l);
   }
 
+  /** A tool call the pane's CLI is about to make, from its pre-tool-use hook (the watchdog's loop check). */
+  onTool(l: (pane: WatchedPane, tool: string, input: string) => void): () => void {
+    this.toolListeners.add(l);
+    return () => this.toolListeners.delete(l);
+  }
+
   /** Every new (changed) screen of a watched pane, as captured for classification. */
   onScreen(l: (paneId: string, screen: string) => void): () => void {
     this.screenListeners.add(l);
@@ -186,7 +195,13 @@ export class PaneWatcher {
     if (this.entries.has(pane.paneId)) return;
     const d = pane.profile.detect;
     const actor = createActor(terminalMachine, {
-      input: { settleMs: d.settleMs, startSettleMs: d.startSettleMs, doneNeedsEvidence: d.doneNeedsEvidence, at: this.now() },
+      input: {
+        settleMs: d.settleMs,
+        startSettleMs: d.startSettleMs,
+        doneNeedsEvidence: d.doneNeedsEvidence,
+        at: this.now(),
+        ...(this.limitWaitMs !== undefined ? { limitWaitMs: this.limitWaitMs } : {}),
+      },
       clock: this.clock,
     });
     const entry: Entry = {
@@ -258,7 +273,8 @@ export class PaneWatcher {
     actor.subscribe((snap) => {
       this.noteTurn(entry, snap.context.turnOpen, snap.context.turns);
       const status = publicStatus(snap.value as TerminalStatus);
-      const key = `${status}|${snap.context.turns}`;
+      // A new limit (another reset time) while limited is a change too.
+      const key = `${status}|${snap.context.turns}${status === 'limited' ? `|${snap.context.limit?.until}` : ''}`;
       if (key === entry.last) return;
       entry.last = key;
       const change: StatusChange = {
@@ -269,6 +285,7 @@ export class PaneWatcher {
         lines: snap.context.lines,
         source: snap.context.source,
         turns: snap.context.turns,
+        ...(status === 'limited' ? { limit: snap.context.limit } : {}),
         ...(entry.hooks.firedAt !== null && snap.context.source === 'hook' ? { hookFiredAt: entry.hooks.firedAt } : {}),
       };
       for (const l of this.listeners) l(change);
@@ -396,6 +413,11 @@ export class PaneWatcher {
     return Boolean(e?.hooks.installed && !e.hooks.warning);
   }
 
+  /** When the pane's hooks last called the bridge (ms since the epoch), or null. */
+  lastHookAt(paneId: string): number | null {
+    return this.entries.get(paneId)?.hooks.lastEvent?.at ?? null;
+  }
+
   /** What the pane's hooks did, for `why`: null when its profile has none. */
   hookView(paneId: string): HookView | null {
     const e = this.entries.get(paneId);
@@ -408,6 +430,16 @@ export class PaneWatcher {
       lastEvent: e.hooks.lastEvent ? { event: e.hooks.lastEvent.event, at: new Date(e.hooks.lastEvent.at).toISOString() } : null,
       warning: e.hooks.warning,
     };
+  }
+
+  /**
+   * The turn's reply (its transcript, hook or headless output) is a usage limit's message: the agent is
+   * `limited` as if its screen showed it (unless it already is: the screen said so first).
+   */
+  limitSeen(paneId: string, lines: string[], by: string): void {
+    const e = this.entries.get(paneId);
+    if (!e || e.actor.getSnapshot().value === 'limited') return;
+    e.actor.send({ type: 'SCREEN', at: this.now(), classification: { status: 'limited', rule: `usage-limit (the reply, by ${by})`, lines }, source: 'turn' });
   }
 
   /** Tell the machine the turn engine confirmed the open turn's end (transcript or screen evidence). */
@@ -547,7 +579,9 @@ export class PaneWatcher {
     // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
     if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) return;
     e.lastScreen = screen;
-    e.lastScreenClass = e.pane.profile.detect.rules.length ? classify({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }) : NO_RULES;
+    e.lastScreenClass = e.pane.profile.detect.rules.length
+      ? classifyAfterLimit({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }, e.actor.getSnapshot().context.limitPassed)
+      : NO_RULES;
     e.lastFileStatus = file?.status ?? null;
     e.lastFile = file;
     this.decide(e, at, file, true);
@@ -623,6 +657,10 @@ export class PaneWatcher {
       for (const l of this.sessionListeners) l(e.pane, sig.sessionId);
     }
     if (stale || e.life.dead || e.held || sig.kind === 'session') return;
+    if (sig.kind === 'tool') {
+      for (const l of this.toolListeners) l(e.pane, sig.tool, sig.input);
+      return;
+    }
     const at = this.now();
     const rule = `hook ${event}`;
     this.clearHookTimer(e);

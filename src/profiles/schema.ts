@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isName, NAME_RULE } from '../ids.js';
+import { AGENT_STATES } from '../states.js';
 import {
   DISCOVER_KINDS,
   FOLDER_ACCESS_KINDS,
@@ -12,7 +13,7 @@ import {
   USAGE_KINDS,
 } from '../clis/kinds.js';
 
-export const AGENT_STATUSES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
+export const AGENT_STATUSES = AGENT_STATES;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 const regex = z.string().refine(
@@ -30,7 +31,7 @@ const regex = z.string().refine(
 /** A detection rule: a regex over one region of the screen; the first rule that matches decides. */
 export const DetectRuleSchema = z.strictObject({
   name: z.string().min(1),
-  status: z.enum(['starting', 'idle', 'busy', 'waiting_input', 'done', 'error']),
+  status: z.enum(['starting', 'idle', 'busy', 'waiting_input', 'limited', 'done', 'error']),
   pattern: regex,
   /**
    * `bottom`: the last `lines` non-empty lines; `top`: the first `lines` non-empty lines; `screen`: all

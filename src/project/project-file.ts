@@ -21,6 +21,12 @@ const AgentSchema = z.strictObject({
   isolation: z.enum(['shared', 'worktree']).optional(),
   /** The branch or commit its worktree starts from when it is made (default: the checkout's current branch). */
   base: z.string().min(1).max(256).optional(),
+  /** Another agent of the team: while this one is `limited`, its waiting jobs and handoffs move there (docs/limits.md). */
+  fallback: z.string().min(1).refine(isName, `must be an agent's name: ${NAME_RULE}`).optional(),
+  /** The watchdog, for this agent: seconds busy with no output and no hook event before it counts as stuck. */
+  stuckAfter: z.number().positive().max(86_400).optional(),
+  /** What the watchdog does besides telling: `interrupt` presses the CLI's own interrupt keys once. */
+  onStuck: z.enum(['notify', 'interrupt']).optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 
@@ -43,6 +49,10 @@ export const ProjectSchema = z
     maxWorkers: z.union([z.number().int().positive(), z.record(z.string(), z.number().int().positive())]).optional(),
     /** false: no agent of this project gets its CLI's native hooks installed (the state file and screen decide). */
     hooks: z.boolean().optional(),
+    /** The watchdog (docs/limits.md): seconds busy with no output and no hook event before an agent counts as stuck (default 600). */
+    stuckAfter: z.number().positive().max(86_400).optional(),
+    /** What the watchdog does besides telling (default `notify`); `interrupt` presses the CLI's own interrupt keys once. */
+    onStuck: z.enum(['notify', 'interrupt']).optional(),
     /** How a fresh worktree is set up: ignored files copied from the checkout, then a command run once in it. */
     worktree: z
       .strictObject({
@@ -69,6 +79,12 @@ export const ProjectSchema = z
     p.agents.forEach((a, i) => {
       if (seen.has(a.name)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'name'], message: 'must be unique' });
       seen.add(a.name);
+    });
+    p.agents.forEach((a, i) => {
+      if (a.fallback === undefined) return;
+      if (a.fallback === a.name) ctx.addIssue({ code: 'custom', path: ['agents', i, 'fallback'], message: 'must be another agent' });
+      else if (!seen.has(a.fallback))
+        ctx.addIssue({ code: 'custom', path: ['agents', i, 'fallback'], message: `must be an agent of this file (${[...seen].join(', ')})` });
     });
   });
 export type ProjectFile = z.output<typeof ProjectSchema>;

@@ -36,6 +36,7 @@ import { Handoffs } from '../work/handoffs.js';
 import { Inbox } from '../work/inbox.js';
 import { Jobs } from '../work/jobs.js';
 import { WorkJournal } from '../work/journal.js';
+import { moveToFallback } from '../work/fallback.js';
 import { Outcomes } from '../work/outcomes.js';
 import { realClock, type Agents } from '../work/ports.js';
 import { runHeadless } from '../work/run-headless.js';
@@ -50,6 +51,9 @@ import { Tasks } from '../workflows/tasks.js';
 import type { EventHub } from './event-hub.js';
 import { Notifier } from './notify.js';
 import { PaneWatcher } from '../panes/watcher.js';
+import { DEFAULT_STUCK_AFTER_MS, Watchdog, type StuckFinding } from '../panes/watchdog.js';
+import { realClock as paneClock } from '../panes/clock.js';
+import { regexOf } from '../detect/classify.js';
 import { publishStatus } from './publish.js';
 import { readFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
@@ -112,6 +116,45 @@ export function compose(d: SupervisorDeps) {
     async () => (await project().catch(() => null))?.notify,
     (n) => hub.publish('notice', { ...n }),
   );
+
+  /** The watchdog's settings per agent, from jaggers.json as last read (its timers need them at once). */
+  const stuckSettings = new Map<string, { afterMs: number; onStuck: 'notify' | 'interrupt' }>();
+  const readStuckSettings = async () => {
+    const p = await project().catch(() => null);
+    stuckSettings.clear();
+    for (const a of p?.agents ?? [])
+      stuckSettings.set(a.name, {
+        afterMs: (a.stuckAfter ?? p?.stuckAfter ?? DEFAULT_STUCK_AFTER_MS / 1000) * 1000,
+        onStuck: a.onStuck ?? p?.onStuck ?? 'notify',
+      });
+  };
+  /** Something looks stuck (docs/limits.md): an event, a notice, and the CLI's own interrupt once where asked. */
+  const onStuck = (f: StuckFinding) => {
+    const e = table.byPane(f.paneId);
+    const data = {
+      agent: f.agent,
+      terminalId: e?.pane.terminalId ?? null,
+      task: e?.pane.task ?? null,
+      pane: f.paneId,
+      kind: f.kind,
+      reason: f.reason,
+      since: new Date(f.since).toISOString(),
+    };
+    const interrupt = stuckSettings.get(f.agent)?.onStuck === 'interrupt' && f.kind !== 'repeated-question' && e?.profile && !e.pane.dead;
+    hub.publish('stuck', { ...data, interrupted: Boolean(interrupt) });
+    log.warn({ agent: f.agent, kind: f.kind, interrupt: Boolean(interrupt) }, `stuck: ${f.reason}`);
+    if (e) void notifier.notice({ agent: f.agent, terminalId: data.terminalId, task: data.task, windowId: e.pane.windowId, state: 'stuck', reason: f.reason });
+    if (interrupt)
+      void sendKeys(commands, f.paneId, e.profile!.delivery.interruptKeys).catch((err: Error) =>
+        log.warn({ agent: f.agent, err: err.message }, 'could not interrupt the stuck agent'),
+      );
+  };
+  const watchdog = new Watchdog({
+    clock: paneClock,
+    stuckAfterMs: (agent) => stuckSettings.get(agent)?.afterMs ?? DEFAULT_STUCK_AFTER_MS,
+    lastHookAt: (paneId) => watcher.lastHookAt(paneId),
+    found: onStuck,
+  });
 
   /** Resolves when an event on the stream matches, `ms` ran out, or the supervisor stops. */
   const untilEvent = (match: (e: StreamEvent) => boolean, ms: number) =>
@@ -248,6 +291,21 @@ export function compose(d: SupervisorDeps) {
     data: () => store.data,
     pane: (terminalId) => table.find(terminalId),
     status: (paneId) => watcher.status(paneId),
+    limit: (paneId) => watcher.snapshot(paneId)?.context.limit,
+    limited: (terminalId, agent, why) =>
+      moveToFallback(
+        {
+          store,
+          journal,
+          agents,
+          fallbackOf: async (name) => (await project())?.agents.find((a) => a.name === name)?.fallback,
+          kick: (t) => runner.kick(t),
+          log,
+        },
+        terminalId,
+        agent,
+        why,
+      ),
     run: (item, e, signal) => {
       if (item.kind === 'message') return runMessage({ env: turnEnv, store, hub, agents }, item.m, e, signal);
       const j = item.j;
@@ -332,6 +390,7 @@ export function compose(d: SupervisorDeps) {
         state: i.kind === 'job' ? i.j.state : i.m.state,
         waiting: runner.waiting(terminalId, i.id),
       })),
+    stuck: (paneId) => watchdog.finding(paneId),
   });
   const answers = new Answers({
     table,
@@ -380,18 +439,32 @@ export function compose(d: SupervisorDeps) {
       rule: c.rule,
       turns: c.turns,
       since: new Date(c.since).toISOString(),
+      ...(c.status === 'limited' && c.limit
+        ? { resetAt: c.limit.resetAt === null ? null : new Date(c.limit.resetAt).toISOString(), retryAt: new Date(c.limit.until).toISOString() }
+        : {}),
       ...(c.hookFiredAt !== undefined ? { hookLagMs: Math.round((c.since - c.hookFiredAt) * 10) / 10 } : {}),
     };
     hub.publish('state', { ...data });
     if (data.terminalId) runner.kick(data.terminalId);
+    // The watchdog's settings are read again as a turn starts: jaggers.json may have changed.
+    if (c.status === 'busy') void readStuckSettings();
+    watchdog.status(c.pane.paneId, data.agent, c.status);
     log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule, hookLagMs: data.hookLagMs }, 'state');
     void publishStatus(commands, c).catch(() => {});
+    if (c.status === 'limited' && c.limit) {
+      const l = c.limit;
+      const reason = l.resetAt
+        ? `hit a usage limit (${l.said ?? c.lines[0] ?? 'on screen'}); its queue waits for the reset at ${new Date(l.resetAt).toISOString()}`
+        : `hit a usage or rate limit (${c.lines[0] ?? 'on screen'}); its queue is tried again at ${new Date(l.until).toISOString()}`;
+      void notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'limited', reason });
+    }
     if (c.status === 'waiting_input') {
       const q = readQuestion(watcher.lastScreen(c.pane.paneId) ?? '');
       const reason = q
         ? `${describeQuestion(q)}${q.choices.length ? `; \`jaggers answer ${data.agent} <number or label>\`` : ''}`
         : (c.lines[0] ?? 'a menu on screen');
       void notifier.notice({ agent: data.agent, terminalId: data.terminalId, task: data.task, windowId: c.pane.windowId, state: 'waiting_input', reason });
+      watchdog.question(c.pane.paneId, data.agent, q ? describeQuestion(q) : (c.lines[0] ?? 'a menu on screen'));
     }
   };
 
@@ -484,6 +557,16 @@ export function compose(d: SupervisorDeps) {
       watcher.onChange(onStatus);
       watcher.onSession((pane, sessionId) => void followSession(pane.terminalId ?? null, pane.agent, sessionId));
       watcher.onHookWarning((pane, warning) => log.warn({ agent: pane.agent, terminal: pane.terminalId }, warning));
+      await readStuckSettings();
+      watcher.onScreen((paneId, screen) => {
+        const rules = watcher.pane(paneId)?.profile.detect.rules ?? [];
+        watchdog.screen(
+          paneId,
+          screen,
+          rules.filter((r) => r.status === 'busy').map((r) => regexOf(r.pattern)),
+        );
+      });
+      watcher.onTool((pane, tool, input) => watchdog.tool(pane.paneId, pane.agent, tool, input));
       await table.refresh();
       // After the panes are watched: calls left from before this start give their sessions.
       try {
@@ -512,6 +595,7 @@ export function compose(d: SupervisorDeps) {
       tasks.stop();
       flows.stop();
       spool.stop();
+      watchdog.stop();
       watcher.stop();
       void taps.close();
     },

@@ -11,7 +11,7 @@ export interface Notice {
   terminalId: string | null;
   task: string | null;
   windowId: string;
-  /** `waiting_input`, `turn-failed`, `exited`. */
+  /** `waiting_input`, `turn-failed`, `exited`, `limited` (a usage limit), `stuck` (the watchdog). */
   state: string;
   reason: string;
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { USAGE_BY } from '../usage/by.js';
+import { AGENT_STATES } from '../states.js';
 
 /**
  * Over this, a body that carries a text (a prompt, a message, a handoff) is refused with
@@ -39,7 +40,7 @@ export const ScreenQuery = z.strictObject({
   history: z.coerce.number().int().min(0).max(100_000).optional(),
 });
 
-export const STATES = ['starting', 'idle', 'busy', 'waiting_input', 'done', 'error', 'exited'] as const;
+export const STATES = AGENT_STATES;
 
 export const WaitQuery = z.strictObject({
   task: taskId.optional(),

@@ -7,6 +7,8 @@ export interface TurnWatch extends PaneStatusSource {
   turns(paneId: string): number;
   /** Tell the machine the open turn ended (the engine saw the evidence). */
   confirmTurn(paneId: string, by: string): void;
+  /** The turn's reply is a usage limit's message (`lines`): the agent is limited (docs/limits.md). */
+  limitSeen?(paneId: string, lines: string[], by: string): void;
   /** The first turn end a CLI's hook reported after `turnsBefore` closed turns, with its reply where the payload held it. */
   hookEnd?(paneId: string, turnsBefore: number): { event: string; reply?: string } | null;
   /** The pane's CLI calls its hooks (installed, and not gone silent): its turn end is worth a moment's wait. */

@@ -9,6 +9,7 @@ import { deliverNow, type Delivered } from '../delivery/deliver.js';
 import type { PaneIO } from '../delivery/ports.js';
 import { inputAreaLines, sightPrompt } from '../delivery/evidence.js';
 import { makeNonce } from '../delivery/sanitize.js';
+import { limitInReply } from '../detect/classify.js';
 import { JaggersError } from '../errors.js';
 import { readTranscriptReply } from '../clis/transcript.js';
 import { replyFromScreen } from '../handover/reply.js';
@@ -189,6 +190,11 @@ export async function turnEnd(
     ...(req.signal ? { signal: req.signal } : {}),
   });
   env.watch.confirmTurn(target.paneId, end.by);
+  // A turn that ended at a usage limit the screen did not show (a reply read from the transcript or a hook).
+  if (end.by !== 'screen' && env.watch.limitSeen) {
+    const lines = limitInReply(end.reply, target.profile.detect.rules);
+    if (lines) env.watch.limitSeen(target.paneId, lines, end.by);
+  }
   return end;
 }
 

@@ -115,13 +115,14 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
           return finish(null, { by: 'transcript', reply: t.text });
         }
       }
-      const settled = status === 'done' && watch.turns(w.paneId) > w.turnsBefore;
+      // A usage limit ends the turn too (the machine closed it): its screen says how.
+      const settled = (status === 'done' || status === 'limited') && watch.turns(w.paneId) > w.turnsBefore;
       const visible = watch.snapshot(w.paneId)?.screen?.status;
       // A history capture only when the visible screen may show an ended turn (cheap gate first).
       // On a pane whose hooks fire, a turn the machine still holds busy ends by the hook's word (or by the
       // machine's own quiet-screen rule after a hook start): the screen's history is not read for it.
       const held = status === 'busy' && watch.hooksExpected?.(w.paneId) === true;
-      const worthALook = settled || (!held && (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input'));
+      const worthALook = settled || visible === 'limited' || (!held && (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input'));
       if (worthALook) {
         const screen = await screenSinceEcho(io, w.paneId, w.nonce, w.profile);
         if (finished || screen === null) return;

@@ -16,6 +16,13 @@ export interface RunnerPorts {
   pane(terminalId: string): TerminalEntry | undefined;
   /** The pane's live state (the watcher's), undefined when it is not watched. */
   status(paneId: string): string | undefined;
+  /** State `limited`: when the limit resets (null: not shown), when the queue is tried again, what said so. */
+  limit?(paneId: string): { resetAt: number | null; until: number; said: string | null } | null | undefined;
+  /**
+   * The agent is limited (`why`): move its waiting jobs to its fallback, if it has one (src/work/fallback.ts).
+   * Resolves with how many moved.
+   */
+  limited?(terminalId: string, agent: string, why: string): Promise<number>;
   /**
    * Run an item from the phase the journal says it is in to its end, journaling each phase. A job's
    * failure is recorded by it (it resolves); a message try that failed throws, to be tried again.
@@ -97,6 +104,15 @@ export class Runner {
     if (!e.profile) return `${agent}'s profile cannot be loaded: ${e.problem}`;
     if (inFlight(head)) return null;
     const status = this.p.status(e.pane.paneId) ?? 'starting';
+    // Its limit's reset ends the state by itself (a timer in the pane's machine): the queue goes on then.
+    if (status === 'limited') {
+      const l = this.p.limit?.(e.pane.paneId);
+      if (!l) return `${agent} hit a usage limit; the next item waits for its reset`;
+      const at = new Date(l.until).toISOString();
+      return l.resetAt !== null
+        ? `${agent} hit a usage limit (${l.said ?? 'on screen'}); the next item waits for the limit's reset at ${at}`
+        : `${agent} hit a usage or rate limit that showed no reset time; the next item is tried at ${at}`;
+    }
     const ready = e.profile.delivery.ready as readonly string[];
     if (ready.includes(status)) return null;
     const how = status === 'waiting_input' ? ` (it waits for a person: \`jaggers answer ${agent} <choice>\` or \`jaggers attach ${agent}\`)` : '';
@@ -125,6 +141,11 @@ export class Runner {
           if (lost) {
             await this.p.lost(head.j, blocked);
             continue;
+          }
+          if (e && this.p.limited && this.p.status(e.pane.paneId) === 'limited') {
+            const l = this.p.limit?.(e.pane.paneId);
+            const why = l?.resetAt ? `hit a usage limit that resets at ${new Date(l.resetAt).toISOString()}` : 'hit a usage or rate limit';
+            if ((await this.p.limited(terminalId, itemAgent(head), why)) > 0) continue;
           }
           if (this.again.has(terminalId)) continue;
           return;

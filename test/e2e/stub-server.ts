@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { describeRequest, type RecordedRequest } from './stub-requests.js';
+import { limitAnswer, sendLimit, type LimitReply } from './stub-limits.js';
 import { defaultScript } from './stub-script.js';
 import {
   anthropicEvents,
@@ -23,8 +24,10 @@ import {
 
 export type { RecordedRequest } from './stub-requests.js';
 export type { Reply } from './stub-wire.js';
+export type { LimitReply } from './stub-limits.js';
 
-export type Script = (req: RecordedRequest) => Reply | Promise<Reply>;
+/** A script answers a turn with a reply, or with the service's own limit answer (a LimitReply, test/e2e/stub-limits.ts). */
+export type Script = (req: RecordedRequest) => Reply | LimitReply | Promise<Reply | LimitReply>;
 
 export interface StubServerOptions {
   /** Folder the default script resolves relative file paths against (the agent's cwd). */
@@ -210,7 +213,9 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     if (rec.api === 'gemini' && path.includes(':countTokens')) return sendJson(res, 200, { totalTokens: 10 });
     if (rec.api === 'other') return sendJson(res, 404, { error: { message: `stub: no route POST ${path}` } });
 
-    const reply: Reply = rec.purpose === 'turn' ? await script(rec) : { kind: 'text', text: auxText(rec) };
+    const answered = rec.purpose === 'turn' ? await script(rec) : ({ kind: 'text', text: auxText(rec) } as const);
+    if (answered.kind === 'limit') return sendLimit(res, limitAnswer(rec, answered, Date.now(), anthropicHeaders()['request-id']!));
+    const reply: Reply = answered;
     // A call of a named tool (jaggers' MCP tools), else the shell tool fitted to the request.
     const tool = reply.kind === 'tool' ? (reply.call ?? shellCall(rec, reply)) : undefined;
     const b = isObject(body) ? body : {};

@@ -12,6 +12,8 @@ const EVENTS: readonly { event: string; matcher?: string }[] = [
   { event: 'PermissionRequest' },
   // Comes ~6 s after a permission menu opens, or never; also MCP servers' questions (elicitation).
   { event: 'Notification', matcher: 'permission_prompt|elicitation_dialog' },
+  // Every tool call: the watchdog's check for a turn that calls the same tool again and again.
+  { event: 'PreToolUse' },
 ];
 
 /** Seconds before claude gives up on a hook call: the bridge returns at once, this bounds a stuck one. */
@@ -103,6 +105,11 @@ function read(event: string, payload: unknown): HookSignal[] {
     case 'PermissionRequest': {
       const question = permissionQuestion(p);
       return [{ kind: 'waiting', ...ids, ...(question === undefined ? {} : { question }) }];
+    }
+    case 'PreToolUse': {
+      const tool = text(p.tool_name);
+      if (tool === undefined) return [];
+      return [{ kind: 'tool', ...ids, tool, input: JSON.stringify(p.tool_input ?? null).slice(0, 2000) }];
     }
     case 'Notification': {
       const type = text(p.notification_type);

@@ -71,11 +71,11 @@ describe('claude hooks: install', () => {
     expect(inst.files.map((f) => f.path)).toEqual([file]);
   });
 
-  it('hooks the five events to the bridge, the event name appended, and nothing else in the file', () => {
+  it('hooks the six events to the bridge, the event name appended, and nothing else in the file', () => {
     const [f] = claudeHooks.install(ctx).files;
     const settings = JSON.parse(f?.text ?? '') as { hooks: Record<string, { matcher?: string; hooks: unknown[] }[]> };
     expect(Object.keys(settings)).toEqual(['hooks']);
-    expect(Object.keys(settings.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop', 'PermissionRequest', 'Notification']);
+    expect(Object.keys(settings.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop', 'PermissionRequest', 'Notification', 'PreToolUse']);
     for (const [event, groups] of Object.entries(settings.hooks)) {
       expect(groups).toHaveLength(1);
       expect(groups[0]?.hooks).toEqual([{ type: 'command', command: `${ctx.bridgeShell} ${event}`, timeout: 10 }]);
@@ -83,6 +83,7 @@ describe('claude hooks: install', () => {
     expect(settings.hooks.SessionStart?.[0]?.matcher).toBeUndefined();
     expect(settings.hooks.PermissionRequest?.[0]?.matcher).toBeUndefined();
     expect(settings.hooks.Notification?.[0]?.matcher).toBe('permission_prompt|elicitation_dialog');
+    expect(settings.hooks.PreToolUse?.[0]?.matcher).toBeUndefined();
   });
 
   it('is the same for either release (both were checked)', () => {
@@ -129,8 +130,20 @@ describe('claude hooks: read, on the payloads claude sent', () => {
   });
 });
 
+describe('claude hooks: PreToolUse, for the watchdog', () => {
+  it('gives the tool and its input (the loop check compares them), bounded', () => {
+    const p = { session_id: 's-1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test', description: 'run the tests' } };
+    expect(claudeHooks.read('PreToolUse', p)).toEqual([
+      { kind: 'tool', sessionId: 's-1', tool: 'Bash', input: '{"command":"npm test","description":"run the tests"}' },
+    ]);
+    const long = claudeHooks.read('PreToolUse', { tool_name: 'Write', tool_input: { content: 'x'.repeat(10_000) } })[0];
+    expect(long && 'input' in long ? long.input.length : 0).toBe(2000);
+  });
+});
+
 describe('claude hooks: read, defensively', () => {
   it('an unknown event, or one jaggers has no use for, says nothing', () => {
+    // A PreToolUse without a tool name (here a Stop payload) says nothing.
     expect(claudeHooks.read('PreToolUse', fixture('2.1.330', 'Stop'))).toEqual([]);
     expect(claudeHooks.read('', {})).toEqual([]);
     expect(claudeHooks.read('Notification', { notification_type: 'idle_prompt', message: 'Claude is waiting for your input' })).toEqual([]);

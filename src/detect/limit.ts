@@ -1,0 +1,144 @@
+// When a usage or rate limit resets, read from what the CLI printed (pure). The CLIs print it as a time
+// of day in the pane's time zone (claude `resets 10:14pm (UTC)`, codex `try again at 11:53 PM.`, gemini
+// `Access resets at 8:43 PM UTC.`), a duration (`try again in 2 hours 5 minutes`, `Retrying in 60
+// seconds`), or claude's headless `usage limit reached|<epoch seconds>`. docs/limits.md lists them.
+
+export interface LimitReading {
+  /** When the limit resets (ms since the epoch), or null when the text does not say. */
+  resetAt: number | null;
+  /** The words that said so, for `why`. */
+  said: string | null;
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** The offset of `zone` from UTC at `at`, in ms (positive east of Greenwich); 0 for a zone Intl does not know. */
+export function zoneOffset(at: number, zone: string): number {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    }).formatToParts(new Date(at));
+  } catch {
+    return 0;
+  }
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour') % 24, n('minute'), n('second'));
+  return wall - Math.floor(at / 1000) * 1000;
+}
+
+/** The instant that reads `y-m-d h:mi` on a wall clock in `zone`. */
+function wallToInstant(y: number, m: number, d: number, h: number, mi: number, zone: string): number {
+  const guess = Date.UTC(y, m, d, h, mi);
+  const first = guess - zoneOffset(guess, zone);
+  return guess - zoneOffset(first, zone);
+}
+
+function wallDate(at: number, zone: string): { y: number; m: number; d: number } {
+  const t = new Date(at + zoneOffset(at, zone));
+  return { y: t.getUTCFullYear(), m: t.getUTCMonth(), d: t.getUTCDate() };
+}
+
+/** A zone named in the text (`UTC`, `(Europe/Paris)`), else the pane's. */
+function zoneIn(text: string, fallback: string): string {
+  const named = /\(([A-Za-z_]+(?:\/[A-Za-z_+-]+)+)\)/.exec(text)?.[1];
+  if (named && zoneOffsetKnown(named)) return named;
+  if (/\bUTC\b|\bGMT\b/.test(text)) return 'UTC';
+  return fallback;
+}
+
+function zoneOffsetKnown(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `2 hours 5 minutes`, `60 seconds`, `3d 4h`: a duration in ms, or null. */
+function durationOf(text: string): number | null {
+  let ms = 0;
+  let found = false;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(d(?:ays?)?|h(?:ours?|rs?)?|m(?:in(?:ute)?s?)?|s(?:ec(?:ond)?s?)?)\b/gi)) {
+    ms += Number(m[1]) * UNIT_MS[m[2]![0]!.toLowerCase()]!;
+    found = true;
+  }
+  return found ? ms : null;
+}
+
+/**
+ * The reset time in `lines` (what a limit rule matched), seen at `at`, for a pane whose clock runs in
+ * `zone` (an IANA name; the supervisor's own by default). A time of day is its next occurrence after
+ * `at` (a limit never resets in the past); a date before it (`resets Dec 2, 3pm`) is taken as written.
+ */
+export function readReset(lines: readonly string[], at: number, zone = Intl.DateTimeFormat().resolvedOptions().timeZone): LimitReading {
+  const text = lines.join(' ');
+  // claude -p: `Claude AI usage limit reached|1736427600`.
+  const epoch = /limit reached\|(\d{9,11})\b/i.exec(text);
+  if (epoch) return { resetAt: Number(epoch[1]) * 1000, said: epoch[0] };
+  // A duration: `try again in 2 hours 5 minutes`, `resets in 3h`, `retry after 30s`, `Retrying in 60 seconds`.
+  const dur = /\b(?:in|after)\s+((?:\d+(?:\.\d+)?\s*(?:days?|hours?|hrs?|minutes?|mins?|seconds?|secs?|[dhms])\b[\s,]*(?:and\s+)?)+)/i.exec(text);
+  if (dur) {
+    const ms = durationOf(dur[1]!);
+    if (ms !== null) return { resetAt: at + ms, said: dur[0].trim() };
+  }
+  // A time of day, maybe after a date: `resets 10:14pm`, `at 11:53 PM`, `resets at 23:53`, `resets Dec 2, 3pm`.
+  const tod =
+    /\b(?:resets?|reset at|try again at|again at|until)\b[^0-9]{0,12}?(?:\b([A-Z][a-z]{2})\s+(\d{1,2}),?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?![\d:])/i.exec(
+      text,
+    );
+  if (tod) {
+    let h = Number(tod[3]);
+    const mi = Number(tod[4] ?? 0);
+    const ampm = tod[5]?.toLowerCase().replace(/\./g, '');
+    // A bare number with neither minutes nor am/pm is no time of day (`resets in 5`).
+    if ((tod[4] !== undefined || ampm) && h <= 23 && mi <= 59 && (!ampm || (h >= 1 && h <= 12))) {
+      if (ampm === 'pm' && h < 12) h += 12;
+      if (ampm === 'am' && h === 12) h = 0;
+      const z = zoneIn(text, zone);
+      const month = tod[1] ? MONTHS.indexOf(tod[1].toLowerCase()) : -1;
+      const said = tod[0].trim();
+      if (month >= 0) {
+        const { y } = wallDate(at, z);
+        let t = wallToInstant(y, month, Number(tod[2]), h, mi, z);
+        // `Jan 2` seen on Dec 30 is next year's.
+        if (t < at - 86_400_000) t = wallToInstant(y + 1, month, Number(tod[2]), h, mi, z);
+        return { resetAt: t, said };
+      }
+      const { y, m, d } = wallDate(at, z);
+      let t = wallToInstant(y, m, d, h, mi, z);
+      if (t <= at) t = wallToInstant(y, m, d + 1, h, mi, z);
+      return { resetAt: t, said };
+    }
+  }
+  return { resetAt: null, said: null };
+}
+
+/** How an HTTP answer says when to try again: `retry-after` (seconds or a date), anthropic's reset headers, or null. */
+export function resetFromHeaders(headers: Record<string, string | undefined>, at: number): number | null {
+  const h = (k: string) => headers[k] ?? headers[k.toLowerCase()];
+  const unified = h('anthropic-ratelimit-unified-reset');
+  if (unified && /^\d+$/.test(unified)) return Number(unified) * 1000;
+  const after = h('retry-after');
+  if (after !== undefined) {
+    if (/^\d+(\.\d+)?$/.test(after.trim())) return at + Number(after) * 1000;
+    const t = Date.parse(after);
+    if (!Number.isNaN(t)) return t;
+  }
+  for (const k of ['anthropic-ratelimit-requests-reset', 'anthropic-ratelimit-tokens-reset', 'anthropic-ratelimit-input-tokens-reset']) {
+    const v = h(k);
+    const t = v ? Date.parse(v) : NaN;
+    if (!Number.isNaN(t)) return t;
+  }
+  return null;
+}

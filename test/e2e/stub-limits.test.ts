@@ -1,0 +1,82 @@
+// The stub model server's limit answers on their own (no CLI needed): each service's status, headers and
+// body as it sends them, and what jaggers reads from them (src/detect/limit.ts `resetFromHeaders`).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resetFromHeaders } from '../../src/detect/limit.js';
+import { startStubServer, type StubServer } from './stub-server.js';
+
+describe('stub model server: the services limit answers', () => {
+  let stub: StubServer;
+  beforeEach(async () => {
+    stub = await startStubServer();
+  });
+  afterEach(async () => {
+    await stub.close();
+  });
+
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${stub.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the services' bodies, read field by field below
+    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), body: (await res.json()) as Record<string, any> };
+  };
+  const anthropicTurn = {
+    model: 'm',
+    stream: true,
+    tools: [{ name: 'Bash', input_schema: { type: 'object' } }],
+    messages: [{ role: 'user', content: 'hello' }],
+  };
+  const tools = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }];
+
+  it('anthropic: 429 rate_limit_error with retry-after and the anthropic-ratelimit-* headers', async () => {
+    stub.setScript(() => ({ kind: 'limit', limit: 'rate', resetInS: 30 }));
+    const before = Date.now();
+    const r = await post('/v1/messages?beta=true', anthropicTurn);
+    expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(r.body.request_id).toBe(r.headers['request-id']);
+    expect(r.headers).toMatchObject({ 'retry-after': '30', 'anthropic-ratelimit-requests-remaining': '0', 'x-should-retry': 'true' });
+    expect(Date.parse(r.headers['anthropic-ratelimit-requests-reset']!)).toBeGreaterThan(before);
+    const reset = resetFromHeaders(r.headers, before);
+    expect(reset).toBe(before + 30_000);
+  });
+
+  it("anthropic: the subscription's limit (unified status rejected, reset as epoch seconds)", async () => {
+    stub.setScript(() => ({ kind: 'limit', limit: 'plan', resetInS: 3600 }));
+    const r = await post('/v1/messages?beta=true', anthropicTurn);
+    expect(r.status).toBe(429);
+    expect(r.headers['anthropic-ratelimit-unified-status']).toBe('rejected');
+    const reset = Number(r.headers['anthropic-ratelimit-unified-reset']) * 1000;
+    expect(resetFromHeaders(r.headers, Date.now())).toBe(reset);
+    expect(reset - Date.now()).toBeGreaterThan(3590_000);
+  });
+
+  it('openai: 429 rate_limit_exceeded (chat and responses), and the ChatGPT plan usage_limit_reached with resets_at', async () => {
+    stub.setScript(() => ({ kind: 'limit', limit: 'rate', resetInS: 20 }));
+    const chat = await post('/v1/chat/completions', { model: 'm', stream: true, tools, messages: [{ role: 'user', content: 'hi' }] });
+    expect(chat.status).toBe(429);
+    expect(chat.body).toMatchObject({ error: { code: 'rate_limit_exceeded', type: 'tokens', param: null } });
+    expect(chat.headers).toMatchObject({ 'retry-after': '20', 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '20s' });
+    stub.setScript(() => ({ kind: 'limit', limit: 'plan', resetInS: 7200 }));
+    const resp = await post('/v1/responses', {
+      model: 'm',
+      stream: true,
+      tools: [{ type: 'function', name: 'exec_command', parameters: {} }],
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+    });
+    expect(resp.status).toBe(429);
+    expect(resp.body.error).toMatchObject({ type: 'usage_limit_reached', resets_in_seconds: 7200 });
+    expect(resp.body.error.resets_at * 1000 - Date.now()).toBeGreaterThan(7190_000);
+  });
+
+  it('gemini: 429 RESOURCE_EXHAUSTED with a RetryInfo delay, per minute or per day', async () => {
+    stub.setScript(() => ({ kind: 'limit', limit: 'rate' }));
+    const r = await post('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    expect(r.status).toBe(429);
+    expect(r.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
+    const details = r.body.error.details as { '@type': string; retryDelay?: string; violations?: { quotaId: string }[] }[];
+    expect(details.find((d) => d['@type'].endsWith('RetryInfo'))?.retryDelay).toBe('43s');
+    expect(details[0]!.violations![0]!.quotaId).toMatch(/PerMinute/);
+    stub.setScript(() => ({ kind: 'limit', limit: 'plan' }));
+    const day = await post('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    expect((day.body.error.details as { violations?: { quotaId: string }[] }[])[0]!.violations![0]!.quotaId).toMatch(/PerDay/);
+  });
+});
