@@ -2,6 +2,7 @@
 // Types only: clients import this without loading any code.
 import type { JobRecord, MessageRecord } from '../sessions/work.js';
 import type { TokenTotal } from '../usage/tokens.js';
+import type { OverBudget } from '../work/budget.js';
 
 export type AgentState = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'exited';
 
@@ -137,13 +138,18 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'gap';
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'gap' | 'budget' | 'context';
 
 /**
  * A background job as the registry holds it; `attach` says where to answer an agent that waits for a
  * person, `waiting` why a queued job has not started (its agent is busy, no worker slot...).
  */
-export type JobView = JobRecord & { attach: string | null; waiting: string | null };
+export type JobView = JobRecord & {
+  attach: string | null;
+  waiting: string | null;
+  /** A queued item that a reached budget holds (docs/usage.md, Budgets): which budget, spent and limit. */
+  overBudget?: OverBudget | null;
+};
 
 export interface JobResultView {
   job: JobView;

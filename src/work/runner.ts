@@ -26,6 +26,13 @@ export interface RunnerPorts {
   lost(j: JobRecord, why: string): Promise<void>;
   /** A job whose run threw (a bug, or a full disk): it fails, so the queue does not stop behind it. */
   broken(j: JobRecord, err: Error): Promise<void>;
+  /**
+   * Why an item that has not started may not start now for a reason of its own (a budget reached,
+   * src/work/budget.ts), in words; null when it may. Never asked of an item in flight.
+   */
+  hold?(item: WorkItem): string | null;
+  /** The head waits for `hold`'s reason (told each time the runner looks; the port tells a person once). */
+  held?(item: WorkItem, why: string): void;
   log: Log;
 }
 
@@ -89,6 +96,8 @@ export class Runner {
 
   /** Why the head cannot start now, or null when it can. */
   private blocked(head: WorkItem, terminalId: string): string | null {
+    const held = inFlight(head) ? null : (this.p.hold?.(head) ?? null);
+    if (held) return held;
     const agent = itemAgent(head);
     if (head.kind === 'job' && head.j.headless) return null;
     const e = this.p.pane(terminalId);
@@ -126,6 +135,7 @@ export class Runner {
             await this.p.lost(head.j, blocked);
             continue;
           }
+          if (!inFlight(head) && this.p.hold?.(head) === blocked) this.p.held?.(head, blocked);
           if (this.again.has(terminalId)) continue;
           return;
         }
