@@ -12,6 +12,7 @@ import type { StatusChange } from '../panes/watcher.js';
 import type { TerminalEntry } from './table.js';
 import { waitingFor } from './waiting-for.js';
 import { tokenTotal } from '../usage/tokens.js';
+import type { ContextView } from '../work/context.js';
 import { own } from '../ids.js';
 
 export interface ViewsPorts {
@@ -38,6 +39,8 @@ export interface ViewsPorts {
   stopping: AbortSignal;
   /** The terminal's work items that have not ended, in order, with what each waits for. */
   queue(terminalId: string): QueueEntry[];
+  /** How full the terminal's context is (src/work/context.ts); null before its first turn with usage. */
+  context?(terminalId: string): ContextView | null;
 }
 
 export class AgentViews {
@@ -70,6 +73,7 @@ export class AgentViews {
       question: screen ? readQuestion(screen) : null,
       problem: e.problem,
       usage: tokenTotal(own(data.usage.agents, e.pane.agent!)),
+      context: e.pane.terminalId && this.p.context ? this.p.context(e.pane.terminalId) : null,
     };
   }
 

@@ -3,6 +3,7 @@
 import type { JobRecord, MessageRecord } from '../sessions/work.js';
 import type { TokenTotal } from '../usage/tokens.js';
 import type { OverBudget } from '../work/budget.js';
+import type { ContextView } from '../work/context.js';
 
 export type AgentState = 'starting' | 'idle' | 'busy' | 'waiting_input' | 'done' | 'error' | 'exited';
 
@@ -60,6 +61,8 @@ export interface TerminalView {
   problem: string | null;
   /** The tokens this agent's recorded turns spent (docs/usage.md); null: none recorded. */
   usage: TokenTotal | null;
+  /** How full its context is after its last turn: tokens, its model's window, percent (null: window unknown), threshold. */
+  context?: ContextView | null;
 }
 
 /** `GET /v1/terminals/{agent}`: the view plus a fresh reading of what is on screen now. */

@@ -44,6 +44,8 @@ import { Runner } from '../work/runner.js';
 import { queueOf } from '../work/queue.js';
 import { Workers } from '../work/workers.js';
 import { Budgets } from '../work/budgets.js';
+import { ContextWatch } from '../work/context.js';
+import { contextWindows } from '../usage/context.js';
 import type { BudgetConfig } from '../work/budget.js';
 import type { Budget } from '../usage/budget-schema.js';
 import { listWorkflows } from '../workflows/load.js';
@@ -235,6 +237,8 @@ export function compose(d: SupervisorDeps) {
       void (await isolation.itemEnded(j).catch((e: Error) => log.warn({ job: j.id, err: e.message }, "could not commit the item's changes in its worktree"))),
     ended: async (j: JobRecord) => {
       await budgets.refresh();
+      if (j.terminalId && j.work !== 'compact')
+        void context.turnEnded(j.terminalId).catch((e: Error) => log.warn({ job: j.id, err: e.message }, 'context check failed'));
       if (j.kind === 'worker' && !j.keep && j.window) await launcher.close(j.window);
       if (j.kind === 'worker') workers.pump();
       if (j.from) runner.kick(j.from);
@@ -260,7 +264,7 @@ export function compose(d: SupervisorDeps) {
     run: (item, e, signal) => {
       if (item.kind === 'message') return runMessage({ env: turnEnv, store, hub, agents }, item.m, e, signal);
       const j = item.j;
-      if (j.work === 'send') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
+      if (j.work === 'send' || j.work === 'compact') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
       if (j.headless)
         return runHeadless(
           {
@@ -323,6 +327,23 @@ export function compose(d: SupervisorDeps) {
     },
     kickAll: () => runner.kickAll(),
   });
+  /** Context use per agent after each turn; past `compactAt` an event, and with `autoCompact` the CLI's compaction queued (docs/usage.md). */
+  const context = new ContextWatch({
+    data: () => store.data,
+    hub,
+    log,
+    settings: async () => {
+      const p = await project();
+      const spec = (agent: string) => p?.agents.find((a) => a.name === agent);
+      return {
+        windows: contextWindows(p?.contextWindows),
+        compactAt: (agent) => spec(agent)?.compactAt ?? p?.compactAt,
+        autoCompact: (agent) => spec(agent)?.autoCompact ?? p?.autoCompact ?? false,
+      };
+    },
+    compactCommand: (terminalId) => table.find(terminalId)?.profile?.compactCommand,
+    compact: (terminalId, _agent, text) => jobs.create({ target: terminalId, text, work: 'compact', name: 'compact' }),
+  });
   // Items held by a failing disk go on once it takes writes again.
   d.disk.onChange((f) => f === null && runner.kickAll());
 
@@ -367,6 +388,7 @@ export function compose(d: SupervisorDeps) {
         state: i.kind === 'job' ? (i.j.state === 'queued' && budgets.verdict(i) ? 'over_budget' : i.j.state) : i.m.state,
         waiting: runner.waiting(terminalId, i.id),
       })),
+    context: (terminalId) => context.of(terminalId),
   });
   const answers = new Answers({
     table,
@@ -512,6 +534,7 @@ export function compose(d: SupervisorDeps) {
       watcher.onHookWarning((pane, warning) => log.warn({ agent: pane.agent, terminal: pane.terminalId }, warning));
       await table.refresh();
       await budgets.refresh();
+      await context.refresh();
       // After the panes are watched: calls left from before this start give their sessions.
       try {
         await ensurePrivateFolder(hookSpoolDir(ctx.jaggersDir));

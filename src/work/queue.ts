@@ -29,8 +29,13 @@ export function queueOf(data: RegistryData, terminalId: string): WorkItem[] {
   const items: WorkItem[] = [];
   for (const j of Object.values(data.jobs)) if (j.terminalId === terminalId && !isFinal(j.state)) items.push(job(j));
   for (const m of Object.values(data.messages)) if (m.to === terminalId && m.state !== 'delivered') items.push(message(m));
-  return items.sort((a, b) => Number(inFlight(b)) - Number(inFlight(a)) || a.seq - b.seq || a.created.localeCompare(b.created));
+  // A compaction goes in between turns, before the items that wait (its context would only grow with them).
+  return items.sort(
+    (a, b) => Number(inFlight(b)) - Number(inFlight(a)) || Number(isCompact(b)) - Number(isCompact(a)) || a.seq - b.seq || a.created.localeCompare(b.created),
+  );
 }
+
+const isCompact = (i: WorkItem): boolean => i.kind === 'job' && i.j.work === 'compact';
 
 /** Every terminal that has an item waiting or in flight. */
 export function terminalsWithWork(data: RegistryData): Set<string> {
