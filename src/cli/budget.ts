@@ -28,6 +28,7 @@ export function registerBudget(program: Command, e: Deps): void {
   const budget = program
     .command('budget')
     .description('budgets (the session, agents, tasks, jobs) and what each spent; a reached one holds its next item as over_budget')
+    .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers budget', 'jaggers budget raise agent coder --tokens 500000', 'jaggers budget raise session --usd 5']));
   budget
     .command('list', { isDefault: true })
@@ -36,7 +37,7 @@ export function registerBudget(program: Command, e: Deps): void {
     .action(async (o: { json?: boolean }) => {
       const { budgets, renderBudgets } = await import('../commands/budget.js');
       const v = await budgets(await e.ctx());
-      e.io.writeOut(o.json ? json(v) : renderBudgets(v));
+      e.io.writeOut(o.json || budget.opts<{ json?: boolean }>().json ? json(v) : renderBudgets(v));
     });
   budget
     .command('raise <scope> [name]')
@@ -47,6 +48,6 @@ export function registerBudget(program: Command, e: Deps): void {
     .action(async (scope: string, name: string | undefined, o: { tokens?: number; usd?: number; json?: boolean }) => {
       const { raiseBudget, renderRaised } = await import('../commands/budget.js');
       const l = await raiseBudget(await e.ctx(), scopeOf(scope), name, o);
-      e.io.writeOut(o.json ? json(l) : renderRaised(l));
+      e.io.writeOut(o.json || budget.opts<{ json?: boolean }>().json ? json(l) : renderRaised(l));
     });
 }
