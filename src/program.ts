@@ -9,6 +9,7 @@ import { registerSessions } from './cli/sessions.js';
 import { registerSetup } from './cli/setup.js';
 import { makeDeps, type Env } from './cli/shared.js';
 import { registerUsage } from './cli/usage.js';
+import { registerBudget } from './cli/budget.js';
 import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
 import { registerWorktrees } from './cli/worktrees.js';
@@ -51,6 +52,7 @@ export function buildProgram(env: Env, setExit: (code: number) => void): Command
   registerAgents(program, deps);
   registerWork(program, deps);
   registerUsage(program, deps);
+  registerBudget(program, deps);
   registerWorktrees(program, deps);
   registerWorkflows(program, deps);
   registerFlows(program, deps);

@@ -12,6 +12,7 @@ import type { StatusChange } from '../panes/watcher.js';
 import type { TerminalEntry } from './table.js';
 import { waitingFor } from './waiting-for.js';
 import { tokenTotal } from '../usage/tokens.js';
+import type { ContextView } from '../work/context.js';
 import { own } from '../ids.js';
 
 export interface ViewsPorts {
@@ -41,6 +42,8 @@ export interface ViewsPorts {
   queue(terminalId: string): QueueEntry[];
   /** What the watchdog found on the pane and still stands (docs/limits.md). */
   stuck?(paneId: string): { kind: string; since: number; reason: string } | null;
+  /** How full the terminal's context is (src/work/context.ts); null before its first turn with usage. */
+  context?(terminalId: string): ContextView | null;
 }
 
 /** A limit as the API shows it: when it resets (ISO), what said so. */
@@ -86,6 +89,7 @@ export class AgentViews {
       problem: e.problem,
       usage: tokenTotal(own(data.usage.agents, e.pane.agent!)),
       ...((f) => (f ? { stuck: { kind: f.kind, since: new Date(f.since).toISOString(), reason: f.reason } } : {}))(this.p.stuck?.(e.pane.paneId) ?? null),
+      context: e.pane.terminalId && this.p.context ? this.p.context(e.pane.terminalId) : null,
     };
   }
 

@@ -3,6 +3,8 @@
 import type { JobRecord, MessageRecord } from '../sessions/work.js';
 import type { TokenTotal } from '../usage/tokens.js';
 import type { AgentStateName } from '../states.js';
+import type { OverBudget } from '../work/budget.js';
+import type { ContextView } from '../work/context.js';
 
 export type AgentState = AgentStateName;
 
@@ -69,6 +71,8 @@ export interface TerminalView {
   limit?: { seenAt: string; resetAt: string | null; retryAt: string; said: string | null; lines: string[] };
   /** The watchdog's latest finding on this agent (docs/limits.md), while it stands. */
   stuck?: { kind: string; since: string; reason: string } | null;
+  /** How full its context is after its last turn: tokens, its model's window, percent (null: window unknown), threshold. */
+  context?: ContextView | null;
 }
 
 /** `GET /v1/terminals/{agent}`: the view plus a fresh reading of what is on screen now. */
@@ -147,13 +151,18 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'stuck' | 'gap';
+export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'stuck' | 'gap' | 'budget' | 'context';
 
 /**
  * A background job as the registry holds it; `attach` says where to answer an agent that waits for a
  * person, `waiting` why a queued job has not started (its agent is busy, no worker slot...).
  */
-export type JobView = JobRecord & { attach: string | null; waiting: string | null };
+export type JobView = JobRecord & {
+  attach: string | null;
+  waiting: string | null;
+  /** A queued item that a reached budget holds (docs/usage.md, Budgets): which budget, spent and limit. */
+  overBudget?: OverBudget | null;
+};
 
 export interface JobResultView {
   job: JobView;

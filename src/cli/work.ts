@@ -1,6 +1,7 @@
 // Work for agents: background jobs, inbox messages and handoffs.
 import type { Command } from 'commander';
 import { JOB_ID } from '../ids.js';
+import { dollars, wholeTokens } from './budget.js';
 import { checkTask, examples, json, redraw, seconds, type Deps } from './shared.js';
 
 /** Adds assign, jobs, wait, result, cancel, message, inbox, handoff. */
@@ -18,6 +19,8 @@ export function registerWork(program: Command, e: Deps): void {
     .option('--keep', "keep a worker's window open after its job ends")
     .option('--worktree', 'a new worker works in a git worktree of its own (branch jaggers/<job id>); see `jaggers diff` and `jaggers merge`')
     .option('--base <ref>', "the branch or commit that worktree starts from (default: the checkout's current branch)")
+    .option('--budget-tokens <n>', "the job's budget in tokens: it waits over_budget once it is spent (`jaggers budget raise`)", wholeTokens)
+    .option('--budget-usd <n>', "the job's budget in US dollars (from the price table)", dollars)
     .option('--json', 'print the job as JSON')
     .addHelpText(
       'after',
@@ -40,6 +43,8 @@ export function registerWork(program: Command, e: Deps): void {
           keep?: boolean;
           worktree?: boolean;
           base?: string;
+          budgetTokens?: number;
+          budgetUsd?: number;
           json?: boolean;
         },
       ) => {

@@ -1,4 +1,5 @@
 // Workflows and the tasks that run them.
+import { dollars, wholeTokens } from './budget.js';
 import { Option, type Command } from 'commander';
 import { checkTask, examples, json, redraw, type Deps } from './shared.js';
 
@@ -17,6 +18,8 @@ export function registerWorkflows(program: Command, e: Deps): void {
     .option('--dry-run', 'print the prompts the first pass would send, and start nothing')
     .option('--worktree', "its agents work in one git worktree of the task's own (branch jaggers/<task id>); see `jaggers diff <task>`")
     .option('--base <ref>', "the branch or commit that worktree starts from (default: the checkout's current branch)")
+    .option('--budget-tokens <n>', "the task's budget in tokens: its next turn waits over_budget once it is spent (`jaggers budget raise`)", wholeTokens)
+    .option('--budget-usd <n>', "the task's budget in US dollars (from the price table)", dollars)
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
@@ -38,6 +41,8 @@ export function registerWorkflows(program: Command, e: Deps): void {
           dryRun?: boolean;
           worktree?: boolean;
           base?: string;
+          budgetTokens?: number;
+          budgetUsd?: number;
           json?: boolean;
         },
       ) => {

@@ -1,7 +1,7 @@
 // What a CLI folder offers, by the kind names profiles use: each map's keys are values a profile field
 // accepts (the kinds module of this folder gathers them from every folder; the profile schema checks them).
 import type { Classification } from '../detect/reading.js';
-import type { ByModel } from '../usage/tokens.js';
+import type { ByModel, Tokens } from '../usage/tokens.js';
 import type { DiscoveryResult } from './shared/pick-session.js';
 
 export interface CliFolder {
@@ -44,6 +44,8 @@ export interface SessionUsage {
   skipped: number;
   /** The files read. */
   files: string[];
+  /** The last API answer of the session's main file (not its subagents'): model and tokens. */
+  last?: { model: string; tokens: Tokens };
 }
 
 /**

@@ -19,6 +19,9 @@ export interface AssignOptions {
   keep?: boolean;
   worktree?: boolean;
   base?: string;
+  /** The job's own budget (`--budget-tokens`, `--budget-usd`). */
+  budgetTokens?: number;
+  budgetUsd?: number;
 }
 
 const FINAL = new Set<string>(FINAL_STATES);
@@ -46,6 +49,9 @@ export async function assign(ctx: Context, target: string, o: AssignOptions): Pr
     ...(o.keep ? { keep: true } : {}),
     ...(o.worktree ? { worktree: true } : {}),
     ...(o.base ? { base: o.base } : {}),
+    ...(o.budgetTokens !== undefined || o.budgetUsd !== undefined
+      ? { budget: { ...(o.budgetTokens !== undefined ? { tokens: o.budgetTokens } : {}), ...(o.budgetUsd !== undefined ? { usd: o.budgetUsd } : {}) } }
+      : {}),
   };
   return withApi(ctx, (api) => api.call<JobView>('POST', '/v1/jobs', body), { readOnly: true });
 }
@@ -65,7 +71,7 @@ export function renderJobs(list: JobView[], now = Date.now()): string {
     ['JOB', 'STATE', 'AGENT', 'NAME', 'SINCE', 'TOKENS', 'REASON'],
     list.map((j) => [
       j.id,
-      j.state,
+      j.overBudget ? 'over_budget' : j.state,
       j.agent ?? `(${j.target} worker)`,
       j.name ?? '-',
       age(j.updated, now),

@@ -37,12 +37,26 @@ export async function why(ctx: Context, agent: string): Promise<TerminalDetail> 
   return withApi(ctx, async (api) => (await Promise.all([api.call<TerminalDetail>('GET', agentPath(agent)), warnDisk(ctx, api)]))[0], { readOnly: true });
 }
 
+/** `42%` of the model's window (`!` past its threshold); `?` when the window is unknown; `-` before any turn. */
+export function contextText(c: TerminalView['context']): string {
+  if (!c) return '-';
+  if (c.percent === null) return '?';
+  return `${Math.round(c.percent)}%${c.percent >= c.compactAt ? '!' : ''}`;
+}
+
 export function renderStatus(rows: AgentStatusRow[]): string {
   if (rows.length === 0) return 'no agents\n';
   const table = renderTable(
-    ['AGENT', 'STATE', 'SINCE', 'RULE', 'TOKENS'],
+    ['AGENT', 'STATE', 'SINCE', 'RULE', 'TOKENS', 'CONTEXT'],
     // A task's window as `ls` shows it (`coder+t-1a2b3c4d`): one row per window, each named as `attach` and `why` take it.
-    rows.map((r) => [windowName(r.agent, r.task), r.state, clock(r.since), r.rule ?? '-', r.usage ? r.usage.total.toLocaleString('en-US') : '-']),
+    rows.map((r) => [
+      windowName(r.agent, r.task),
+      r.state,
+      clock(r.since),
+      r.rule ?? '-',
+      r.usage ? r.usage.total.toLocaleString('en-US') : '-',
+      contextText(r.context),
+    ]),
   );
   // What each waiting agent asks, below the table: the question and its choices, and how to answer.
   const asks = rows.flatMap((r) => {

@@ -30,6 +30,9 @@ export interface RunOptions {
   /** Its agents in one git worktree of its own (`jaggers/<task id>`), from `base`. */
   worktree?: boolean;
   base?: string;
+  /** The task's budget (`--budget-tokens`, `--budget-usd`). */
+  budgetTokens?: number;
+  budgetUsd?: number;
   /** Ctrl-C: stop following; the task goes on in the supervisor. */
   signal?: AbortSignal;
 }
@@ -92,6 +95,9 @@ export async function run(ctx: Context, io: Terminal, name: string, o: RunOption
     detached: o.detach ?? false,
     ...(o.worktree ? { worktree: true } : {}),
     ...(o.base ? { base: o.base } : {}),
+    ...(o.budgetTokens !== undefined || o.budgetUsd !== undefined
+      ? { budget: { ...(o.budgetTokens !== undefined ? { tokens: o.budgetTokens } : {}), ...(o.budgetUsd !== undefined ? { usd: o.budgetUsd } : {}) } }
+      : {}),
     // Run detached by an agent in its pane: the final answer comes to that agent's inbox.
     ...(o.detach && ctx.env.JAGGERS_TERMINAL_ID ? { fromTerminal: ctx.env.JAGGERS_TERMINAL_ID } : {}),
   };

@@ -393,6 +393,23 @@ export const TOOLS: Tool[] = [
     async (deps, a) => deps.call<UsageView>('GET', `/v1/usage?by=${a.by}`, undefined, { retry: true }),
   ),
   def(
+    'budgets',
+    "The budgets (the session's, each agent's, task's and job's) with what each spent; a reached one holds its next item as over_budget until it is raised.",
+    z.strictObject({}),
+    async (deps) => deps.call('GET', '/v1/budgets', undefined, { retry: true }),
+  ),
+  def(
+    'raise_budget',
+    'Raise a budget by tokens and/or usd (a person should agree first): the item it held goes on at once.',
+    z.strictObject({
+      scope: z.enum(['session', 'agent', 'task', 'job']).describe('which kind of budget'),
+      name: z.string().min(1).max(200).optional().describe("the agent's name, or the task's or job's id (none for the session)"),
+      tokens: z.number().int().positive().optional().describe('this many more tokens'),
+      usd: z.number().positive().optional().describe('this many more US dollars'),
+    }),
+    async (deps, a, signal) => deps.call('POST', '/v1/budgets/raise', { ...a, by: 'mcp' }, { retry: false, signal }),
+  ),
+  def(
     'read_artifact',
     `Read a file jaggers wrote in .jaggers/handover/, inbox/ or jobs/ (a handover file, a reply, a message, a task's final answer, a job's prompt), by the path another tool gave. Returns up to ${ARTIFACT_CHUNK / 1024} KB; \`offset\` reads on.`,
     z.strictObject({

@@ -186,6 +186,11 @@ export const ProfileSchema = z.strictObject({
   delivery: DeliverySchema.default(DeliverySchema.parse({})),
   mcp: McpSchema.optional(),
   sharedFolders: SharedFoldersSchema.optional(),
+  /**
+   * The CLI's own command that compacts its conversation (`/compact`, `/compress`): typed between turns,
+   * as a work item of its own, when the agent's context passes `compactAt` with `autoCompact` (docs/usage.md).
+   */
+  compactCommand: z.string().min(1).max(200).optional(),
 });
 
 export type Profile = z.output<typeof ProfileSchema>;

@@ -4,6 +4,8 @@ import { isName, NAME_RULE } from '../ids.js';
 import { parseJsonText, validate } from '../validate.js';
 import { branchNameProblem } from '../git/ref-format.js';
 import { PricesSchema } from '../usage/prices.js';
+import { BudgetSchema, CompactAtSchema } from '../usage/budget-schema.js';
+import { ContextWindowsSchema } from '../usage/context.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -27,6 +29,12 @@ const AgentSchema = z.strictObject({
   stuckAfter: z.number().positive().max(86_400).optional(),
   /** What the watchdog does besides telling: `interrupt` presses the CLI's own interrupt keys once. */
   onStuck: z.enum(['notify', 'interrupt']).optional(),
+  /** The agent's budget: its next item waits `over_budget` once its tokens or cost reach it (docs/usage.md). */
+  budget: BudgetSchema.optional(),
+  /** Context use (percent of its model's window) at which a `context` event goes out; default the project's, else 85. */
+  compactAt: CompactAtSchema.optional(),
+  /** true: past `compactAt`, the CLI's own compaction command runs as the agent's next item. */
+  autoCompact: z.boolean().optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 
@@ -73,6 +81,13 @@ export const ProjectSchema = z
      * 0.3, "cacheWrite": 3.75}}`), over the table jaggers ships (docs/usage.md).
      */
     prices: PricesSchema.optional(),
+    /** The whole session's budget (every agent's turns together); agents have their own in their entries. */
+    budget: BudgetSchema.optional(),
+    /** Context windows per model, in tokens, over the table jaggers ships (docs/usage.md, Context). */
+    contextWindows: ContextWindowsSchema.optional(),
+    /** Every agent's default `compactAt` and `autoCompact`. */
+    compactAt: CompactAtSchema.optional(),
+    autoCompact: z.boolean().optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();

@@ -127,9 +127,10 @@ export const JOB_FINAL_STATES = FINAL_STATES;
 export const JOB_KINDS = ['agent', 'worker'] as const;
 /**
  * What a work item is, beside where it runs (`JOB_KINDS`): an `assign` (job), a `handoff`, a `send`
- * (text typed as it is), a workflow's `turn`, a scheduled `flow` run. Messages are the inbox's items.
+ * (text typed as it is), a workflow's `turn`, a scheduled `flow` run, a `compact` (the CLI's own compaction
+ * command, typed like a send, docs/usage.md). Messages are the inbox's items.
  */
-export const WORK_KINDS = ['job', 'handoff', 'send', 'turn', 'flow'] as const;
+export const WORK_KINDS = ['job', 'handoff', 'send', 'turn', 'flow', 'compact'] as const;
 export const DELIVERED_HOW = ['verified', 'unverified', 'found-on-screen', 'found-in-transcript'] as const;
 
 /** A background job (`jaggers assign`): its prompt is a file, the journal holds what it is and where it went. */
@@ -249,7 +250,18 @@ export const usageEvent = z.object({
   turn: byModelSchema,
   /** The session's tokens so far, per model, this turn's included. */
   session: byModelSchema,
+  /** The prompt of the session's last API answer (input and cache tokens): how full the model's context is. */
+  context: z.object({ model: z.string().min(1), tokens: z.number().int().nonnegative() }).optional(),
 });
+
+const budgetKeyField = z.string().regex(/^(session|(agent|task|job):.+)$/, 'must be session, agent:<name>, task:<id> or job:<id>');
+const budgetAmount = { tokens: z.number().nonnegative().optional(), usd: z.number().nonnegative().optional() };
+
+/** A job's or task's budget, given at `assign` / `run` (docs/usage.md, Budgets). */
+export const budgetSetEvent = z.object({ ...base, type: z.literal('budget-set'), key: budgetKeyField, ...budgetAmount });
+
+/** `jaggers budget raise`: this much more for the budget `key`. */
+export const budgetRaisedEvent = z.object({ ...base, type: z.literal('budget-raised'), key: budgetKeyField, ...budgetAmount, by: z.string().optional() });
 
 export const journalEventSchema = z.discriminatedUnion('type', [
   terminalCreatedEvent,
@@ -269,6 +281,8 @@ export const journalEventSchema = z.discriminatedUnion('type', [
   messageClaimedEvent,
   messageDeliveredEvent,
   usageEvent,
+  budgetSetEvent,
+  budgetRaisedEvent,
 ]);
 
 export type JournalEvent = z.infer<typeof journalEventSchema>;

@@ -4,6 +4,7 @@ import { JaggersError, unreachable } from '../errors.js';
 import { isFinalState } from '../states.js';
 import type { EventOf, JournalEvent } from './events.js';
 import { applyUsage, emptyUsage, usageSummarySchema } from './usage.js';
+import { applyBudget, budgetsSchema, emptyBudgets } from './budgets.js';
 import { applyWorkEvent, jobRecordSchema, messageRecordSchema, type ApplyMode, type JobRecord } from './work.js';
 
 const id = z.string().min(1);
@@ -74,6 +75,8 @@ export const registrySchema = z
     seq: z.number().int().nonnegative().default(0),
     /** Tokens spent, summed per session, agent, task and day (src/sessions/usage.ts). */
     usage: usageSummarySchema.default(emptyUsage()),
+    /** Job and task budgets, and raises (src/sessions/budgets.ts). */
+    budgets: budgetsSchema.default(emptyBudgets()),
   })
   .superRefine((data, ctx) => {
     for (const [key, t] of Object.entries(data.terminals)) {
@@ -92,7 +95,17 @@ export type TaskRecord = z.infer<typeof taskRecordSchema>;
 export type RegistryData = z.infer<typeof registrySchema>;
 
 export function emptyRegistry(): RegistryData {
-  return { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {}, jobs: {}, messages: {}, seq: 0, usage: emptyUsage() };
+  return {
+    version: 1,
+    journal: { bytes: 0, lines: 0 },
+    terminals: {},
+    tasks: {},
+    jobs: {},
+    messages: {},
+    seq: 0,
+    usage: emptyUsage(),
+    budgets: emptyBudgets(),
+  };
 }
 
 function invalid(event: JournalEvent, why: string): JaggersError {
@@ -296,6 +309,9 @@ export function applyEvent(data: RegistryData, event: JournalEvent, mode?: Apply
       return applyWorkEvent(data, event, mode);
     case 'usage':
       return applyWorkEvent({ ...data, usage: applyUsage(data.usage, event) }, event, mode);
+    case 'budget-set':
+    case 'budget-raised':
+      return { ...data, budgets: applyBudget(data.budgets, event) };
     default:
       return unreachable(event);
   }

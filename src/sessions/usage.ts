@@ -19,11 +19,13 @@ export const usageSummarySchema = z.object({
   days: z.record(z.string(), byModelSchema).default({}),
   /** Turns with usage recorded. */
   turns: count.default(0),
+  /** Per terminal: the prompt tokens of its session's last API answer, and the model (docs/usage.md, Context). */
+  context: z.record(z.string(), z.object({ model: z.string(), tokens: count, at: z.string() })).default({}),
 });
 
 export type UsageSummary = z.infer<typeof usageSummarySchema>;
 
-export const emptyUsage = (): UsageSummary => ({ sessions: {}, agents: {}, tasks: {}, days: {}, turns: 0 });
+export const emptyUsage = (): UsageSummary => ({ sessions: {}, agents: {}, tasks: {}, days: {}, turns: 0, context: {} });
 
 const plus = (records: Record<string, ByModel>, key: string, by: ByModel): Record<string, ByModel> => ({
   ...records,
@@ -38,5 +40,6 @@ export function applyUsage(u: UsageSummary, e: EventOf<'usage'>): UsageSummary {
     tasks: e.task ? plus(u.tasks, e.task, e.turn) : u.tasks,
     days: plus(u.days, e.ts.slice(0, 10), e.turn),
     turns: u.turns + 1,
+    context: e.context ? { ...u.context, [e.terminalId]: { ...e.context, at: e.ts } } : u.context,
   };
 }

@@ -36,6 +36,7 @@ import {
   MergeBody,
   ForceBody,
   UsageQuery,
+  BudgetRaiseBody,
 } from './schemas.js';
 import { pins } from '../api/pins.js';
 import { boundedLines, issueMessage } from '../validate.js';
@@ -230,6 +231,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.post('/v1/jobs', { bodyLimit: BODY_LIMIT, schema: { body: JobBody } }, async (req, reply) => reply.code(201).send(await s.jobs.create(req.body)));
   r.get('/v1/jobs', async () => s.jobs.list());
   r.get('/v1/usage', { schema: { querystring: UsageQuery } }, async (req) => s.usage(req.query.by));
+  r.get('/v1/budgets', async () => s.budgets.list());
+  r.post('/v1/budgets/raise', { schema: { body: BudgetRaiseBody } }, async (req) => s.budgets.raise(req.body));
   r.get('/v1/jobs/:id', { schema: { params: IdParams } }, async (req) => s.jobs.get(jobId(req)));
   r.get('/v1/jobs/:id/wait', { schema: { params: IdParams, querystring: JobWaitQuery } }, async (req) => s.jobs.wait(jobId(req), req.query.timeout * 1000));
   r.get('/v1/jobs/:id/result', { schema: { params: IdParams } }, async (req) => s.jobs.result(jobId(req)));

@@ -46,6 +46,11 @@ import { runPaneTurn } from '../work/run-turn.js';
 import { Runner } from '../work/runner.js';
 import { queueOf } from '../work/queue.js';
 import { Workers } from '../work/workers.js';
+import { Budgets } from '../work/budgets.js';
+import { ContextWatch } from '../work/context.js';
+import { contextWindows } from '../usage/context.js';
+import type { BudgetConfig } from '../work/budget.js';
+import type { Budget } from '../usage/budget-schema.js';
 import { listWorkflows } from '../workflows/load.js';
 import { Tasks } from '../workflows/tasks.js';
 import type { EventHub } from './event-hub.js';
@@ -83,6 +88,13 @@ async function readProject(root: string): Promise<ProjectFile | null> {
   const file = path.join(root, 'jaggers.json');
   const text = await readFile(file, 'utf8').catch(() => null);
   return text === null ? null : parseProjectFile(text, file);
+}
+
+/** jaggers.json's budgets: the session's and each agent's (docs/usage.md, Budgets). */
+function budgetConfig(p: ProjectFile | null): BudgetConfig {
+  const agents: Record<string, Budget> = {};
+  for (const a of p?.agents ?? []) if (a.budget) agents[a.name] = a.budget;
+  return { ...(p?.budget ? { session: p.budget } : {}), agents };
 }
 
 export function compose(d: SupervisorDeps) {
@@ -269,6 +281,9 @@ export function compose(d: SupervisorDeps) {
     settle: async (j: JobRecord) =>
       void (await isolation.itemEnded(j).catch((e: Error) => log.warn({ job: j.id, err: e.message }, "could not commit the item's changes in its worktree"))),
     ended: async (j: JobRecord) => {
+      await budgets.refresh();
+      if (j.terminalId && j.work !== 'compact')
+        void context.turnEnded(j.terminalId).catch((e: Error) => log.warn({ job: j.id, err: e.message }, 'context check failed'));
       if (j.kind === 'worker' && !j.keep && j.window) await launcher.close(j.window);
       if (j.kind === 'worker') workers.pump();
       if (j.from) runner.kick(j.from);
@@ -309,7 +324,7 @@ export function compose(d: SupervisorDeps) {
     run: (item, e, signal) => {
       if (item.kind === 'message') return runMessage({ env: turnEnv, store, hub, agents }, item.m, e, signal);
       const j = item.j;
-      if (j.work === 'send') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
+      if (j.work === 'send' || j.work === 'compact') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
       if (j.headless)
         return runHeadless(
           {
@@ -345,7 +360,49 @@ export function compose(d: SupervisorDeps) {
       await journal.change(j.id, 'failed', `the agent's pane died ${when} (${why.replace(/: run .*$/, '')})`, { cause: 'agent-lost', code: 'E_PANE_GONE' });
     },
     broken: async (j, err) => void (await journal.change(j.id, 'failed', `internal error: ${err.message}`, { code: 'E_INTERNAL' })),
+    hold: (item) => budgets.hold(item),
+    held: (item) => budgets.held(item),
     log,
+  });
+  /** Budgets (docs/usage.md): the next item of a reached budget waits `over_budget`; a raise lets it go on. */
+  const budgets = new Budgets({
+    store,
+    hub,
+    log,
+    settings: async () => {
+      const p = await project();
+      return { config: budgetConfig(p), prices: priceTable(p?.prices) };
+    },
+    notify: (item, o) => {
+      const terminalId = item.kind === 'job' ? item.j.terminalId : item.m.to;
+      const e = terminalId ? table.find(terminalId) : undefined;
+      void notifier.notice({
+        agent: item.kind === 'job' ? (item.j.agent ?? item.j.target) : item.m.toAgent,
+        terminalId,
+        task: item.kind === 'job' ? item.j.task : null,
+        windowId: e?.pane.windowId ?? '',
+        state: 'over_budget',
+        reason: `${item.id} waits: ${o.text.replace(/^over_budget: /, '')}`,
+      });
+    },
+    kickAll: () => runner.kickAll(),
+  });
+  /** Context use per agent after each turn; past `compactAt` an event, and with `autoCompact` the CLI's compaction queued (docs/usage.md). */
+  const context = new ContextWatch({
+    data: () => store.data,
+    hub,
+    log,
+    settings: async () => {
+      const p = await project();
+      const spec = (agent: string) => p?.agents.find((a) => a.name === agent);
+      return {
+        windows: contextWindows(p?.contextWindows),
+        compactAt: (agent) => spec(agent)?.compactAt ?? p?.compactAt,
+        autoCompact: (agent) => spec(agent)?.autoCompact ?? p?.autoCompact ?? false,
+      };
+    },
+    compactCommand: (terminalId) => table.find(terminalId)?.profile?.compactCommand,
+    compact: (terminalId, _agent, text) => jobs.create({ target: terminalId, text, work: 'compact', name: 'compact' }),
   });
   // Items held by a failing disk go on once it takes writes again.
   d.disk.onChange((f) => f === null && runner.kickAll());
@@ -374,6 +431,7 @@ export function compose(d: SupervisorDeps) {
     checkProfile,
     interrupt: (e) => sendKeys(commands, e.pane.paneId, e.profile!.delivery.interruptKeys),
     untilEvent,
+    overBudget: (j) => (j.terminalId ? budgets.verdict({ kind: 'job', id: j.id, seq: j.seq, created: j.created, j }) : null),
   });
   const inbox = new Inbox({ store, agents, hub, log, dirs, runner });
   const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal });
@@ -387,10 +445,11 @@ export function compose(d: SupervisorDeps) {
       queueOf(store.data, terminalId).map((i) => ({
         id: i.id,
         work: i.kind === 'job' ? i.j.work : 'message',
-        state: i.kind === 'job' ? i.j.state : i.m.state,
+        state: i.kind === 'job' ? (i.j.state === 'queued' && budgets.verdict(i) ? 'over_budget' : i.j.state) : i.m.state,
         waiting: runner.waiting(terminalId, i.id),
       })),
     stuck: (paneId) => watchdog.finding(paneId),
+    context: (terminalId) => context.of(terminalId),
   });
   const answers = new Answers({
     table,
@@ -516,6 +575,7 @@ export function compose(d: SupervisorDeps) {
     handoffs,
     /** Tokens and cost by agent, job, task, session, day or model (docs/usage.md); jaggers.json's prices over the shipped ones. */
     usage: async (by: UsageBy) => usageReport(store.data, priceTable((await project())?.prices), by),
+    budgets,
     tasks,
     flows,
     store,
@@ -568,6 +628,8 @@ export function compose(d: SupervisorDeps) {
       });
       watcher.onTool((pane, tool, input) => watchdog.tool(pane.paneId, pane.agent, tool, input));
       await table.refresh();
+      await budgets.refresh();
+      await context.refresh();
       // After the panes are watched: calls left from before this start give their sessions.
       try {
         await ensurePrivateFolder(hookSpoolDir(ctx.jaggersDir));

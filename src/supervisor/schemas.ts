@@ -1,4 +1,5 @@
 // Request bodies and query strings of the local API, validated with zod (errors name the field and value).
+import { BUDGET_SCOPES, BudgetSchema } from '../usage/budget-schema.js';
 import { z } from 'zod';
 import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { USAGE_BY } from '../usage/by.js';
@@ -140,6 +141,8 @@ export const JobBody = z.strictObject({
   /** A new worker (a profile target) in a git worktree of its own, made from `base` (default: the current branch). */
   worktree: z.boolean().optional(),
   base: z.string().min(1).max(256).optional(),
+  /** The job's own budget: `{"tokens": N, "usd": N}` (docs/usage.md, Budgets). */
+  budget: BudgetSchema.optional(),
 });
 
 export const MessageBody = z.strictObject({
@@ -171,6 +174,18 @@ export const TaskBody = z.strictObject({
   /** Every agent of the task in one git worktree of its own (`.jaggers/worktrees/<task id>`), made from `base`. */
   worktree: z.boolean().optional(),
   base: z.string().min(1).max(256).optional(),
+  /** The task's budget: `{"tokens": N, "usd": N}` (docs/usage.md, Budgets). */
+  budget: BudgetSchema.optional(),
+});
+
+/** `POST /v1/budgets/raise`: how much more, for which budget. */
+export const BudgetRaiseBody = z.strictObject({
+  scope: z.enum(BUDGET_SCOPES),
+  /** The agent's name, the task's or job's id; none for the session. */
+  name: z.string().min(1).max(200).optional(),
+  tokens: z.number().int().positive().max(1e15).optional(),
+  usd: z.number().positive().finite().max(1e9).optional(),
+  by: z.string().min(1).max(200).optional(),
 });
 
 export const FollowQuery = z.strictObject({ until: z.enum(['end', 'delivered']).default('end') });

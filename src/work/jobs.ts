@@ -13,6 +13,8 @@ import type { NewJournalEvent } from '../sessions/events.js';
 import { isFinal, KEEP_FINISHED, type JobRecord, type JobState } from '../sessions/registry.js';
 import { jobPromptFile, writeDurable } from './files.js';
 import type { WorkJournal } from './journal.js';
+import type { OverBudget } from './budget.js';
+import type { Budget } from '../usage/budget-schema.js';
 import { knownAgents, resolveParty, resolveSender } from './parties.js';
 import type { Agents, Dirs, Store, Subscribe, TerminalEntry } from './ports.js';
 import { killGroup } from './run-headless.js';
@@ -37,6 +39,8 @@ export interface JobRequest {
   /** `assign --worktree`: a worker of a profile in a git worktree of its own, from `base`. */
   worktree?: boolean;
   base?: string;
+  /** The job's own budget (docs/usage.md, Budgets). */
+  budget?: Budget;
 }
 
 export interface JobsPorts {
@@ -56,6 +60,8 @@ export interface JobsPorts {
   interrupt(e: TerminalEntry): Promise<void>;
   /** Resolves when an event on the stream matches or `ms` ran out. */
   untilEvent(match: (e: { type: string; data: Record<string, unknown> }) => boolean, ms: number): Promise<void>;
+  /** The budget that holds a queued item, if one does (src/work/budgets.ts). */
+  overBudget?(j: JobRecord): OverBudget | null;
 }
 
 export class Jobs {
@@ -64,7 +70,8 @@ export class Jobs {
   view(j: JobRecord): JobView {
     let waiting: string | null = null;
     if (j.state === 'queued') waiting = j.terminalId ? (this.p.runner.waiting(j.terminalId, j.id) ?? 'next for its agent') : this.p.workers.waiting(j);
-    return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null, waiting };
+    const overBudget = j.state === 'queued' && this.p.overBudget ? this.p.overBudget(j) : null;
+    return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null, waiting, ...(overBudget ? { overBudget } : {}) };
   }
 
   /** Record an item (a resent request with the same id records it once) and hand it to its queue. */
@@ -125,7 +132,8 @@ export class Jobs {
         ...(req.headless ? { headless: true } : {}),
         ...(req.worktree ? { worktree: { base: req.base ?? null } } : {}),
       };
-      return { events: [e], result: true };
+      const budget: NewJournalEvent[] = req.budget ? [{ type: 'budget-set', key: `job:${id}`, ...req.budget }] : [];
+      return { events: [e, ...budget], result: true };
     });
     const j = store.data.jobs[id]!;
     if (created) {

@@ -59,7 +59,11 @@ function openItems(data: RegistryData): Map<string, WorkItem[]> {
     const m = data.messages[id]!;
     if (m.state !== 'delivered') add(m.to, message(m));
   }
-  for (const q of byTerminal.values()) q.sort((a, b) => Number(inFlight(b)) - Number(inFlight(a)) || a.seq - b.seq || a.created.localeCompare(b.created));
+  // A compaction goes in between turns, before the items that wait (its context would only grow with them).
+  for (const q of byTerminal.values())
+    q.sort(
+      (a, b) => Number(inFlight(b)) - Number(inFlight(a)) || Number(isCompact(b)) - Number(isCompact(a)) || a.seq - b.seq || a.created.localeCompare(b.created),
+    );
   openCache.set(data.jobs, { messages: data.messages, jobsVersion, messagesVersion, byTerminal });
   return byTerminal;
 }
@@ -68,6 +72,8 @@ function openItems(data: RegistryData): Map<string, WorkItem[]> {
 export function queueOf(data: RegistryData, terminalId: string): WorkItem[] {
   return [...(openItems(data).get(terminalId) ?? [])];
 }
+
+const isCompact = (i: WorkItem): boolean => i.kind === 'job' && i.j.work === 'compact';
 
 /** Every terminal that has an item waiting or in flight. */
 export function terminalsWithWork(data: RegistryData): Set<string> {

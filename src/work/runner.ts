@@ -33,6 +33,13 @@ export interface RunnerPorts {
   lost(j: JobRecord, why: string): Promise<void>;
   /** A job whose run threw (a bug, or a full disk): it fails, so the queue does not stop behind it. */
   broken(j: JobRecord, err: Error): Promise<void>;
+  /**
+   * Why an item that has not started may not start now for a reason of its own (a budget reached,
+   * src/work/budget.ts), in words; null when it may. Never asked of an item in flight.
+   */
+  hold?(item: WorkItem): string | null;
+  /** The head waits for `hold`'s reason (told each time the runner looks; the port tells a person once). */
+  held?(item: WorkItem, why: string): void;
   log: Log;
 }
 
@@ -96,6 +103,8 @@ export class Runner {
 
   /** Why the head cannot start now, or null when it can. */
   private blocked(head: WorkItem, terminalId: string): string | null {
+    const held = inFlight(head) ? null : (this.p.hold?.(head) ?? null);
+    if (held) return held;
     const agent = itemAgent(head);
     if (head.kind === 'job' && head.j.headless) return null;
     const e = this.p.pane(terminalId);
@@ -147,6 +156,7 @@ export class Runner {
             const why = l?.resetAt ? `hit a usage limit that resets at ${new Date(l.resetAt).toISOString()}` : 'hit a usage or rate limit';
             if ((await this.p.limited(terminalId, itemAgent(head), why)) > 0) continue;
           }
+          if (!inFlight(head) && this.p.hold?.(head) === blocked) this.p.held?.(head, blocked);
           if (this.again.has(terminalId)) continue;
           return;
         }

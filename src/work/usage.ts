@@ -7,7 +7,7 @@ import type { NewJournalEvent } from '../sessions/events.js';
 import type { JobRecord, RegistryData } from '../sessions/registry.js';
 import type { Profile } from '../profiles/schema.js';
 import type { SessionUsage } from '../clis/types.js';
-import { subtractByModel, wholeCounts } from '../usage/tokens.js';
+import { modelKey, subtractByModel, wholeCounts, type Tokens } from '../usage/tokens.js';
 
 /** Where an agent's CLI keeps the session: its profile, its process (for its HOME, CODEX_HOME...) or the environment it runs with. */
 export interface UsageWhere {
@@ -52,6 +52,13 @@ export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: T
   void source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
 }
 
+/** How full the context is after the session's last answer: its prompt, input and cache tokens together. */
+function contextOf(last: { model: string; tokens: Tokens }): { model: string; tokens: number } {
+  const t = wholeCounts({ [modelKey(last.model)]: last.tokens });
+  const [model, w] = Object.entries(t)[0] ?? [modelKey(last.model), { input: 0, cacheRead: 0, cacheWrite: 0 }];
+  return { model, tokens: Math.min(w.input + w.cacheRead + w.cacheWrite, 1e12) };
+}
+
 /** The `usage` event of a turn that ended (none when nothing new was spent or nothing can be read). Never throws. */
 export async function turnUsageEvents(source: UsageSource | undefined, d: RegistryData, t: TurnOf): Promise<NewJournalEvent[]> {
   const reader = t.profile.session.usage;
@@ -75,6 +82,7 @@ export async function turnUsageEvents(source: UsageSource | undefined, d: Regist
       reader,
       turn,
       session,
+      ...(now.last ? { context: contextOf(now.last) } : {}),
     },
   ];
 }

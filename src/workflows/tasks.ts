@@ -2,6 +2,7 @@
 // persisted snapshot with the task after every transition. Each turn is a job in the task's own pinned
 // window of that agent, named by the task and the turn's number, so a machine restored after a crash
 // finds the job of the turn it was in (finished, or still running) instead of running the turn again.
+import type { Budget } from '../usage/budget-schema.js';
 import path from 'node:path';
 import { worktreeFor } from '../agents/isolation.js';
 import { createActor, fromPromise, type Actor } from 'xstate';
@@ -70,6 +71,8 @@ export interface TaskRequest {
   /** Its agents in one git worktree of its own (`.jaggers/worktrees/<task id>`), from `base`. */
   worktree?: boolean;
   base?: string;
+  /** The task's budget (docs/usage.md, Budgets): its next turn waits `over_budget` once it is reached. */
+  budget?: Budget;
 }
 
 const finalTask = (status: string) => (TASK_FINAL as readonly string[]).includes(status);
@@ -165,6 +168,7 @@ export class Tasks {
       if (own(d.tasks, id)?.definition) return { events: [], result: null };
       const events: NewJournalEvent[] = [];
       if (!own(d.tasks, id)) events.push({ type: 'task-created', taskId: id, workflow: def.name });
+      if (req.budget && !Object.hasOwn(d.budgets.set, `task:${id}`)) events.push({ type: 'budget-set', key: `task:${id}`, ...req.budget });
       events.push({
         type: 'task-workflow',
         taskId: id,

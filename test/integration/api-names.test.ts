@@ -55,6 +55,12 @@ const CASES: Record<string, Variant[]> = {
   ],
   'GET /v1/jobs': [],
   'GET /v1/usage': [{ query: q('by') }],
+  'GET /v1/budgets': [],
+  'POST /v1/budgets/raise': [
+    { body: (n) => ({ scope: 'agent', name: n, tokens: 1 }) },
+    { body: (n) => ({ scope: 'task', name: n, tokens: 1 }) },
+    { body: (n) => ({ scope: 'job', name: n, usd: 1 }) },
+  ],
   'GET /v1/jobs/:id': [inPath],
   'GET /v1/jobs/:id/wait': [{ query: () => '?timeout=1' }],
   'GET /v1/jobs/:id/result': [inPath],

@@ -30,6 +30,8 @@ const TOOLS = [
   'discard_worktree',
   'gc_worktrees',
   'usage',
+  'budgets',
+  'raise_budget',
   'read_artifact',
 ];
 

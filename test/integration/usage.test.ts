@@ -68,7 +68,10 @@ describe('usage per turn with the fake agent', () => {
     // status and jobs show the tokens; the text report names the columns and the price's source.
     const alpha = (await api(rig).call<TerminalView[]>('GET', '/v1/terminals')).find((t) => t.agent === 'alpha')!;
     expect(alpha.usage?.total).toBe(jobsTotal);
-    expect((await jg(['status'])).stdout).toMatch(new RegExp(`^alpha .* ${jobsTotal.toLocaleString('en-US')}\\s*$`, 'm'));
+    // Its context: the last answer's prompt as a share of claude-sonnet-4-5's 200,000-token window (docs/usage.md, Context).
+    expect(alpha.context).toMatchObject({ model: 'claude-sonnet-4-5', window: 200_000, compactAt: 85 });
+    expect(alpha.context!.tokens).toBeGreaterThan(1000);
+    expect((await jg(['status'])).stdout).toMatch(new RegExp(`^alpha .* ${jobsTotal.toLocaleString('en-US')}\\s+\\d+%\\s*$`, 'm'));
     expect((await jg(['jobs'])).stdout).toMatch(/TOKENS/);
     const text = (await jg(['usage'])).stdout;
     expect(text).toMatch(/^AGENT\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+TOTAL\s+COST/m);

@@ -24,7 +24,7 @@ const version = async () => (JSON.parse(await readFile(path.join(packageRoot, 'p
 // Each group's commands, as a person reads them in `jaggers --help` (and the README).
 const GROUPS = {
   agents: ['up', 'down', 'demo', 'attach', 'ls', 'status', 'why', 'capture', 'send', 'answer'],
-  work: ['assign', 'jobs', 'wait', 'result', 'cancel', 'message', 'inbox', 'handoff', 'usage'],
+  work: ['assign', 'jobs', 'wait', 'result', 'cancel', 'message', 'inbox', 'handoff', 'usage', 'budget'],
   worktrees: ['worktrees', 'diff', 'merge', 'discard', 'gc'],
   workflows: ['run', 'tasks', 'show', 'resume', 'workflows', 'workflow'],
   flows: ['flow'],

@@ -54,6 +54,7 @@ describe('Registry', () => {
       messages: {},
       seq: 0,
       usage: emptyUsage(),
+      budgets: { set: {}, raised: {} },
     });
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });

@@ -116,7 +116,7 @@ describe('jobs and messages in the registry', () => {
 
   it('loads a snapshot written before jobs and messages existed', () => {
     const old = { version: 1, journal: { bytes: 0, lines: 0 }, terminals: {}, tasks: {} };
-    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {}, seq: 0, usage: emptyUsage() });
+    expect(registrySchema.parse(old)).toEqual({ ...old, jobs: {}, messages: {}, seq: 0, usage: emptyUsage(), budgets: { set: {}, raised: {} } });
   });
 
   it("orders a terminal's work: the item in flight first, then jobs and messages alike in the order they were recorded", () => {

@@ -15,6 +15,8 @@ export async function usageOfFiles<S extends UsageState>(files: readonly string[
     out.records += f.state.records;
     out.skipped += f.skipped;
     out.files.push(file);
+    // The first file is the session's own; others (claude's subagents) have contexts of their own.
+    if (out.files.length === 1 && f.state.last) out.last = f.state.last;
   }
   return out;
 }

@@ -6,6 +6,8 @@ export interface UsageState {
   byModel: ByModel;
   /** Usage records counted (API answers, after any dedupe). */
   records: number;
+  /** The last record counted: its prompt is how full the context is (docs/usage.md, Context). */
+  last?: { model: string; tokens: Tokens };
 }
 
 export const newUsageState = (): UsageState => ({ byModel: {}, records: 0 });
@@ -13,6 +15,7 @@ export const newUsageState = (): UsageState => ({ byModel: {}, records: 0 });
 export function addRecord(s: UsageState, model: string, t: Tokens): void {
   addInto(s.byModel, model, t);
   s.records++;
+  s.last = { model, tokens: t };
 }
 
 /** A plain JSON object, else null. */
