@@ -30,6 +30,8 @@ export interface CardView {
   waitingFor: string | null;
   question: { text: string; choices: string[]; selected?: number } | null;
   problem: string | null;
+  /** At a usage limit: when it resets (ISO; null when the CLI did not say) and when its queue goes on. */
+  limit: { resetAt: string | null; retryAt: string } | null;
 }
 
 /** The state in words, as `jaggers ls` says it; a person reads "waiting for you" faster than waiting_input. */
@@ -40,6 +42,7 @@ export const STATE_WORDS: Record<AgentState, string> = {
   waiting_input: 'waiting for you',
   done: 'done',
   error: 'error',
+  limited: 'at a usage limit',
   exited: 'exited',
 };
 
@@ -99,5 +102,6 @@ export function cardView(m: Model, t: TerminalView, now: number): CardView {
     waitingFor: t.waitingFor,
     question: t.state === 'waiting_input' && t.question ? t.question : null,
     problem: t.problem,
+    limit: t.state === 'limited' && t.limit ? { resetAt: t.limit.resetAt, retryAt: t.limit.retryAt } : null,
   };
 }

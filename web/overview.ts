@@ -100,6 +100,13 @@ export class Overview {
     out.push(...row('Session', v.sessionId ? h('code', { title: v.sessionId }, v.sessionId) : h('span', { class: 'muted' }, 'none pinned')));
     if (v.worktree) out.push(...row('Worktree', h('code', { title: v.worktree.path }, v.worktree.branch ?? v.worktree.name)));
     if (v.waitingFor && (v.state === 'starting' || v.state === 'busy' || v.state === 'error')) out.push(...row('Waits for', v.waitingFor));
+    if (v.limit)
+      out.push(
+        ...row(
+          'Limit',
+          `${v.limit.resetAt ? `resets at ${new Date(v.limit.resetAt).toLocaleString()}` : 'reset time not shown'}; its work goes on at ${new Date(v.limit.retryAt).toLocaleTimeString()}`,
+        ),
+      );
     return out;
   }
 

@@ -3,8 +3,8 @@
 import type { JobRecord, MessageRecord } from '../sessions/work.js';
 import type { TokenTotal } from '../usage/tokens.js';
 import type { AgentStateName } from '../states.js';
-import type { OverBudget } from '../work/budget.js';
-import type { ContextView } from '../work/context.js';
+import type { OverBudget } from '../usage/budget-schema.js';
+import type { ContextView } from '../usage/context.js';
 
 export type AgentState = AgentStateName;
 

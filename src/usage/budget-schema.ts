@@ -25,3 +25,15 @@ export function budgetKey(scope: BudgetScope, name: string | null): string {
 
 /** Context use: the share of its model's window at which an event goes out (and, with autoCompact, the CLI compacts). */
 export const CompactAtSchema = z.number().int().min(1).max(100);
+
+export interface OverBudget {
+  scope: BudgetScope;
+  name: string | null;
+  key: string;
+  /** Which figure reached its limit. */
+  what: 'tokens' | 'usd';
+  spent: number;
+  limit: number;
+  /** In words: `agent coder's budget: 120,000 of 100,000 tokens spent; ...`. */
+  text: string;
+}

@@ -38,3 +38,8 @@ export function contextUse(windows: Readonly<Record<string, number>>, last: { mo
   const percent = window ? Math.round((last.tokens / window) * 1000) / 10 : null;
   return { model: last.model, tokens: last.tokens, window, percent };
 }
+
+export interface ContextView extends ContextUse {
+  /** The threshold in percent. */
+  compactAt: number;
+}

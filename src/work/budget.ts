@@ -35,17 +35,8 @@ export interface BudgetLine {
   spent: Spent;
 }
 
-export interface OverBudget {
-  scope: BudgetScope;
-  name: string | null;
-  key: string;
-  /** Which figure reached its limit. */
-  what: 'tokens' | 'usd';
-  spent: number;
-  limit: number;
-  /** In words: `agent coder's budget: 120,000 of 100,000 tokens spent; ...`. */
-  text: string;
-}
+import type { OverBudget } from '../usage/budget-schema.js';
+export type { OverBudget };
 
 const own = <T>(r: Readonly<Record<string, T>>, k: string): T | undefined => (Object.hasOwn(r, k) ? r[k] : undefined);
 

@@ -6,7 +6,7 @@
 // turns, never in the middle of one, and before the other items that wait (src/work/queue.ts).
 import type { Log } from '../logger.js';
 import { isFinal, type RegistryData } from '../sessions/registry.js';
-import { contextUse, DEFAULT_COMPACT_AT, type ContextUse } from '../usage/context.js';
+import { contextUse, DEFAULT_COMPACT_AT } from '../usage/context.js';
 import type { Publish } from './ports.js';
 
 export interface ContextSettings {
@@ -27,10 +27,8 @@ export interface ContextPorts {
   compact(terminalId: string, agent: string, text: string): Promise<{ id: string }>;
 }
 
-export interface ContextView extends ContextUse {
-  /** The threshold in percent. */
-  compactAt: number;
-}
+import type { ContextView } from '../usage/context.js';
+export type { ContextView };
 
 export class ContextWatch {
   private settings: ContextSettings = { windows: {}, compactAt: () => undefined, autoCompact: () => false };
