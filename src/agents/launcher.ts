@@ -141,6 +141,13 @@ export class Launcher {
       : req.names
         ? namedTeam(req.names, project, store.data, where.projectRoot)
         : teamSpecs(req, project, store.data, where.projectRoot);
+    // Agents on other hosts (docs/hosts.md) are not started yet: never run one here instead.
+    const remote = given.filter((spec) => spec.host !== undefined);
+    if (remote.length)
+      throw new JaggersError(
+        'E_USAGE',
+        `up: ${remote.map((s) => `${s.name} (host ${s.host})`).join(', ')}: agents on other hosts are not started yet; \`jaggers host check ${remote[0]!.host}\` checks the host (docs/hosts.md)`,
+      );
     // Every profile first, so a bad one stops `up` before anything starts.
     const profiles = await Promise.all(given.map((spec) => this.p.loadProfile(spec.profile)));
     if (req.worktree || req.base) {

@@ -4,6 +4,7 @@ import { isName, NAME_RULE } from '../ids.js';
 import { parseJsonText, validate } from '../validate.js';
 import { branchNameProblem } from '../git/ref-format.js';
 import { PricesSchema } from '../usage/prices.js';
+import { HostsSchema } from '../hosts/schema.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -21,6 +22,8 @@ const AgentSchema = z.strictObject({
   isolation: z.enum(['shared', 'worktree']).optional(),
   /** The branch or commit its worktree starts from when it is made (default: the checkout's current branch). */
   base: z.string().min(1).max(256).optional(),
+  /** The host it runs on, a name of `hosts` (docs/hosts.md); none: this machine. */
+  host: z.string().min(1).max(64).optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 
@@ -63,12 +66,22 @@ export const ProjectSchema = z
      * 0.3, "cacheWrite": 3.75}}`), over the table jaggers ships (docs/usage.md).
      */
     prices: PricesSchema.optional(),
+    /** Other machines agents run on, reached with `ssh` (`{"box": {"ssh": "user@host", "dir": "/srv/proj"}}`; docs/hosts.md). */
+    hosts: HostsSchema.optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();
     p.agents.forEach((a, i) => {
       if (seen.has(a.name)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'name'], message: 'must be unique' });
       seen.add(a.name);
+      if (a.host !== undefined && !(p.hosts && Object.hasOwn(p.hosts, a.host))) {
+        const known = Object.keys(p.hosts ?? {});
+        ctx.addIssue({
+          code: 'custom',
+          path: ['agents', i, 'host'],
+          message: known.length ? `must be one of the hosts: ${known.join(', ')}` : 'must name a host of `hosts`, and there is none',
+        });
+      }
     });
   });
 export type ProjectFile = z.output<typeof ProjectSchema>;
