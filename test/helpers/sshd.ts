@@ -35,6 +35,7 @@ export interface SshdRig {
   /** The throwaway user sessions run as, its uid and its home (inside `dir`). */
   user: string;
   uid: number;
+  gid: number;
   home: string;
   port: number;
   /** The rig's temp folder: keys, configs, the user's home. */
@@ -122,6 +123,7 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
   let child: ChildProcess | null = null;
   let userMade = false;
   let uid = -1;
+  let gid = -1;
   let stderr = '';
 
   const userProcesses = () => (uid < 0 ? [] : allPids().filter((p) => procStat(p)?.uid === uid));
@@ -160,7 +162,7 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
     // even for a key: `*` is no password, not locked.
     await execa('usermod', ['-p', '*', user]);
     uid = Number((await execa('id', ['-u', user])).stdout.trim());
-    const gid = Number((await execa('id', ['-g', user])).stdout.trim());
+    gid = Number((await execa('id', ['-g', user])).stdout.trim());
     // StrictModes stays on: the key file is the user's own, in its own home, and sshd's walk up the
     // folders stops at the home (the temp folders above it are root's).
     await mkdir(path.join(home, '.ssh'), { recursive: true });
@@ -233,6 +235,7 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
     return {
       user,
       uid,
+      gid,
       home,
       port,
       dir,
