@@ -60,6 +60,7 @@ export type SshFailure =
   | { reason: 'host-key-changed' }
   | { reason: 'auth-failed'; detail: string }
   | { reason: 'unreachable'; detail: string }
+  | { reason: 'dropped'; detail: string }
   | { reason: 'ssh-failed'; detail: string };
 
 function lastLine(stderr: string): string {
@@ -83,8 +84,10 @@ export function classifySshFailure(r: { exitCode: number | null; stderr: string;
   if (/host key is known for|Host key verification failed/i.test(e)) return { reason: 'host-key-unknown' };
   if (/Permission denied|Too many authentication failures|no mutual signature|Authentication failed/i.test(e))
     return { reason: 'auth-failed', detail: lastLine(e) };
+  if (/closed by remote host|Broken pipe|Timeout, server .* not responding|Connection reset by peer/i.test(e))
+    return { reason: 'dropped', detail: lastLine(e) };
   if (
-    /Could not resolve hostname|Connection refused|Connection timed out|No route to host|Network is unreachable|Connection closed by|Connection reset|kex_exchange_identification|Operation timed out/i.test(
+    /Could not resolve hostname|Connection refused|Connection timed out|No route to host|Network is unreachable|Connection closed by|kex_exchange_identification|Operation timed out/i.test(
       e,
     )
   )
@@ -106,6 +109,8 @@ export function describeSshFailure(name: string, host: HostSpec, f: SshFailure):
       return `${where}: login refused (${f.detail}): jaggers uses keys only, never a password prompt: add your key to the host's authorized_keys, load it in ssh-agent, or set \`identity\``;
     case 'unreachable':
       return `${where}: cannot connect (${f.detail})`;
+    case 'dropped':
+      return `${where}: the connection dropped (${f.detail})`;
     case 'ssh-failed':
       return `${where}: ssh failed: ${f.detail}`;
   }
