@@ -2,7 +2,8 @@
 // real sshd on loopback (test/helpers/sshd.ts): commands run as the host's user through one master
 // connection, a forwarded unix socket carries HTTP to a server there, and a cut connection (its sshd
 // process killed) is reported lost and made again, forwards and all.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,6 +125,30 @@ describe.skipIf(skip !== null)(`the ssh transport on a loopback sshd${skip ? ` (
 
     await conn.close();
     expect(conn.state).toEqual({ state: 'closed' });
-    expect(sshd.connections()).toHaveLength(0);
+    // The master is gone, and its control socket with it.
+    expect(existsSync(controlPath)).toBe(false);
   }, 90_000);
+
+  it('never accepts a host key it does not know: each attempt fails, saying so, and no known_hosts is written', async () => {
+    const empty = path.join(sshd.dir, 'known_hosts_transport');
+    await writeFile(empty, '');
+    const config = path.join(sshd.dir, 'ssh_config_transport');
+    await writeFile(config, (await readFile(sshd.configFile, 'utf8')).replace(sshd.knownHosts, empty));
+    const controlPath = controlPathFor(path.join(local, '.jaggers'), 'stranger');
+    await prepareControlPath(controlPath);
+    const env = { ...process.env, JAGGERS_SSH_CONFIG: config };
+    const ports = sshPorts({ name: 'stranger', host: { ssh: HOST_ALIAS, dir: sshd.home }, settings: sshSettings(env), controlPath, env });
+    const c = new HostConnection('stranger', ports, realClock, { initialMs: 50, factor: 2, maxMs: 100 });
+    const states: ConnectionState[] = [];
+    c.on((s) => states.push(s));
+    const retrying = waitFor(c, states, 'retrying');
+    c.open();
+    try {
+      await retrying;
+      expect(states.at(-1)).toMatchObject({ state: 'retrying', reason: expect.stringMatching(/^host stranger \(box\): its host key is not in known_hosts/) });
+      expect(await readFile(empty, 'utf8')).toBe('');
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
 });

@@ -37,9 +37,11 @@ describe.skipIf(skip !== null)(`the loopback sshd rig${skip ? ` (skipped: ${skip
   });
 
   it('lists the per-connection sshd processes while a session lasts', async () => {
+    // The earlier tests' connections may still be ending: only a new one is this session's.
+    const before = new Set(rig.connections());
     const session = execa('ssh', ['-F', rig.configFile, '-o', 'BatchMode=yes', HOST_ALIAS, 'echo up; exec sleep 60'], { reject: false, buffer: false });
     await new Promise<void>((resolve) => session.stdout!.once('data', () => resolve()));
-    const conns = rig.connections();
+    const conns = rig.connections().filter((p) => !before.has(p));
     expect(conns.length).toBe(1);
     process.kill(conns[0]!, 'SIGTERM');
     const r = await session;
