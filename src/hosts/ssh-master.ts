@@ -10,7 +10,7 @@ import { JaggersError } from '../errors.js';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { MasterProcess, RemoteProcess, RunResult, SshPorts } from './connection.js';
 import type { HostSpec } from './schema.js';
-import { classifySshFailure, describeSshFailure, remoteCommandLine, sshArgv, sshOptions, type SshSettings } from './ssh.js';
+import { classifySshFailure, describeSshFailure, remoteCommandLine, sshArgv, sshErrorCode, sshOptions, type SshSettings } from './ssh.js';
 
 /** ssh binds the control socket at its path plus `.` and 16 random characters first, and sun_path holds 107 bytes. */
 const MAX_CONTROL_PATH = 107 - 17 - 1;
@@ -110,7 +110,10 @@ export function sshPorts(t: SshTarget): SshPorts {
           out = (out + d).slice(-4096);
           if (out.split(/\r?\n/).includes(READY_MARK)) resolve();
         });
-        void p.closed.then(({ code, signal }) => reject(new JaggersError('E_SSH', why(code, p.stderr(), p.spawnError(), signal))));
+        void p.closed.then(({ code, signal }) => {
+          const errorCode = sshErrorCode(classifySshFailure({ exitCode: code ?? 255, stderr: p.stderr(), spawnError: p.spawnError() }, bin));
+          reject(new JaggersError(errorCode, why(code, p.stderr(), p.spawnError(), signal)));
+        });
       });
       ready.catch(() => {});
       const exited = p.closed.then(({ code, signal }) => {

@@ -4,6 +4,7 @@
 // not known, or changed, is an error, never accepted). Pure: argv in, failures out.
 import os from 'node:os';
 import path from 'node:path';
+import type { ErrorCode } from '../errors.js';
 import type { HostSpec } from './schema.js';
 
 /** What every ssh run shares: the binary, the config file (-F) when one is set, the home `~` is. */
@@ -114,4 +115,9 @@ export function describeSshFailure(name: string, host: HostSpec, f: SshFailure):
     case 'ssh-failed':
       return `${where}: ssh failed: ${f.detail}`;
   }
+}
+
+/** The error code a failure is thrown with: a host key problem has its own. */
+export function sshErrorCode(f: SshFailure | null): ErrorCode {
+  return f && (f.reason === 'host-key-unknown' || f.reason === 'host-key-changed') ? 'E_SSH_HOST_KEY' : 'E_SSH';
 }

@@ -3,7 +3,7 @@
 // connection, a forwarded unix socket carries HTTP to a server there, and a cut connection (its sshd
 // process killed) is reported lost and made again, forwards and all.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +98,8 @@ describe.skipIf(skip !== null)(`the ssh transport on a loopback sshd${skip ? ` (
     });
     const localSock = path.join(local, 'api.sock');
     await conn.forward(localSock, remoteSock);
+    // Only its owner may connect to the local end.
+    expect(statSync(localSock).mode & 0o777).toBe(0o600);
     const first = await get(localSock);
     expect(first).toMatch(new RegExp(`^${sshd.user} \\d+$`));
 

@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { checkScript, judgeHost, parseCheckOutput, type HostFacts } from '../../src/hosts/check.js';
-import { classifySshFailure, describeSshFailure, remoteCommandLine, shellQuote, sshArgv } from '../../src/hosts/ssh.js';
+import { classifySshFailure, describeSshFailure, remoteCommandLine, shellQuote, sshArgv, sshErrorCode } from '../../src/hosts/ssh.js';
 
 const settings = { bin: 'ssh', configFile: null, home: '/home/me' };
 
@@ -62,6 +62,12 @@ describe('ssh failures', () => {
     expect(f('something new\n')).toEqual({ reason: 'ssh-failed', detail: 'something new' });
     expect(f('')).toMatchObject({ reason: 'ssh-failed' });
     expect(classifySshFailure({ exitCode: null, stderr: '', spawnError: 'ENOENT' }, '/no/ssh')).toEqual({ reason: 'ssh-missing', bin: '/no/ssh' });
+  });
+
+  it('gives a host key problem its own error code', () => {
+    expect(sshErrorCode({ reason: 'host-key-unknown' })).toBe('E_SSH_HOST_KEY');
+    expect(sshErrorCode({ reason: 'host-key-changed' })).toBe('E_SSH_HOST_KEY');
+    expect(sshErrorCode({ reason: 'auth-failed', detail: '' })).toBe('E_SSH');
   });
 
   it('is no failure when the remote command itself exited (any code but 255)', () => {
