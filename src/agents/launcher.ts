@@ -23,7 +23,7 @@ import { hooksOff } from './hooks-install.js';
 import { waitGroupGone } from './proc.js';
 import { planLaunch, planWindows, type Launch, type LaunchInput, type WindowAction } from './plan.js';
 import type { TerminalEntry } from './table.js';
-import { namedTeam, teamSpecs } from './team.js';
+import { assertLocalTeam, namedTeam, teamSpecs } from './team.js';
 
 export interface LauncherPorts {
   /** The supervisor's command connection. */
@@ -141,13 +141,7 @@ export class Launcher {
       : req.names
         ? namedTeam(req.names, project, store.data, where.projectRoot)
         : teamSpecs(req, project, store.data, where.projectRoot);
-    // Agents on other hosts (docs/hosts.md) are not started yet: never run one here instead.
-    const remote = given.filter((spec) => spec.host !== undefined);
-    if (remote.length)
-      throw new JaggersError(
-        'E_USAGE',
-        `up: ${remote.map((s) => `${s.name} (host ${s.host})`).join(', ')}: agents on other hosts are not started yet; \`jaggers host check ${remote[0]!.host}\` checks the host (docs/hosts.md)`,
-      );
+    assertLocalTeam(given);
     // Every profile first, so a bad one stops `up` before anything starts.
     const profiles = await Promise.all(given.map((spec) => this.p.loadProfile(spec.profile)));
     if (req.worktree || req.base) {
