@@ -49,8 +49,10 @@ export interface SshPorts {
   start(argv: readonly string[]): RemoteProcess;
   /** Ask the master to forward the local unix socket `local` to `remote` on the host (`ssh -O forward -L`). */
   forward(local: string, remote: string): Promise<void>;
-  /** Ask the master to stop that forwarding (`ssh -O cancel`). */
+  /** Ask the master to stop that forwarding (`ssh -O cancel`) and remove the local socket. */
   cancel(local: string, remote: string): Promise<void>;
+  /** Remove a forward's local socket file left behind by a master that has ended. */
+  release(local: string): void;
 }
 
 export interface Backoff {
@@ -61,6 +63,12 @@ export interface Backoff {
 }
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1000, factor: 2, maxMs: 30_000 };
+
+/**
+ * How long an attempt may take to be connected (login, the remote shell's answer, the forwards) before
+ * its master is ended and the attempt counts as failed: ssh's ConnectTimeout bounds only the TCP connect.
+ */
+export const DEFAULT_READY_TIMEOUT_MS = 30_000;
 
 /** How long the `attempt`th retry in a row waits (1-based). */
 export function backoffDelay(b: Backoff, attempt: number): number {
@@ -87,6 +95,7 @@ export class HostConnection {
     private readonly ports: SshPorts,
     private readonly clock: Clock,
     private readonly backoff: Backoff = DEFAULT_BACKOFF,
+    private readonly readyTimeoutMs = DEFAULT_READY_TIMEOUT_MS,
   ) {}
 
   get state(): ConnectionState {
@@ -155,6 +164,7 @@ export class HostConnection {
       m.kill();
       await m.exited;
     }
+    for (const local of this.forwards.keys()) this.ports.release(local);
     this.set({ state: 'closed' });
   }
 
@@ -177,6 +187,12 @@ export class HostConnection {
     const m = this.ports.startMaster();
     this.master = m;
     let up = false;
+    let why: string | null = null;
+    const deadline = this.clock.setTimeout(() => {
+      if (this.master !== m || up) return;
+      why = `host ${this.name}: not connected within ${Math.round(this.readyTimeoutMs / 1000)} s`;
+      m.kill();
+    }, this.readyTimeoutMs);
     m.ready.then(
       async () => {
         if (this.master !== m || this.closing) return;
@@ -185,13 +201,16 @@ export class HostConnection {
         for (const [local, remote] of this.forwards) await this.ports.forward(local, remote).catch(() => {});
         if (this.master !== m || this.closing) return;
         up = true;
+        this.clock.clearTimeout(deadline);
         this.failures = 0;
         this.set({ state: 'connected', attempt });
       },
       () => {},
     );
-    void m.exited.then(({ reason }) => {
+    void m.exited.then((ended) => {
+      this.clock.clearTimeout(deadline);
       if (this.master !== m || this.closing) return;
+      const reason = why ?? ended.reason;
       this.master = null;
       if (up) this.set({ state: 'lost', reason });
       this.failures++;

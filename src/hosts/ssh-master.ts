@@ -148,7 +148,14 @@ export function sshPorts(t: SshTarget): SshPorts {
     },
 
     async cancel(local, remote) {
-      await control(['-O', 'cancel', '-L', `${local}:${remote}`]);
+      try {
+        await control(['-O', 'cancel', '-L', `${local}:${remote}`]);
+      } finally {
+        removeStaleSocket(local);
+      }
+    },
+
+    release(local) {
       removeStaleSocket(local);
     },
   };

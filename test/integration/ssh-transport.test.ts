@@ -127,8 +127,9 @@ describe.skipIf(skip !== null)(`the ssh transport on a loopback sshd${skip ? ` (
 
     await conn.close();
     expect(conn.state).toEqual({ state: 'closed' });
-    // The master is gone, and its control socket with it.
+    // The master is gone, and its control socket and the forward's local socket with it.
     expect(existsSync(controlPath)).toBe(false);
+    expect(existsSync(localSock)).toBe(false);
   }, 90_000);
 
   it('never accepts a host key it does not know: each attempt fails, saying so, and no known_hosts is written', async () => {

@@ -50,6 +50,7 @@ function setup() {
     },
     forward: async (l, r) => void calls.push(`forward ${l} ${r}`),
     cancel: async (l, r) => void calls.push(`cancel ${l} ${r}`),
+    release: (l) => void calls.push(`release ${l}`),
   };
   const clock = new FakeClock();
   const conn = new HostConnection('box', ports, clock, { initialMs: 1000, factor: 2, maxMs: 8000 });
@@ -151,6 +152,34 @@ describe('HostConnection', () => {
     await g.conn.close();
     expect(g.last().killed).toBe(true);
     expect(g.seen.map((s) => s.state)).toEqual(['connecting', 'connected', 'closed']);
+  });
+
+  it('an attempt that is not connected in time is ended and retried, saying why', async () => {
+    const h = setup();
+    h.conn.open();
+    h.clock.advance(29_999);
+    expect(h.last().killed).toBe(false);
+    h.clock.advance(1);
+    expect(h.last().killed).toBe(true);
+    await settle();
+    expect(h.seen.at(-1)).toEqual({ state: 'retrying', inMs: 1000, attempt: 1, reason: 'host box: not connected within 30 s' });
+    h.clock.advance(1000);
+    h.last().connect();
+    await settle();
+    // Connected in time: the deadline of that attempt does nothing later.
+    h.clock.advance(60_000);
+    expect(h.last().killed).toBe(false);
+    expect(h.seen.at(-1)).toMatchObject({ state: 'connected' });
+  });
+
+  it("close(): the forwards' local sockets are removed", async () => {
+    const h = setup();
+    h.conn.open();
+    h.last().connect();
+    await settle();
+    await h.conn.forward('/l/a', '/r/a');
+    await h.conn.close();
+    expect(h.calls).toEqual(['forward /l/a /r/a', 'release /l/a']);
   });
 
   it('unforward: cancelled now, and not made again after a reconnect', async () => {
