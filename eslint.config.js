@@ -92,6 +92,15 @@ export default tseslint.config(
     [[['../*', '!../errors.js'], 'src/git/ only speaks git (plain operations and its machine formats); it knows nothing of jaggers above it']],
   ),
   layer(
+    ['src/hosts/**'],
+    [
+      [
+        ['../supervisor/*', '../commands/*', '../api/*', '../work/*', '../agents/*', '../tmux/*', '../panes/*', '../turns/*', '../delivery/*'],
+        'src/hosts/ only speaks ssh (the system binary): the supervisor and commands use it, never the other way',
+      ],
+    ],
+  ),
+  layer(
     ['src/panes/**'],
     [
       [

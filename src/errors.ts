@@ -87,6 +87,13 @@ export const ERROR_STATUS = {
   E_BRANCH_CHECKED_OUT: 409,
   // git itself failed where it should not have (the command and the end of its stderr are in the message).
   E_GIT: 500,
+  // Hosts reached over SSH (src/hosts/; docs/hosts.md).
+  // A host name jaggers.json's `hosts` does not have.
+  E_HOST_UNKNOWN: 404,
+  // ssh could not reach the host, log in, or run the command (the message names the host and says why).
+  E_SSH: 502,
+  // The host's key is not in known_hosts, or differs from the one there: never accepted unasked.
+  E_SSH_HOST_KEY: 502,
   E_INTERNAL: 500,
 } as const;
 

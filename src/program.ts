@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAgents } from './cli/agents.js';
 import { registerFlows } from './cli/flows.js';
+import { registerHosts } from './cli/hosts.js';
 import { finishCommands, givenGlobals, globalOptions } from './cli/global-options.js';
 import { registerSessions } from './cli/sessions.js';
 import { registerSetup } from './cli/setup.js';
@@ -58,6 +59,7 @@ export function buildProgram(env: Env, setExit: (code: number) => void): Command
   registerFlows(program, deps);
   registerSessions(program, deps);
   registerSetup(program, deps);
+  registerHosts(program, deps);
 
   finishCommands(program);
   program.addHelpText('after', '\nThe options above go before the command or after it: `jaggers -v status` or `jaggers status -v`.\n');

@@ -23,7 +23,7 @@ import { hooksOff } from './hooks-install.js';
 import { waitGroupGone } from './proc.js';
 import { planLaunch, planWindows, type Launch, type LaunchInput, type WindowAction } from './plan.js';
 import type { TerminalEntry } from './table.js';
-import { namedTeam, teamSpecs } from './team.js';
+import { assertLocalTeam, namedTeam, teamSpecs } from './team.js';
 
 export interface LauncherPorts {
   /** The supervisor's command connection. */
@@ -141,6 +141,7 @@ export class Launcher {
       : req.names
         ? namedTeam(req.names, project, store.data, where.projectRoot)
         : teamSpecs(req, project, store.data, where.projectRoot);
+    assertLocalTeam(given);
     // Every profile first, so a bad one stops `up` before anything starts.
     const profiles = await Promise.all(given.map((spec) => this.p.loadProfile(spec.profile)));
     if (req.worktree || req.base) {

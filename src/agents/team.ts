@@ -43,3 +43,13 @@ export function namedTeam(names: readonly string[], project: ProjectFile | null,
   const known = new Map([...registryTeam(data, projectRoot), ...(project?.agents ?? [])].map((a) => [a.name, a]));
   return names.map((n) => known.get(n) ?? { name: n, profile: n, args: [], env: {} });
 }
+
+/** Agents on other hosts (docs/hosts.md) are not started yet: `up` refuses them, never runs one here instead. */
+export function assertLocalTeam(specs: readonly AgentSpec[]): void {
+  const remote = specs.filter((s) => s.host !== undefined);
+  if (remote.length === 0) return;
+  throw new JaggersError(
+    'E_USAGE',
+    `up: ${remote.map((s) => `${s.name} (host ${s.host})`).join(', ')}: agents on other hosts are not started yet; \`jaggers host check ${remote[0]!.host}\` checks the host (docs/hosts.md)`,
+  );
+}

@@ -54,11 +54,12 @@ export interface UpOptions {
 async function checkTeam(ctx: Context, opts: UpOptions): Promise<void> {
   if (opts.resume) return;
   const project = await ctx.project();
-  const { namedTeam, teamSpecs } = await import('../agents/team.js');
+  const { assertLocalTeam, namedTeam, teamSpecs } = await import('../agents/team.js');
   const { readStored } = await import('../api/stored.js');
   const { loadProfile } = await import('../profiles/load.js');
   const data = readStored(ctx);
   const specs = opts.names ? namedTeam(opts.names, project, data, ctx.projectRoot) : teamSpecs(opts, project, data, ctx.projectRoot);
+  assertLocalTeam(specs);
   for (const s of specs) await loadProfile(s.profile, ctx.jaggersDir);
 }
 

@@ -6,6 +6,7 @@ import { branchNameProblem } from '../git/ref-format.js';
 import { PricesSchema } from '../usage/prices.js';
 import { BudgetSchema, CompactAtSchema } from '../usage/budget-schema.js';
 import { ContextWindowsSchema } from '../usage/context.js';
+import { HostsSchema } from '../hosts/schema.js';
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -35,6 +36,8 @@ const AgentSchema = z.strictObject({
   compactAt: CompactAtSchema.optional(),
   /** true: past `compactAt`, the CLI's own compaction command runs as the agent's next item. */
   autoCompact: z.boolean().optional(),
+  /** The host it runs on, a name of `hosts` (docs/hosts.md); none: this machine. */
+  host: z.string().min(1).max(64).optional(),
 });
 export type AgentSpec = z.output<typeof AgentSchema>;
 
@@ -88,12 +91,22 @@ export const ProjectSchema = z
     /** Every agent's default `compactAt` and `autoCompact`. */
     compactAt: CompactAtSchema.optional(),
     autoCompact: z.boolean().optional(),
+    /** Other machines agents run on, reached with `ssh` (`{"box": {"ssh": "user@host", "dir": "/srv/proj"}}`; docs/hosts.md). */
+    hosts: HostsSchema.optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();
     p.agents.forEach((a, i) => {
       if (seen.has(a.name)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'name'], message: 'must be unique' });
       seen.add(a.name);
+      if (a.host !== undefined && !(p.hosts && Object.hasOwn(p.hosts, a.host))) {
+        const known = Object.keys(p.hosts ?? {});
+        ctx.addIssue({
+          code: 'custom',
+          path: ['agents', i, 'host'],
+          message: known.length ? `must be one of the hosts: ${known.join(', ')}` : 'must name a host of `hosts`, and there is none',
+        });
+      }
     });
     p.agents.forEach((a, i) => {
       if (a.fallback === undefined) return;

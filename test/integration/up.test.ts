@@ -149,6 +149,21 @@ describe('bad input stops up before anything starts', () => {
     expect(await serverUp()).toBe(false);
   });
 
+  it('an agent on another host (not started yet: docs/hosts.md)', async () => {
+    await writeProfile(rig.root, 'echo', catProfile);
+    await writeProject(rig.root, {
+      hosts: { box: { ssh: 'me@box', dir: '/srv/p' } },
+      agents: [
+        { name: 'here', profile: 'echo' },
+        { name: 'far', profile: 'echo', host: 'box' },
+      ],
+    });
+    const r = await rig.run(['up']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('jaggers: up: far (host box): agents on other hosts are not started yet; `jaggers host check box` checks the host (docs/hosts.md)\n');
+    expect(await serverUp()).toBe(false);
+  });
+
   it('a malformed jaggers.json', async () => {
     const file = await writeProject(rig.root, { agents: [{ name: 'a', profile: 42 }] });
     const r = await rig.run(['up']);

@@ -30,9 +30,11 @@ const GROUPS = {
   flows: ['flow'],
   sessions: ['sessions', 'exec'],
   setup: ['init', 'doctor', 'profile', 'skill', 'mcp', 'serve', 'web', 'logs'],
+  hosts: ['host'],
 };
 const SUBCOMMANDS = {
   profile: ['check'],
+  host: ['list', 'check'],
   skill: ['install', 'show'],
   workflow: ['show'],
   flow: ['add', 'ls', 'show', 'run', 'enable', 'disable', 'rm'],

@@ -134,6 +134,23 @@ describe('the launcher', () => {
     expect(h.tmux.named('new-window')).toEqual([]);
   });
 
+  it('up: refuses an agent on another host (not started yet) before opening anything', async () => {
+    const h = await setup(
+      ProjectSchema.parse({
+        hosts: { box: { ssh: 'me@box', dir: '/srv/p' } },
+        agents: [
+          { name: 'here', profile: 'fake' },
+          { name: 'far', profile: 'fake', host: 'box' },
+        ],
+      }),
+    );
+    await expect(h.launcher.up({})).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/far \(host box\).*not started yet.*jaggers host check box/),
+    });
+    expect(h.tmux.named('new-window')).toEqual([]);
+  });
+
   it('records a window tmux knows and the registry lost (a registry rebuilt after a crash)', async () => {
     const h = await setup();
     h.tmux.addWindow({ name: 'coder', options: { '@jaggers_terminal_id': 'jg-0a0b', '@jaggers_agent': 'coder', '@jaggers_profile': 'fake' } });
