@@ -282,8 +282,9 @@ export function compose(d: SupervisorDeps) {
       void (await isolation.itemEnded(j).catch((e: Error) => log.warn({ job: j.id, err: e.message }, "could not commit the item's changes in its worktree"))),
     ended: async (j: JobRecord) => {
       await budgets.refresh();
+      // Awaited: a compaction it queues is in the queue before the agent's next item starts.
       if (j.terminalId && j.work !== 'compact')
-        void context.turnEnded(j.terminalId).catch((e: Error) => log.warn({ job: j.id, err: e.message }, 'context check failed'));
+        await context.turnEnded(j.terminalId).catch((e: Error) => log.warn({ job: j.id, err: e.message }, 'context check failed'));
       if (j.kind === 'worker' && !j.keep && j.window) await launcher.close(j.window);
       if (j.kind === 'worker') workers.pump();
       if (j.from) runner.kick(j.from);
