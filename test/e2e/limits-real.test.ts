@@ -1,5 +1,6 @@
 // A usage limit on the real CLIs, offline: the stub model answers a turn with the service's plan limit
-// (test/e2e/stub-limits.ts: anthropic's subscription headers, codex's usage_limit_reached), the CLI
+// (test/e2e/stub-limits.ts: anthropic's subscription headers, codex's usage_limit_reached, gemini's daily
+// RESOURCE_EXHAUSTED), the CLI
 // shows it, and jaggers shows the agent `limited` with the reset time it read, and holds the next job
 // (its `waiting` says until when). Prints what each CLI showed. Needs `npm run build` and
 // scripts/install-real-clis.sh; a CLI that is not installed is skipped.
@@ -12,7 +13,7 @@ import { CLIS, isChosen, isCliInstalled, type CliName } from './clis.js';
 import { createTeam, cliOf, type Team } from './team.js';
 import { defaultScript } from './stub-script.js';
 
-const team = (['claude', 'codex'] as CliName[]).filter((cli) => isCliInstalled(cli) && isChosen(cli));
+const team = (['claude', 'codex', 'gemini'] as CliName[]).filter((cli) => isCliInstalled(cli) && isChosen(cli));
 const RESET_S = 3 * 3600;
 
 describe.skipIf(team.length === 0)('usage limits on the real CLIs', () => {
