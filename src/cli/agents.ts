@@ -73,7 +73,7 @@ export function registerAgents(program: Command, e: Deps): void {
 
   program
     .command('status [agent]')
-    .description("each agent's state (starting, idle, busy, waiting_input, done, error, exited) and since when")
+    .description("each agent's state (starting, idle, busy, waiting_input, limited, done, error, exited) and since when")
     .option('--json', 'print JSON')
     .option('--watch', 'redraw whenever a state changes')
     .addHelpText('after', examples(['jaggers status', 'jaggers status claude --json', 'jaggers status --watch']))

@@ -125,7 +125,7 @@ const from = (c: Caller) => ({ ...(c.terminalId ? { fromTerminal: c.terminalId }
 export const TOOLS: Tool[] = [
   def(
     'list_agents',
-    'List the agents of this jaggers session: name, state (idle, busy, waiting_input, done, error, exited), task, and which one is you.',
+    'List the agents of this jaggers session: name, state (idle, busy, waiting_input, limited, done, error, exited), task, and which one is you.',
     z.strictObject({ task: taskId.optional() }),
     async (deps, a) => {
       const list = await deps.call<TerminalView[]>('GET', `/v1/terminals${taskQuery(a.task)}`, undefined, { retry: true });

@@ -79,6 +79,8 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
     let busyWait: number | undefined;
     /** When the transcript first had the finished reply while the pane's hooks had not ended the turn. */
     let hookWait: number | undefined;
+    /** When the screen first showed the turn's prompt with the agent limited (its turn closed by the limit). */
+    let limitWait: number | undefined;
     /** A screen that shows the end while the machine has not settled: it must stay so for settleMs. */
     let candidate: { screen: string; at: number } | null = null;
 
@@ -127,6 +129,16 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
         const screen = await screenSinceEcho(io, w.paneId, w.nonce, w.profile);
         if (finished || screen === null) return;
         sawScreen = screenTurnEnd(screen, w.nonce, w.profile);
+        // The turn ended at a usage limit the machine read after this prompt (it closed the turn): its
+        // screen shows the CLI's limit message, not its usual end-of-turn mark (claude's `● API Error:
+        // ... (429)`, codex's `■ You’ve hit your usage limit`). The screen's reply is that message.
+        if (sawScreen.echo && settled && status === 'limited' && !w.readTranscript && !watch.hooksExpected?.(w.paneId))
+          return finish(null, { by: 'screen', screen });
+        if (sawScreen.echo && settled && status === 'limited') {
+          limitWait ??= performance.now();
+          if (performance.now() - limitWait >= TRANSCRIPT_GRACE_MS) return finish(null, { by: 'screen', screen });
+          return later(200);
+        }
         if (sawScreen.ended) {
           // Where the CLI keeps a transcript, it is the better reply (a screen may show less of it:
           // qwen 0.24.4 redraws some replies as their first paragraph): wait a moment for it.

@@ -218,8 +218,15 @@ describe.skipIf(!isChosen('claude') || (!installed && !required))(`claude ${vers
         const events = all()
           .slice(before)
           .map((c) => c.event)
-          .filter((e) => e !== 'Notification');
+          .filter((e) => e !== 'Notification' && e !== 'PreToolUse');
         expect(events).toEqual(['UserPromptSubmit', 'PermissionRequest', 'Stop']);
+        // The tool call, for the watchdog's loop check (docs/limits.md): PreToolUse names the tool and its input.
+        const pre = all()
+          .slice(before)
+          .filter((c) => c.event === 'PreToolUse');
+        expect(pre).toHaveLength(1);
+        expect(signals(pre[0]!)).toEqual([expect.objectContaining({ kind: 'tool', sessionId: pinned, tool: 'Bash' })]);
+        expect(JSON.stringify(signals(pre[0]!))).toContain('touch approved.txt');
         expect(signals(stop)).toEqual([
           { kind: 'turn-end', sessionId: pinned, reply: 'stub: the command ran.', transcriptPath: field(start, 'transcript_path') },
         ]);

@@ -22,6 +22,10 @@ describe('the limit screens of the real CLIs: limited, with the reset time they 
     ['gemini', 'gemini-0.61.0-limited-pro-models.txt', '2026-11-26T20:43:00.000Z'],
     ['gemini', 'gemini-0.61.0-limited-after-stop.txt', null],
     ['qwen', 'qwen-0.15.10-limited-429.txt', null],
+    // Captured from the real CLIs answered by the stub's plan limit (test/e2e/limits-real.test.ts).
+    ['claude', 'claude-2.1.330-limited-plan-stub.txt', null],
+    ['codex', 'codex-0.169.0-limited-plan-stub.txt', '2026-11-26T16:07:00.000Z'],
+    ['gemini', 'gemini-0.61.0-limited-plan-stub.txt', null],
   ])('%s %s', (profile, file, reset) => {
     const c = classify({ screen: readFileSync(path.join(screens, file), 'utf8'), raw: '', rules: load(profile).detect.rules });
     expect(c.status).toBe('limited');
