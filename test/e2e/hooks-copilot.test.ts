@@ -44,16 +44,16 @@ describe.skipIf(!isChosen('copilot') || (!installed && !required))(title, () => 
 
     await r.type('say hello');
     await r.waitFor('idle', { also: /stub reply to: say hello/ });
-    await waitUntil(() => stops().length === 1, 'the first agentStop', 10_000);
+    await waitUntil(() => stops().length === 1, 'the first agentStop', 30_000);
     await r.settle();
 
     await r.type('Run the command that needs-approval');
     await r.waitFor('waiting', { timeoutMs: 45_000 });
-    await waitUntil(() => capture.calls().some((c) => c.event === 'notification'), 'the permission_prompt notification', 10_000);
+    await waitUntil(() => capture.calls().some((c) => c.event === 'notification'), 'the permission_prompt notification', 30_000);
     await r.settle(1_000);
     await r.tmux().run(['send-keys', '-t', 'e2e', 'Enter']);
     await r.waitFor('idle', { also: /stub: the command ran/ });
-    await waitUntil(() => stops().length === 2, 'the second agentStop', 10_000);
+    await waitUntil(() => stops().length === 2, 'the second agentStop', 30_000);
 
     const calls = capture.calls();
     expect(calls.map((c) => c.event)).toEqual([

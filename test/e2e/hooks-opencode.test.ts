@@ -64,16 +64,16 @@ describe.skipIf(!isChosen('opencode') || (!installed && !required))(title, () =>
 
     await r.type('say hello');
     await r.waitFor('idle', { also: /stub reply to: say hello/ });
-    await waitUntil(() => idles().length === 1, 'the first session.idle', 10_000);
+    await waitUntil(() => idles().length === 1, 'the first session.idle', 30_000);
     await r.settle();
 
     await r.type('Run the command that needs-approval');
     await r.waitFor('waiting', { timeoutMs: 45_000 });
-    await waitUntil(() => capture.calls().some((c) => c.event === 'permission.asked'), 'permission.asked', 10_000);
+    await waitUntil(() => capture.calls().some((c) => c.event === 'permission.asked'), 'permission.asked', 30_000);
     await r.settle(1_000);
     await r.tmux().run(['send-keys', '-t', 'e2e', 'Enter']);
     await r.waitFor('idle', { also: /stub: the command ran/ });
-    await waitUntil(() => idles().length === 2, 'the second session.idle', 10_000);
+    await waitUntil(() => idles().length === 2, 'the second session.idle', 30_000);
 
     const calls = capture.calls();
     // Each turn: chat.message, session.status busy (the plugin passes on the first of a turn's several),
