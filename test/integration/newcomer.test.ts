@@ -93,7 +93,7 @@ describe('a newcomer on real tmux', () => {
     );
     expect(doctor.stdout).toMatch(/^warn profile mutecli: .*, version unknown \(`.*mutecli --version` printed "no version here"\); reads screen \(0 rules\)$/m);
     expect(doctor.stdout).toMatch(
-      /^ok {3}profile demo: .*jaggers-fake-agent\), version 1\.0\.0, the newest one checked; reads hooks \(fake-agent\), then state file \(fake-agent\), then screen \(5 rules\)$/m,
+      /^ok {3}profile demo: .*jaggers-fake-agent\), version 1\.0\.0, the newest one checked; reads hooks \(fake-agent\), then state file \(fake-agent\), then screen \(6 rules\)$/m,
     );
     const report = JSON.parse((await rig.run(['doctor', '--json'])).stdout) as DoctorReport;
     expect(report.profiles.find((p) => p.name === 'newcli')?.version).toMatchObject({ installed: '2.4.0', checked: ['1.0.0', '2.3.1'], fit: 'newer' });

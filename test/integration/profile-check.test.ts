@@ -33,7 +33,7 @@ describe('profile check', () => {
     expect(report!.ok).toBe(true);
     expect(report!.seen).toEqual({ idle: 'input-box', busy: 'spinner', done: 'turn-summary' });
     expect(report!.version).toMatchObject({ installed: '1.0.0' });
-    expect(report!.signals).toEqual(['screen (5 rules)']);
+    expect(report!.signals).toEqual(['screen (6 rules)']);
     const busy = report!.steps.find((s) => s.state === 'busy')!;
     expect(busy.lines.join('\n')).toMatch(/esc to cancel/);
     // Each step's screen is saved, and shows what the rule matched.
