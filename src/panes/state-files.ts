@@ -42,11 +42,6 @@ export interface PaneStateFile {
   home: string | null;
   /** The state file watched for this pane, once its folder is watched. */
   file: string | null;
-  /**
-   * The file may have changed since the last reading started (inotify said so, or it is not watched
-   * yet): the next reading reads it. A watched file unchanged since is not read again: `last` stands.
-   */
-  stale: boolean;
   sessionId: string | null;
 }
 
@@ -72,7 +67,7 @@ export class StateFiles {
   }
 
   add(owner: StateFileOwner): PaneStateFile {
-    return { owner, closed: false, seq: 0, applied: 0, last: null, home: null, file: null, sessionId: null, stale: true };
+    return { owner, closed: false, seq: 0, applied: 0, last: null, home: null, file: null, sessionId: null };
   }
 
   /** Stop watching for the pane; a reading still in flight opens no watch for it. */
@@ -86,16 +81,10 @@ export class StateFiles {
     p.home = null;
     this.unwatch(p);
     p.last = null;
-    p.stale = true;
   }
 
-  /**
-   * The newest reading of the state file: one started before another that already finished gives that
-   * one's. A watched file that has not changed since the last reading (none in flight) is not read:
-   * each capture of a pane asks, and most see the file as it was.
-   */
+  /** The newest reading of the state file: one started before another that already finished gives that one's. */
   async readInOrder(p: PaneStateFile): Promise<Classification | null> {
-    if (!p.stale && p.file !== null && p.seq === p.applied) return p.last;
     const seq = ++p.seq;
     const file = await this.read(p);
     if (seq > p.applied) {
@@ -115,8 +104,6 @@ export class StateFiles {
     const file = stateFilePath(kind, p.home, p.owner.pid()!);
     // The CLI may not have made its state folder yet: try again on each reading until it has.
     if (p.file !== file) this.watch(p, file);
-    // From here on a change is a new event: a change during this reading makes the next one read again.
-    p.stale = false;
     const reading = await this.ports.read(kind, p.home, p.owner.pid()!);
     if (reading.sessionId && reading.sessionId !== p.sessionId) {
       p.sessionId = reading.sessionId;
@@ -136,15 +123,8 @@ export class StateFiles {
       try {
         const files = new Map<string, PaneStateFile>();
         const watcher = this.ports.watchFolder(dir, (name) => {
-          if (name === null) {
-            // A change the kernel could not name: every file in the folder is read again next time.
-            for (const f of files.values()) f.stale = true;
-            return;
-          }
-          const owner = files.get(name);
-          if (!owner) return;
-          owner.stale = true;
-          owner.owner.changed();
+          const owner = name ? files.get(name) : undefined;
+          if (owner) owner.owner.changed();
         });
         folder = { watcher, files };
         this.folders.set(dir, folder);
