@@ -266,11 +266,27 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
           clearTimeout(timer);
           offOut();
           offNote();
+          stop.abort();
           if (err) reject(err);
           else resolve(last!);
         };
+        // The supervisor's own state events are the trigger that cannot be missed: tmux samples a
+        // window's option once a second, so done -> busy -> done within one sample is no change there,
+        // and a turn that ends by a quiet screen makes no output. A stream that ends (the supervisor
+        // killed and started again) is opened again on the next trigger.
+        const stop = new AbortController();
+        let following = false;
+        const follow = () => {
+          if (following || finished) return;
+          following = true;
+          void api
+            .events('/v1/events?types=state', (e) => (e.data as { agent?: string }).agent === agent && void check(), { signal: stop.signal })
+            .catch(() => undefined)
+            .finally(() => (following = false));
+        };
         const check = coalesced(async () => {
           if (finished) return;
+          follow();
           // A supervisor not answering (starting again after a kill) is asked again on the next trigger.
           const views = await api.call<TerminalView[]>('GET', '/v1/terminals').catch(() => null);
           last = views?.find((v) => v.agent === agent) ?? last;
