@@ -60,7 +60,7 @@ import { DEFAULT_STUCK_AFTER_MS, Watchdog, type StuckFinding } from '../panes/wa
 import { realClock as paneClock } from '../panes/clock.js';
 import { regexOf } from '../detect/classify.js';
 import { publishStatus } from './publish.js';
-import { readFile } from 'node:fs/promises';
+import { ChangedFileReader } from '../fs/changed-file.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { HookSpool, hookSpoolDir } from '../panes/hook-spool.js';
@@ -83,10 +83,13 @@ export interface SupervisorDeps {
 
 export type Supervisor = ReturnType<typeof compose>;
 
-/** jaggers.json as it is on disk now (null without one): read again each time, it may change while the supervisor runs. */
+/** jaggers.json's text: asked for as each turn starts, it is read again only when it changed. */
+const projectText = new ChangedFileReader({ max: 4 });
+
+/** jaggers.json as it is on disk now (null without one): looked at each time, it may change while the supervisor runs. */
 async function readProject(root: string): Promise<ProjectFile | null> {
   const file = path.join(root, 'jaggers.json');
-  const text = await readFile(file, 'utf8').catch(() => null);
+  const text = await projectText.read(file);
   return text === null ? null : parseProjectFile(text, file);
 }
 

@@ -4,16 +4,32 @@ import path from 'node:path';
 import { readText } from '../shared/read-text.js';
 import type { TranscriptReader } from '../types.js';
 
-export const fakeAgentReply: TranscriptReader = async (home, _cwd, sessionId, tag) => {
-  const text = await readText(path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`));
-  if (text === null) return null;
+type Session = { turns?: { prompt?: string; reply?: string }[] };
+
+/** The last text parsed per session file: an unchanged file (the same string) is not parsed again. */
+const parsed = new Map<string, { text: string; session: Session | null }>();
+
+function parse(file: string, text: string): Session | null {
+  const known = parsed.get(file);
+  if (known?.text === text) return known.session;
+  let session: Session | null;
   try {
-    const s = JSON.parse(text) as { turns?: { prompt?: string; reply?: string }[] };
-    // The turn whose prompt carried our nonce, not merely the last one.
-    const turn = s.turns?.findLast((t) => t.prompt?.includes(tag));
-    if (turn === undefined) return null;
-    return typeof turn.reply === 'string' ? { text: turn.reply, finished: true } : { text: '', finished: false };
+    session = JSON.parse(text) as Session;
   } catch {
-    return null;
+    session = null;
   }
+  if (parsed.size >= 64) parsed.delete(parsed.keys().next().value!);
+  parsed.set(file, { text, session });
+  return session;
+}
+
+export const fakeAgentReply: TranscriptReader = async (home, _cwd, sessionId, tag) => {
+  const file = path.join(home, '.fake-agent', 'sessions', `${sessionId}.json`);
+  const text = await readText(file);
+  if (text === null) return null;
+  const s = parse(file, text);
+  // The turn whose prompt carried our nonce, not merely the last one.
+  const turn = Array.isArray(s?.turns) ? s.turns.findLast((t) => typeof t?.prompt === 'string' && t.prompt.includes(tag)) : undefined;
+  if (turn === undefined) return null;
+  return typeof turn.reply === 'string' ? { text: turn.reply, finished: true } : { text: '', finished: false };
 };
