@@ -85,11 +85,16 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
     await supervisor.start();
     const errors: string[] = [];
     // For a person's eyes: four times a second at most, however fast the states change.
+    // A table the same as the one on screen is not written again (a write to the pane is tmux's work too).
+    let shown: string | null = null;
     const redraw = atMostEvery(250, () => {
       void supervisor.views.terminals(undefined, { fresh: false }).then(
         (rows) => {
+          const table = renderWindow0(ctx.session, rows, errors, socket, logFile);
+          if (table === shown) return;
+          shown = table;
           io.control('clear-screen');
-          io.writeOut(renderWindow0(ctx.session, rows, errors, socket, logFile));
+          io.writeOut(table);
         },
         () => {},
       );
@@ -102,6 +107,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       diskLine = f ? describeFailure(f) : null;
       if (diskLine) errors.push(diskLine);
       io.writeErr(`jaggers: ${diskLine ?? 'the disk takes writes again: new work is accepted'}\n`);
+      shown = null; // the line scrolled the table: draw it again
       if (f) log.error({ path: f.path, code: f.code, err: f.error }, 'the disk is failing: new work is refused');
       else log.info({}, 'the disk takes writes again');
       redraw();
