@@ -96,6 +96,11 @@ export class Watchdog {
   screen(paneId: string, screen: string, busy: readonly RegExp[]): void {
     const w = this.panes.get(paneId);
     if (!w) return;
+    // Only a busy pane is watched for silence (its turn's start is its first sign of progress).
+    if (!w.busy) {
+      w.fingerprint = null;
+      return;
+    }
     const f = screenFingerprint(screen, busy);
     if (f === w.fingerprint) return;
     w.fingerprint = f;

@@ -85,12 +85,26 @@ export type Supervisor = ReturnType<typeof compose>;
 
 /** jaggers.json's text: asked for as each turn starts, it is read again only when it changed. */
 const projectText = new ChangedFileReader({ max: 4 });
+/** The last jaggers.json parsed, frozen (shared by every caller until the file changes). */
+let lastProject: { file: string; text: string; project: ProjectFile } | null = null;
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
 
 /** jaggers.json as it is on disk now (null without one): looked at each time, it may change while the supervisor runs. */
 async function readProject(root: string): Promise<ProjectFile | null> {
   const file = path.join(root, 'jaggers.json');
   const text = await projectText.read(file);
-  return text === null ? null : parseProjectFile(text, file);
+  if (text === null) return null;
+  if (lastProject?.file === file && lastProject.text === text) return lastProject.project;
+  const project = deepFreeze(await parseProjectFile(text, file));
+  lastProject = { file, text, project };
+  return project;
 }
 
 /** jaggers.json's budgets: the session's and each agent's (docs/usage.md, Budgets). */
