@@ -7,14 +7,17 @@ export type { Classification, ScreenStatus } from './reading.js';
 export interface DetectInput {
   /** The rendered screen (capture-pane text). */
   screen: string;
-  /** Recent raw output with escape sequences removed. */
-  raw: string;
+  /** Recent raw output with escape sequences removed (read only where a rule looks at it: a getter may stand here). */
+  readonly raw: string;
   rules: readonly DetectRule[];
 }
 
 /** The last `n` non-empty lines of a screen: prompts and menus are judged here, not in scrollback. */
 export function bottomLines(screen: string, n: number): string[] {
-  const lines = screen.split('\n');
+  return bottomOf(screen.split('\n'), n);
+}
+
+function bottomOf(lines: readonly string[], n: number): string[] {
   const out: string[] = [];
   for (let i = lines.length - 1; i >= 0 && out.length < n; i--) {
     const l = lines[i]!.trimEnd();
@@ -25,8 +28,12 @@ export function bottomLines(screen: string, n: number): string[] {
 
 /** The first `n` non-empty lines of a screen: what a CLI draws above everything else. */
 export function topLines(screen: string, n: number): string[] {
+  return topOf(screen.split('\n'), n);
+}
+
+function topOf(lines: readonly string[], n: number): string[] {
   const out: string[] = [];
-  for (const line of screen.split('\n')) {
+  for (const line of lines) {
     if (out.length >= n) break;
     const l = line.trimEnd();
     if (l.trim() !== '') out.push(l);
@@ -49,16 +56,19 @@ export function regexOf(pattern: string): RegExp {
  * Decide a pane's status from its screen: rules are checked in order (profiles put busy evidence
  * before idle evidence) and the first that matches a line of its region decides.
  */
-export function classify({ screen, raw, rules }: DetectInput): Classification {
-  for (const rule of rules) {
+export function classify(input: DetectInput): Classification {
+  // The screen is split once, the raw output read only if a rule looks at it.
+  let lines: string[] | undefined;
+  let rawLines: string[] | undefined;
+  for (const rule of input.rules) {
     const region =
       rule.region === 'bottom'
-        ? bottomLines(screen, rule.lines)
+        ? bottomOf((lines ??= input.screen.split('\n')), rule.lines)
         : rule.region === 'top'
-          ? topLines(screen, rule.lines)
+          ? topOf((lines ??= input.screen.split('\n')), rule.lines)
           : rule.region === 'screen'
-            ? screen.split('\n')
-            : raw.split('\n');
+            ? (lines ??= input.screen.split('\n'))
+            : (rawLines ??= input.raw.split('\n'));
     const re = regexOf(rule.pattern);
     const hits = region.filter((l) => re.test(l));
     if (hits.length > 0) return { status: rule.status, rule: rule.name, lines: hits.slice(0, 5) };
@@ -70,8 +80,13 @@ export function classify({ screen, raw, rules }: DetectInput): Classification {
  * The done evidence (a turn summary) a screen shows, whatever else it shows: what the first done rule
  * that matches finds, as the terminal machine keeps it (its lines joined), or null for none.
  */
-export function doneEvidence({ screen, raw, rules }: DetectInput): string | null {
-  const c = classify({ screen, raw, rules: rules.filter((r) => r.status === 'done') });
+export function doneEvidence(input: DetectInput): string | null {
+  const c = classify(
+    withRules(
+      input,
+      input.rules.filter((r) => r.status === 'done'),
+    ),
+  );
   return c.status === 'done' ? c.lines.join('\n') : null;
 }
 
@@ -82,7 +97,23 @@ export function doneEvidence({ screen, raw, rules }: DetectInput): string | null
 export function classifyAfterLimit(input: DetectInput, passed: string | null): Classification {
   const c = classify(input);
   if (c.status !== 'limited' || passed === null || c.lines.join('\n') !== passed) return c;
-  return classify({ ...input, rules: input.rules.filter((r) => r.status !== 'limited') });
+  return classify(
+    withRules(
+      input,
+      input.rules.filter((r) => r.status !== 'limited'),
+    ),
+  );
+}
+
+/** The same input with other rules (its raw output still read only when asked: a spread would read it now). */
+function withRules(input: DetectInput, rules: readonly DetectRule[]): DetectInput {
+  return {
+    screen: input.screen,
+    rules,
+    get raw() {
+      return input.raw;
+    },
+  };
 }
 
 /** A reply no longer than this (non-empty lines) can be a CLI's limit message; a longer one is an answer that may talk about limits. */

@@ -11,16 +11,19 @@ export class OutputTail {
   private raw: string[] = [];
   private rawLength = 0;
   private tail = '';
+  /** text() until the next push or reset. */
+  private plain: string | null = null;
 
   push(text: string): void {
     this.raw.push(text);
     this.rawLength += text.length;
+    this.plain = null;
     while (this.raw.length > 1 && this.rawLength - this.raw[0]!.length >= RAW_KEEP) this.rawLength -= this.raw.shift()!.length;
   }
 
   /** The pane's latest output (about RAW_KEEP characters), escape sequences removed. */
   text(): string {
-    return stripAnsi(this.raw.join('').slice(-RAW_KEEP));
+    return (this.plain ??= stripAnsi(this.raw.join('').slice(-RAW_KEEP)));
   }
 
   /** Whether this output (just pushed), with the end of the output before it, holds text that says busy. */
@@ -45,5 +48,6 @@ export class OutputTail {
     this.raw = [];
     this.rawLength = 0;
     this.tail = '';
+    this.plain = null;
   }
 }

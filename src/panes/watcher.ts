@@ -357,7 +357,15 @@ export class PaneWatcher {
       this.scheduler.want(e.schedule, START_LOOK_MS, false, 'start-look');
     } else if (h.word?.status === 'done') h.word = null;
     const doneBefore =
-      screenBefore === undefined ? undefined : doneEvidence({ screen: screenBefore, raw: e.output.text(), rules: e.pane.profile.detect.rules });
+      screenBefore === undefined
+        ? undefined
+        : doneEvidence({
+            screen: screenBefore,
+            rules: e.pane.profile.detect.rules,
+            get raw() {
+              return e.output.text();
+            },
+          });
     e.actor.send({ type: 'INPUT_SENT', at: this.now(), doneBefore });
   }
 
@@ -580,7 +588,16 @@ export class PaneWatcher {
     if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) return;
     e.lastScreen = screen;
     e.lastScreenClass = e.pane.profile.detect.rules.length
-      ? classifyAfterLimit({ screen, raw: e.output.text(), rules: e.pane.profile.detect.rules }, e.actor.getSnapshot().context.limitPassed)
+      ? classifyAfterLimit(
+          {
+            screen,
+            rules: e.pane.profile.detect.rules,
+            get raw() {
+              return e.output.text();
+            },
+          },
+          e.actor.getSnapshot().context.limitPassed,
+        )
       : NO_RULES;
     e.lastFileStatus = file?.status ?? null;
     e.lastFile = file;
