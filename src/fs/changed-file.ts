@@ -45,10 +45,10 @@ export class ChangedFileReader {
     let version: Version;
     let settled: boolean;
     try {
-      const s = await this.fs.stat(file, { bigint: true });
-      version = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-      const changed = Number((s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs) / 1_000_000n);
-      settled = this.now() - changed > RACY_MS;
+      // Times in ms with their fraction (the ns a file system keeps, to a double's precision).
+      const s = await this.fs.stat(file);
+      version = `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+      settled = this.now() - Math.max(s.mtimeMs, s.ctimeMs) > RACY_MS;
     } catch {
       this.files.delete(file);
       return null;
