@@ -200,11 +200,40 @@ export type ApplyMode = undefined | Undo | 'commit';
 
 /** How many times each record table was changed in place: what is derived from a table is kept until it changes. */
 const tableChanges = new WeakMap<object, number>();
-const changed = (records: object): void => void tableChanges.set(records, (tableChanges.get(records) ?? 0) + 1);
+/**
+ * The key each in-place change of a table touched (null: many, as a prune): `keys[i]` took the table from
+ * version `base + i` to `base + i + 1`. Kept to MAX_LOG changes; what is derived from a table older than
+ * that is derived again whole.
+ */
+const changeLogs = new WeakMap<object, { base: number; keys: (string | null)[] }>();
+const MAX_LOG = 4096;
+
+function changed(records: object, key: string | null): void {
+  const v = tableChanges.get(records) ?? 0;
+  let log = changeLogs.get(records);
+  if (!log) changeLogs.set(records, (log = { base: v, keys: [] }));
+  tableChanges.set(records, v + 1);
+  log.keys.push(key);
+  if (log.keys.length > MAX_LOG) {
+    const drop = log.keys.length - MAX_LOG / 2;
+    log.keys.splice(0, drop);
+    log.base += drop;
+  }
+}
 
 /** A number that differs after every in-place change of `records` (a copy is a new table: its own count). */
 export function tableVersion(records: object): number {
   return tableChanges.get(records) ?? 0;
+}
+
+/** The keys of `records` changed in place since its `version` (repeats possible); null when that is not known. */
+export function changesSince(records: object, version: number): string[] | null {
+  const now = tableVersion(records);
+  if (version === now) return [];
+  const log = changeLogs.get(records);
+  if (!log || version < log.base || version > now) return null;
+  const keys = log.keys.slice(version - log.base);
+  return keys.includes(null) ? null : (keys as string[]);
 }
 
 export class Undo {
@@ -218,7 +247,7 @@ export class Undo {
       const { records, key, had, prev } = this.steps[i]!;
       if (had) records[key] = prev;
       else delete records[key];
-      changed(records);
+      changed(records, key);
     }
     this.steps.length = 0;
   }
@@ -228,7 +257,7 @@ function put<R>(records: Record<string, R>, key: string, value: R, mode: ApplyMo
   if (mode === undefined) return { ...records, [key]: value };
   if (mode !== 'commit') mode.note(records, key);
   records[key] = value;
-  changed(records);
+  changed(records, key);
   return records;
 }
 
@@ -258,7 +287,7 @@ function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean, mode
     delete out[id];
     drop--;
   }
-  changed(out);
+  changed(out, null);
   if (mode === 'commit') finishedCount.set(out, KEEP_FINISHED);
   return out;
 }

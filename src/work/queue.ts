@@ -2,7 +2,7 @@
 // inbox messages) in one first-in-first-out order. An item in flight (a turn a supervisor started, a
 // message claimed for delivery) is at the head: only the head ever runs, so there is at most one.
 import { isFinal, type JobRecord, type MessageRecord, type RegistryData } from '../sessions/registry.js';
-import { tableVersion } from '../sessions/work.js';
+import { changesSince, tableVersion } from '../sessions/work.js';
 
 export type WorkItem =
   { kind: 'job'; id: string; seq: number; created: string; j: JobRecord } | { kind: 'message'; id: string; seq: number; created: string; m: MessageRecord };
@@ -31,41 +31,91 @@ interface OpenItems {
   jobsVersion: number;
   messagesVersion: number;
   byTerminal: Map<string, WorkItem[]>;
+  /** Where each open item is queued (`j:<id>`, `m:<id>`): its terminal. */
+  where: Map<string, string>;
 }
 
 /**
- * By jobs table: the open items found in it and a messages table, while neither has changed. The runner
- * asks for a queue on every change of every agent; a scan of every record (finished ones too, up to
- * hundreds) each time cost more than the rest of a message's bookkeeping.
+ * By jobs table: the open items found in it and a messages table, kept up to date from the keys each
+ * change of the tables touched (src/sessions/work.ts `changesSince`). The runner asks for a queue on every
+ * change of every agent; a scan of every record each time made a burst of n items cost n^2.
  */
 const openCache = new WeakMap<object, OpenItems>();
+
+/** The order items run in. A compaction goes in between turns, before the items that wait (its context would only grow with them). */
+const runOrder = (a: WorkItem, b: WorkItem): number =>
+  Number(inFlight(b)) - Number(inFlight(a)) || Number(isCompact(b)) - Number(isCompact(a)) || a.seq - b.seq || a.created.localeCompare(b.created);
+
+/** Past this many changed records, the index is made again whole. */
+const INCREMENTAL_MAX = 256;
 
 function openItems(data: RegistryData): Map<string, WorkItem[]> {
   const jobsVersion = tableVersion(data.jobs);
   const messagesVersion = tableVersion(data.messages);
   const hit = openCache.get(data.jobs);
-  if (hit && hit.messages === data.messages && hit.jobsVersion === jobsVersion && hit.messagesVersion === messagesVersion) return hit.byTerminal;
+  if (hit && hit.messages === data.messages) {
+    if (hit.jobsVersion === jobsVersion && hit.messagesVersion === messagesVersion) return hit.byTerminal;
+    const jobs = changesSince(data.jobs, hit.jobsVersion);
+    const messages = changesSince(data.messages, hit.messagesVersion);
+    if (jobs && messages && jobs.length + messages.length <= INCREMENTAL_MAX) {
+      const dirty = new Set<string>();
+      for (const id of new Set(jobs)) {
+        const j = Object.hasOwn(data.jobs, id) ? data.jobs[id] : undefined;
+        reindex(hit, dirty, `j:${id}`, id, j?.terminalId && !isFinal(j.state) ? { terminalId: j.terminalId, item: job(j) } : null);
+      }
+      for (const id of new Set(messages)) {
+        const m = Object.hasOwn(data.messages, id) ? data.messages[id] : undefined;
+        reindex(hit, dirty, `m:${id}`, id, m && m.state !== 'delivered' ? { terminalId: m.to, item: message(m) } : null);
+      }
+      for (const t of dirty) {
+        const q = hit.byTerminal.get(t);
+        if (q?.length === 0) hit.byTerminal.delete(t);
+        else q?.sort(runOrder);
+      }
+      hit.jobsVersion = jobsVersion;
+      hit.messagesVersion = messagesVersion;
+      return hit.byTerminal;
+    }
+  }
   const byTerminal = new Map<string, WorkItem[]>();
-  const add = (terminalId: string, item: WorkItem) => {
+  const where = new Map<string, string>();
+  const add = (key: string, terminalId: string, item: WorkItem) => {
     const q = byTerminal.get(terminalId);
     if (q) q.push(item);
     else byTerminal.set(terminalId, [item]);
+    where.set(key, terminalId);
   };
   for (const id in data.jobs) {
     const j = data.jobs[id]!;
-    if (j.terminalId && !isFinal(j.state)) add(j.terminalId, job(j));
+    if (j.terminalId && !isFinal(j.state)) add(`j:${id}`, j.terminalId, job(j));
   }
   for (const id in data.messages) {
     const m = data.messages[id]!;
-    if (m.state !== 'delivered') add(m.to, message(m));
+    if (m.state !== 'delivered') add(`m:${id}`, m.to, message(m));
   }
-  // A compaction goes in between turns, before the items that wait (its context would only grow with them).
-  for (const q of byTerminal.values())
-    q.sort(
-      (a, b) => Number(inFlight(b)) - Number(inFlight(a)) || Number(isCompact(b)) - Number(isCompact(a)) || a.seq - b.seq || a.created.localeCompare(b.created),
-    );
-  openCache.set(data.jobs, { messages: data.messages, jobsVersion, messagesVersion, byTerminal });
+  for (const q of byTerminal.values()) q.sort(runOrder);
+  openCache.set(data.jobs, { messages: data.messages, jobsVersion, messagesVersion, byTerminal, where });
   return byTerminal;
+}
+
+/** One record changed: its item leaves the queue it was in, and joins its terminal's again while it is open. */
+function reindex(o: OpenItems, dirty: Set<string>, key: string, id: string, now: { terminalId: string; item: WorkItem } | null): void {
+  const was = o.where.get(key);
+  if (was !== undefined) {
+    const q = o.byTerminal.get(was)!;
+    const kind = key.startsWith('j:') ? 'job' : 'message';
+    const at = q.findIndex((i) => i.id === id && i.kind === kind);
+    if (at >= 0) q.splice(at, 1);
+    o.where.delete(key);
+    dirty.add(was);
+  }
+  if (now) {
+    const q = o.byTerminal.get(now.terminalId);
+    if (q) q.push(now.item);
+    else o.byTerminal.set(now.terminalId, [now.item]);
+    o.where.set(key, now.terminalId);
+    dirty.add(now.terminalId);
+  }
 }
 
 /** The terminal's items that have not ended, in the order they run: the one in flight, then by their place in the registry. */
