@@ -2,7 +2,7 @@
 // (bin/jaggers-hook) drops one file per call of a CLI's native hook, named
 // `<terminal id>.<time in ns>.<pid>.<event>`. One inotify watch on the folder (no polling); each file is
 // read (bounded), removed, and handed on as a HookCall in the order the calls were made.
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, rmSync, watch } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync, watch } from 'node:fs';
 import path from 'node:path';
 import { coalesced, onceSoon } from '../coalesced.js';
 
@@ -81,7 +81,14 @@ function readBounded(file: string, max: number): string | null {
 export const realSpoolPorts: SpoolPorts = {
   list: (dir) => readdirSync(dir),
   read: readBounded,
-  remove: (file) => rmSync(file, { force: true }),
+  // One unlink (rm looks at the file first); gone already is fine.
+  remove: (file) => {
+    try {
+      unlinkSync(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  },
   watchFolder: (dir, onChange) => watch(dir, (_ev, name) => onChange(name ? name.toString() : null)),
 };
 
