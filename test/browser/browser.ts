@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import puppeteer, { type Browser as PuppeteerBrowser } from 'puppeteer-core';
+import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core';
 
 export const CHROMIUM = process.env.JAGGERS_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -93,6 +93,22 @@ export function noFirefox(): string | null {
 
 /** The page's size in Firefox: its window's (Firefox 140 has no BiDi command for the screen's orientation, which puppeteer's `setViewport` sends). */
 export const FIREFOX_SIZE = { width: 1280, height: 900 };
+
+/** A phone's page, as the Chromium test sets it. */
+export const PHONE = { width: 390, height: 800 };
+
+/**
+ * Sets the page's viewport in Firefox (null: back to the window's) with WebDriver BiDi's own
+ * `browsingContext.setViewport`. puppeteer's `setViewport` sends it together with
+ * `emulation.setScreenOrientationOverride`, unknown to Firefox 140, and fails; and no headless Firefox
+ * window is narrower than 450 pixels, so `--width=390` cannot make a phone. The frame's `browsingContext`
+ * is puppeteer's own object for the page's BiDi context, not in its public types.
+ */
+export async function setFirefoxViewport(page: PuppeteerPage, viewport: { width: number; height: number } | null): Promise<void> {
+  const frame = page.mainFrame() as unknown as { browsingContext?: { setViewport(o: { viewport: typeof viewport }): Promise<void> } };
+  if (!frame.browsingContext) throw new Error("puppeteer's Firefox frame has no browsingContext: its internals changed");
+  await frame.browsingContext.setViewport({ viewport });
+}
 
 /**
  * Firefox of its own: puppeteer makes it a fresh profile folder, with the preferences for automation (no

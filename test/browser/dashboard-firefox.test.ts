@@ -2,12 +2,15 @@
 // (dashboard.test.ts): log in with the one-time token, see both demo agents' cards, assign a job through
 // the page's form and watch its card go busy then done with no reload, read the demo agent's replies in
 // the xterm buffer (one already on screen, one streamed while it is open), and answer a waiting question
-// with its button. Debian's firefox-esr, driven by puppeteer-core over WebDriver BiDi; one launch for the file.
+// with its button; and at 390 pixels, one column of cards and no page wider than the screen, with the
+// agent's tmux window at its own size, and the keyboard alone opening a terminal. Debian's firefox-esr,
+// driven by puppeteer-core over WebDriver BiDi; one launch for the file.
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TerminalView } from '../../src/api/types.js';
 import { api } from '../helpers/api.js';
 import type { Rig } from '../helpers/rig.js';
-import { FIREFOX_SIZE, launchFirefox, noFirefox } from './browser.js';
+import { FIREFOX_SIZE, PHONE, launchFirefox, noFirefox, setFirefoxViewport } from './browser.js';
 import { POLL, QUESTION, cardSelector, dashboardWorld, login, replyLine, watchCard } from './dashboard-world.js';
 
 const why = noFirefox();
@@ -16,6 +19,8 @@ describe.skipIf(why !== null)(`the web dashboard in Firefox${why ? ` (skipped: $
   let rig: Rig;
   let browser: Browser;
   let page: Page;
+  /** The page's address. */
+  let base: URL;
   /** The job assigned from the form. */
   let job: string;
   /** What the page threw, uncaught: nothing, in every test. */
@@ -49,6 +54,7 @@ describe.skipIf(why !== null)(`the web dashboard in Firefox${why ? ` (skipped: $
     expect(await browser.version()).toMatch(/^firefox\/\d+/);
     expect(await inPage<number>('window.innerWidth')).toBe(FIREFOX_SIZE.width);
     const l = await login(rig);
+    base = new URL(l.url);
     const res = await page.goto(l.url);
     expect(res?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe('/');
@@ -89,6 +95,15 @@ describe.skipIf(why !== null)(`the web dashboard in Firefox${why ? ` (skipped: $
     const live = await api(rig).call<{ id: string }>('POST', '/v1/jobs', { target: 'alice', text: 'plan a tool that prints the date in ISO format' });
     const liveReply = await replyLine(rig, live.id);
     await expect.poll(buffer, POLL).toContain(liveReply.slice(0, 40));
+    // At the pane's own size, whatever the page's width: a phone's page does not resize the tmux window.
+    const pane = await api(rig).call<TerminalView>('GET', '/v1/terminals/alice');
+    const paneSize = async () => (await rig.tmux(['display-message', '-p', '-t', pane.pane, '#{pane_width}x#{pane_height}'])).trim();
+    const size = await paneSize();
+    await expect.poll(() => text('.term-status'), POLL).toContain(size.replace('x', '×'));
+    await setFirefoxViewport(page, PHONE);
+    expect(await inPage<number>('window.innerWidth')).toBe(PHONE.width);
+    expect(await paneSize()).toBe(size);
+    await setFirefoxViewport(page, null);
     expect(errors).toEqual([]);
   });
 
@@ -106,6 +121,40 @@ describe.skipIf(why !== null)(`the web dashboard in Firefox${why ? ` (skipped: $
       .poll(() => inPage<string | null>(`document.querySelector('${cardSelector('bob')}').dataset.state`), { timeout: 20_000 })
       .not.toBe('waiting_input');
     expect(await inPage<number>(`document.querySelectorAll('${cardSelector('bob')} .question').length`)).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('fits a phone: one column of cards at 390 pixels, nothing wider than the screen, usable with the keyboard', async () => {
+    await setFirefoxViewport(page, PHONE);
+    expect(await inPage<number>('window.innerWidth')).toBe(PHONE.width);
+    /** Goes to a view by the address's hash, as a link does, and waits for it (its title). */
+    const view = async (hash: string, title: string) => {
+      await inPage(`location.hash = ${JSON.stringify(hash)}`);
+      await expect.poll(() => page.title(), POLL).toBe(title);
+    };
+    await view('#/', 'Agents · jaggers');
+    await waitFor(cardSelector('bob'));
+    const x = (agent: string) => inPage<number>(`document.querySelector('${cardSelector(agent)}').getBoundingClientRect().x`);
+    expect(await x('alice')).toBe(await x('bob'));
+    const scrollWidth = () => inPage<number>('document.documentElement.scrollWidth');
+    expect(await scrollWidth()).toBeLessThanOrEqual(PHONE.width);
+    await view('#/work', 'Work · jaggers');
+    await waitFor(`tr[data-job="${job}"]`);
+    expect(await scrollWidth(), '#/work').toBeLessThanOrEqual(PHONE.width);
+    await view('#/terminal/bob', 'bob · jaggers');
+    await waitFor('.xterm');
+    expect(await scrollWidth(), '#/terminal/bob').toBeLessThanOrEqual(PHONE.width);
+    await setFirefoxViewport(page, null);
+    expect(await inPage<number>('window.innerWidth')).toBe(FIREFOX_SIZE.width);
+    // From the top of the page, Tab reaches the first agent's link and Enter opens its terminal.
+    await page.goto(new URL('/#/', base).href);
+    await waitFor(cardSelector('alice'));
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      if ((await inPage<string | null>('document.activeElement?.textContent ?? null')) === 'alice') break;
+    }
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).hash, POLL).toBe('#/terminal/alice');
     expect(errors).toEqual([]);
   });
 });
