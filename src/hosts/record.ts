@@ -9,6 +9,8 @@ export interface HostRecord {
   root: string;
   socket: string;
   startedAt: string;
+  /** The agents on it (their names are the team's: commands find an agent's host by them). */
+  agents: string[];
 }
 
 export const hostRecordPath = (jaggersDir: string, host: string): string => path.join(jaggersDir, 'hosts', `${host}.json`);
@@ -18,7 +20,7 @@ export async function readHostRecord(jaggersDir: string, host: string): Promise<
   if (text === null) return null;
   try {
     const r = JSON.parse(text) as HostRecord;
-    return typeof r.root === 'string' && typeof r.socket === 'string' ? r : null;
+    return typeof r.root === 'string' && typeof r.socket === 'string' ? { ...r, agents: Array.isArray(r.agents) ? r.agents : [] } : null;
   } catch {
     return null;
   }

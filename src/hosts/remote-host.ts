@@ -9,7 +9,7 @@ import type { ProjectFile } from '../project/project-file.js';
 import { checkScript, judgeHost, parseCheckOutput, type CheckItem, type HostFacts } from './check.js';
 import type { ConnectionState, RunResult } from './connection.js';
 import type { HostRecord } from './record.js';
-import { remoteProjectFile, remoteRoot, remoteUpArgv, writeProjectScript } from './remote-project.js';
+import { agentsOn, remoteProjectFile, remoteRoot, remoteUpArgv, writeProjectScript } from './remote-project.js';
 import type { HostSpec } from './schema.js';
 
 /** What RemoteHost needs of a HostConnection. */
@@ -182,7 +182,7 @@ export class RemoteHost {
     await this.p.prepare();
     await link.forward(this.p.localSocket, socket);
     this.root = root;
-    await this.p.record.write({ root, socket, startedAt: new Date().toISOString() });
+    await this.p.record.write({ root, socket, startedAt: new Date().toISOString(), agents: agentsOn(project, name).map((a) => a.name) });
     await this.p.api.call('GET', '/v1/health');
     return {
       windows: opened.windows.map((w) => ({

@@ -189,7 +189,7 @@ describe('a host supervisor started', () => {
     expect(link.runs[1]![2]).toContain(`mkdir -p ${root}`);
     expect(link.runs[2]).toEqual(['jaggers', '--project', root, 'up', '--no-wait', '--json']);
     expect(link.forwards).toEqual([['/p/.jaggers/hosts/box.sock', `${root}/.jaggers/jaggers.sock`]]);
-    expect(written).toEqual([{ root, socket: `${root}/.jaggers/jaggers.sock`, startedAt: expect.any(String) }]);
+    expect(written).toEqual([{ root, socket: `${root}/.jaggers/jaggers.sock`, startedAt: expect.any(String), agents: ['far'] }]);
     expect(log).toEqual(['prepare', 'GET /v1/health']);
     expect(opened).toEqual({
       windows: [
@@ -224,7 +224,7 @@ describe('a host supervisor started', () => {
     expect(key.closed).toBe(true);
 
     const down = new FakeLink(byStep, 'host box (me@box): cannot connect (Connection refused)');
-    const rec = { root: '/r', socket: '/r/.jaggers/jaggers.sock', startedAt: '' };
+    const rec = { root: '/r', socket: '/r/.jaggers/jaggers.sock', startedAt: '', agents: ['far'] };
     const e2 = await host(down, rec)
       .h.up(p, 'web', [])
       .catch((x: unknown) => x);
@@ -245,7 +245,7 @@ describe('a host supervisor started', () => {
 
   it('a host the last supervisor started is connected again and its socket forwarded, nothing run there', async () => {
     const link = new FakeLink(byStep);
-    const rec = { root: '/r', socket: '/r/.jaggers/jaggers.sock', startedAt: '' };
+    const rec = { root: '/r', socket: '/r/.jaggers/jaggers.sock', startedAt: '', agents: ['far'] };
     const { h } = host(link, rec);
     expect(await h.resume()).toBe(true);
     expect(link.forwards).toEqual([['/p/.jaggers/hosts/box.sock', '/r/.jaggers/jaggers.sock']]);
