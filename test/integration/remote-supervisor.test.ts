@@ -4,6 +4,8 @@
 // `.jaggers/hosts/box.sock`, and keeps the connection through a cut; `down` stops it there.
 // The remote user runs this checkout's node and dist/ (both readable by anyone) through a `jaggers`
 // wrapper on its PATH; its tmux servers live in a folder of the test (TMUX_TMPDIR), never the user's.
+import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
 import type { HealthView, TerminalView } from '../../src/api/types.js';
+import { remoteAttachArgs } from '../../src/commands/attach.js';
+import { resolveContext } from '../../src/context.js';
+import { shellQuote } from '../../src/hosts/ssh.js';
+import { socketNameFor } from '../../src/tmux/server.js';
 import { packageRoot } from '../../src/package-root.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';

@@ -1,11 +1,16 @@
 // Agents on other hosts in the client commands (src/api/hosts.ts, `status` and `ls`): which host an
 // agent is on, by the records `up` leaves in .jaggers/hosts/, and the HOST column once one is there.
 import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostOfAgent, startedHosts } from '../../src/api/hosts.js';
 import type { TerminalView } from '../../src/api/types.js';
+import { hostSocketPath } from '../../src/api/paths.js';
+import { remoteAttachArgs } from '../../src/commands/attach.js';
 import { agentRows, renderAgents } from '../../src/commands/ls.js';
+import { resolveContext } from '../../src/context.js';
+import { socketNameFor } from '../../src/tmux/server.js';
 import { renderStatus, type AgentStatusRow } from '../../src/commands/status.js';
 import { tempDirs } from '../helpers/temp-dir.js';
 
@@ -66,5 +71,51 @@ describe('agents on other hosts in the views', () => {
     expect(agentRows(rows)[1]).toMatchObject({ agent: 'far', host: 'box' });
     expect(agentRows(rows)[0]).not.toHaveProperty('host');
     expect(renderAgents(agentRows([rows[0]!]))).toMatch(/^AGENT +TERMINAL/);
+  });
+});
+
+describe('attach to an agent on another host', () => {
+  it("is ssh -t to the host, running its project's tmux attach at the window its supervisor names", async () => {
+    const root = await temp();
+    await writeFile(
+      path.join(root, 'jaggers.json'),
+      JSON.stringify({ hosts: { box: { ssh: 'me@box', port: 2222, dir: '/srv/p' } }, agents: [{ name: 'far', profile: 'demo', host: 'box' }] }),
+    );
+    const dir = path.join(root, '.jaggers');
+    await mkdir(path.join(dir, 'hosts'), { recursive: true, mode: 0o700 });
+    const remoteRoot = '/srv/p/.jaggers/hosted/web';
+    await writeFile(path.join(dir, 'hosts', 'box.json'), JSON.stringify({ root: remoteRoot, socket: '/x', startedAt: '', agents: ['far'] }));
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(`${req.method} ${req.url} ${req.headers['x-jaggers-session']}`);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(view('far', { window: '@3' })));
+    });
+    await new Promise<void>((r) => server.listen(hostSocketPath(dir, 'box'), r));
+    try {
+      const ctx = await resolveContext({ session: 'web' }, { JAGGERS_SSH: '/usr/bin/ssh', HOME: '/home/me' }, root);
+      const a = await remoteAttachArgs(ctx, 'far', true);
+      expect(asked).toEqual(['GET /v1/terminals/far web']);
+      expect(a).toEqual({
+        bin: '/usr/bin/ssh',
+        args: [
+          '-o',
+          'BatchMode=yes',
+          '-o',
+          'StrictHostKeyChecking=yes',
+          '-o',
+          'ConnectTimeout=10',
+          '-p',
+          '2222',
+          '-t',
+          '--',
+          'me@box',
+          `tmux -L ${socketNameFor(remoteRoot)} attach-session -t =web:@3 -r`,
+        ],
+      });
+      expect(await remoteAttachArgs(ctx, 'near', false)).toBeNull();
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
