@@ -96,6 +96,8 @@ function said(r: RunResult): string {
 
 export class RemoteHost {
   private root: string | null = null;
+  /** The remote socket forwarded here: asked once (the connection makes it again after each reconnect). */
+  private forwardedTo: string | null = null;
   /** Its connection was closed (a first connection that failed, or close()): a new RemoteHost is needed. */
   ended = false;
 
@@ -179,8 +181,12 @@ export class RemoteHost {
       throw new JaggersError('E_SSH', `host ${name}: \`jaggers up\` there failed (exit ${r.exitCode}): ${said(r)}`);
     }
     const socket = this.p.remoteSocket(root, facts);
-    await this.p.prepare();
-    await link.forward(this.p.localSocket, socket);
+    // Forwarded once: asking the master again for the same socket would leave nobody listening on it.
+    if (this.forwardedTo !== socket) {
+      await this.p.prepare();
+      await link.forward(this.p.localSocket, socket);
+      this.forwardedTo = socket;
+    }
     this.root = root;
     await this.p.record.write({ root, socket, startedAt: new Date().toISOString(), agents: agentsOn(project, name).map((a) => a.name) });
     await this.p.api.call('GET', '/v1/health');
@@ -208,6 +214,7 @@ export class RemoteHost {
     this.root = rec.root;
     await this.p.prepare();
     await this.p.link.forward(this.p.localSocket, rec.socket);
+    this.forwardedTo = rec.socket;
     this.p.link.open();
     return true;
   }

@@ -118,6 +118,12 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(health.project).toBe(root);
     expect(sshd.userProcesses()).toContain(health.pid);
 
+    // `up` again keeps both, and the host's API still answers through the socket forwarded again.
+    const up2 = await rig.run(['up'], { env: env() });
+    expect(up2.stderr).toBe('');
+    expect(up2.stdout).toMatch(/ far +jg-\w+ +@\d+ +running +on box/);
+    expect((await far.call<HealthView>('GET', '/v1/health')).pid).toBe(health.pid);
+
     // The local supervisor reports the connection.
     const local = api(rig);
     const h = await local.call<HealthView>('GET', '/v1/health');

@@ -198,6 +198,10 @@ describe('a host supervisor started', () => {
       missing: [],
     });
     expect(h.view()).toEqual({ name: 'box', ssh: 'me@box', state: 'connected', detail: 'connected', root });
+    // `up` again: everything runs there again (the host's `up` keeps what runs), the socket is not forwarded twice.
+    await h.up(p, 'web', ['jaggers-fake-agent']);
+    expect(link.runs.map((r) => r[0])).toEqual(['sh', 'sh', 'jaggers', 'sh', 'sh', 'jaggers']);
+    expect(link.forwards).toHaveLength(1);
   });
 
   it('stops at the check: every problem in one E_HOST_NOT_READY, nothing written or started', async () => {
