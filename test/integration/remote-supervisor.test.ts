@@ -14,6 +14,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
 import type { HealthView, TerminalView } from '../../src/api/types.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
+import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
 import { shellQuote } from '../../src/hosts/ssh.js';
 import { socketNameFor } from '../../src/tmux/server.js';
@@ -128,6 +129,71 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     const local = api(rig);
     const h = await local.call<HealthView>('GET', '/v1/health');
     expect(h.hosts).toEqual([{ name: 'box', ssh: HOST_ALIAS, state: 'connected', detail: 'connected', root }]);
+
+    // The views: a HOST column; `why`, `capture` and `send` reach the agent through its host's API.
+    const ctx0 = await resolveContext({}, env(), rig.root);
+    const st0 = await rig.run(['status'], { env: env() });
+    expect(st0.stderr).toBe('');
+    expect(st0.stdout).toMatch(/^AGENT +HOST +STATE/);
+    expect(st0.stdout).toMatch(/^near +- +idle/m);
+    expect(st0.stdout).toMatch(/^far +box +idle/m);
+    const rows = JSON.parse((await rig.run(['status', '--json'], { env: env() })).stdout) as { agent: string; host?: string }[];
+    expect(rows.map((r) => [r.agent, r.host ?? null])).toEqual([
+      ['near', null],
+      ['far', 'box'],
+    ]);
+    expect((await rig.run(['ls'], { env: env() })).stdout).toMatch(/^far +box +jg-\w+ +demo +1 \(@\d+\) +\d+ +idle/m);
+    const why = await rig.run(['why', 'far'], { env: env() });
+    expect(why.stdout).toMatch(/^far is idle/);
+    const sent = await rig.run(['send', 'far', 'hello from here'], { env: env() });
+    expect(sent.stderr).toBe('');
+    expect(sent.stdout).toMatch(/to far/);
+    await until('the reply on the remote screen', async () => {
+      const cap = await rig.run(['capture', 'far'], { env: env() });
+      // The demo agent's answer, in the folder the host's agents work in (`dir`).
+      return /> hello from here\n.*Read it: 3 words/s.test(cap.stdout) && cap.stdout.includes(`cwd ${proj}`) ? cap : undefined;
+    });
+    // `status --watch` redraws on the host's state events too (a send to far changes nothing here).
+    const stop = new AbortController();
+    let draws = 0;
+    const watching = watchStates(ctx0, async () => void draws++, stop.signal);
+    try {
+      await until('the first draw', async () => (draws > 0 ? draws : undefined));
+      const before = draws;
+      expect((await rig.run(['send', 'far', 'watch me'], { env: env() })).code).toBe(0);
+      await until('a redraw for the host agent', async () => (draws > before ? draws : undefined));
+    } finally {
+      stop.abort();
+      await watching;
+    }
+    // Only the host's agent saw them: the local one did not.
+    expect((await rig.run(['capture', 'near'], { env: env() })).stdout).not.toContain('hello from here');
+
+    // `attach far`: ssh -t into that host's tmux, at far's window (a terminal of our own: script(1)).
+    const a = (await remoteAttachArgs(ctx0, 'far', true))!;
+    expect(a.args).toContain('-t');
+    const client = spawn('script', ['-qfc', [a.bin, ...a.args].map(shellQuote).join(' '), '/dev/null'], {
+      env: { ...env(), TERM: 'xterm' },
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    try {
+      const clients = await until("a client attached there at far's window", async () => {
+        const r = await execa(
+          'ssh',
+          ['-F', sshd.configFile, HOST_ALIAS, `tmux -L ${socketNameFor(root)} list-clients -F '#{client_control_mode} #{session_name} #{window_id}'`],
+          {
+            reject: false,
+          },
+        );
+        // The host supervisor's own control-mode clients aside.
+        const people = r.stdout.split('\n').filter((l) => l.startsWith('0 '));
+        return people.length ? people.join('\n') : undefined;
+      });
+      expect(clients).toBe(`0 ${rig.session} ${terms[0]!.window}`);
+    } finally {
+      process.kill(-client.pid!, 'SIGTERM');
+    }
 
     // The connection cut (its sshd process ended): the remote supervisor goes on; the local one
     // reconnects with backoff, forwards again, and the same socket answers for the same supervisor.
