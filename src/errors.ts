@@ -94,6 +94,8 @@ export const ERROR_STATUS = {
   E_SSH: 502,
   // The host's key is not in known_hosts, or differs from the one there: never accepted unasked.
   E_SSH_HOST_KEY: 502,
+  // A host `up` would start agents on lacks something `host check` lists (tmux, a CLI, jaggers of this version, the folder).
+  E_HOST_NOT_READY: 409,
   E_INTERNAL: 500,
 } as const;
 

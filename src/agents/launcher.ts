@@ -24,6 +24,7 @@ import { waitGroupGone } from './proc.js';
 import { planLaunch, planWindows, type Launch, type LaunchInput, type WindowAction } from './plan.js';
 import type { TerminalEntry } from './table.js';
 import { assertLocalTeam, namedTeam, teamSpecs } from './team.js';
+import type { RemoteOpened, RemoteWindow } from '../hosts/remote-host.js';
 
 export interface LauncherPorts {
   /** The supervisor's command connection. */
@@ -49,6 +50,8 @@ export interface LauncherPorts {
   place(spec: AgentSpec, project: ProjectFile | null, task: string | null): Promise<AgentSpec>;
   /** A `--worktree` job's worktree (made when missing): the folder its worker starts in. */
   jobFolder(j: JobRecord, project: ProjectFile | null): Promise<string>;
+  /** Agents on other hosts (docs/hosts.md): started by each host's supervisor; none: refused. */
+  hosts?: { up(specs: readonly AgentSpec[], project: ProjectFile): Promise<RemoteOpened> };
 }
 
 export interface UpRequest {
@@ -68,6 +71,8 @@ export interface UpRequest {
 
 export interface Opened {
   windows: AppliedWindow[];
+  /** The windows hosts' supervisors opened for agents on other hosts. */
+  remote: RemoteWindow[];
   /** Agents not started: their command is not found on the PATH their pane would get. */
   missing: { agent: string; command: string; path: string; install: string | null }[];
 }
@@ -141,9 +146,12 @@ export class Launcher {
       : req.names
         ? namedTeam(req.names, project, store.data, where.projectRoot)
         : teamSpecs(req, project, store.data, where.projectRoot);
-    assertLocalTeam(given);
+    const remote = given.filter((s) => s.host !== undefined);
+    const hosts = this.p.hosts;
+    if (!hosts || !project || task || req.resume) assertLocalTeam(given, task ? 'for a task' : 'this way');
+    const local = given.filter((s) => s.host === undefined);
     // Every profile first, so a bad one stops `up` before anything starts.
-    const profiles = await Promise.all(given.map((spec) => this.p.loadProfile(spec.profile)));
+    const profiles = await Promise.all(local.map((spec) => this.p.loadProfile(spec.profile)));
     if (req.worktree || req.base) {
       if (!task) throw new JaggersError('E_USAGE', 'up: --worktree opens a task in a git worktree of its own: give --task too');
       if (!req.worktree) throw new JaggersError('E_USAGE', "up: --base is the base of a task's worktree: add --worktree");
@@ -155,7 +163,7 @@ export class Launcher {
     }
     // Then the isolated agents' worktrees, one at a time (git locks its worktree list).
     const team: { spec: AgentSpec; profile: Profile }[] = [];
-    for (const [i, spec] of given.entries()) team.push({ spec: await this.p.place(spec, project, task), profile: profiles[i]! });
+    for (const [i, spec] of local.entries()) team.push({ spec: await this.p.place(spec, project, task), profile: profiles[i]! });
     const size = await this.sizeFor(null, req.size);
     const missing: Opened['missing'] = [];
     const runnable = team.filter((m) => {
@@ -191,8 +199,12 @@ export class Launcher {
       return { events, result: null };
     });
     await this.p.table.refresh();
-    this.p.log.info({ task, windows: windows.map((w) => `${w.agent}:${w.action}`), missing: missing.map((m) => m.agent) }, 'up');
-    return { windows, missing };
+    // Then the agents on other hosts, each host's supervisor opening its own (after the local ones, so a
+    // host that cannot be reached leaves the local team running and says why).
+    const far = remote.length && hosts && project ? await hosts.up(remote, project) : { windows: [], missing: [] };
+    missing.push(...far.missing);
+    this.p.log.info({ task, windows: [...windows, ...far.windows].map((w) => `${w.agent}:${w.action}`), missing: missing.map((m) => m.agent) }, 'up');
+    return { windows, remote: far.windows, missing };
   }
 
   /** A task's agents, those its terminals name (`resume`), each with its entry in jaggers.json where it has one. */

@@ -44,12 +44,15 @@ export function namedTeam(names: readonly string[], project: ProjectFile | null,
   return names.map((n) => known.get(n) ?? { name: n, profile: n, args: [], env: {} });
 }
 
-/** Agents on other hosts (docs/hosts.md) are not started yet: `up` refuses them, never runs one here instead. */
-export function assertLocalTeam(specs: readonly AgentSpec[]): void {
+/**
+ * Where agents on other hosts (docs/hosts.md) cannot be started (a task's or a resumed team, a caller
+ * without hosts): refused, never run here instead. `how` says what was asked.
+ */
+export function assertLocalTeam(specs: readonly AgentSpec[], how = 'this way'): void {
   const remote = specs.filter((s) => s.host !== undefined);
   if (remote.length === 0) return;
   throw new JaggersError(
     'E_USAGE',
-    `up: ${remote.map((s) => `${s.name} (host ${s.host})`).join(', ')}: agents on other hosts are not started yet; \`jaggers host check ${remote[0]!.host}\` checks the host (docs/hosts.md)`,
+    `up: ${remote.map((s) => `${s.name} (host ${s.host})`).join(', ')}: agents on other hosts are not started ${how} yet; \`jaggers up\` starts jaggers.json's team there (docs/hosts.md)`,
   );
 }

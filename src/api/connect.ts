@@ -5,7 +5,7 @@ import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import { checkPrivateFolder } from '../fs/private-dir.js';
 import { ApiClient, notTaken } from './client.js';
-import { apiSocketPath } from './paths.js';
+import { apiSocketPath, hostSocketPath } from './paths.js';
 
 /**
  * The socket's folder, when it exists, must be ours and closed to others (E_UNSAFE_FOLDER otherwise):
@@ -19,6 +19,14 @@ export function checkSocketFolder(ctx: Context): string {
 
 export function clientFor(ctx: Context): ApiClient {
   return new ApiClient({ socketPath: checkSocketFolder(ctx) }, ctx.session);
+}
+
+/**
+ * The API of a host's supervisor (docs/hosts.md), through the socket the local supervisor forwards to it
+ * (`.jaggers/hosts/<host>.sock`): nobody answers there while its connection is down.
+ */
+export function hostApi(ctx: Context, host: string): ApiClient {
+  return new ApiClient({ socketPath: hostSocketPath(ctx.jaggersDir, host) }, ctx.session);
 }
 
 /**

@@ -11,9 +11,28 @@ const MAX_SOCKET_PATH = 100;
  * a short path derived from it under the temp folder (`jaggers-<uid>/<16 hex>.sock`) instead.
  */
 export function apiSocketPath(jaggersDir: string): string {
-  const p = path.join(jaggersDir, 'jaggers.sock');
-  if (Buffer.byteLength(p) <= MAX_SOCKET_PATH) return p;
-  const hash = createHash('sha256').update(path.resolve(jaggersDir)).digest('hex').slice(0, 16);
+  return apiSocketPathOn(jaggersDir, os.tmpdir(), process.getuid?.() ?? 'u', path);
+}
+
+/**
+ * apiSocketPath as a machine with that temp folder and uid has it (a remote host's supervisor's:
+ * src/hosts/remote-project.ts); `p` is the path module of that machine's paths (path.posix there).
+ */
+export function apiSocketPathOn(jaggersDir: string, tmpdir: string, uid: number | string, p: typeof path.posix = path): string {
+  const sock = p.join(jaggersDir, 'jaggers.sock');
+  if (Buffer.byteLength(sock) <= MAX_SOCKET_PATH) return sock;
+  const hash = createHash('sha256').update(p.resolve(jaggersDir)).digest('hex').slice(0, 16);
+  return p.join(tmpdir, `jaggers-${uid}`, `${hash}.sock`);
+}
+
+/**
+ * Where a host's supervisor's API is forwarded to here (docs/hosts.md): `.jaggers/hosts/<host>.sock`, or
+ * in the temp folder (`jaggers-<uid>/<16 hex>.sock`) when that is too long for a unix socket.
+ */
+export function hostSocketPath(jaggersDir: string, host: string): string {
+  const sock = path.join(jaggersDir, 'hosts', `${host}.sock`);
+  if (Buffer.byteLength(sock) <= MAX_SOCKET_PATH) return sock;
+  const hash = createHash('sha256').update(path.resolve(sock)).digest('hex').slice(0, 16);
   return path.join(os.tmpdir(), `jaggers-${process.getuid?.() ?? 'u'}`, `${hash}.sock`);
 }
 

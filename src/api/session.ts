@@ -5,11 +5,11 @@ import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { hasSession, killServer, removeStaleSocket, runOneShot, serverRunning, socketPathOf, taggedWindows } from '../tmux/one-shot.js';
-import { describeSocket, serverArgs } from '../tmux/server.js';
+import { describeSocket, serverArgs, socketNameFor } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';
 import { supervisorCommand, supervisorEnv } from './ensure.js';
 
-export { checkTmux, describeSocket, serverArgs, serverRunning, taggedWindows };
+export { checkTmux, describeSocket, serverArgs, serverRunning, socketNameFor, taggedWindows };
 
 export function socketArg(ctx: Context): string {
   return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;

@@ -28,6 +28,8 @@ export interface HealthView {
   warnings: string[];
   /** While the disk refuses writes (full, failing): the path whose write failed, its error and since when; new work gets E_DISK_FULL. */
   disk: { path: string; code: string; error: string; since: string } | null;
+  /** The hosts this supervisor keeps a connection to (docs/hosts.md), each with its connection's state. */
+  hosts?: { name: string; ssh: string; state: string; detail: string; root: string | null }[];
 }
 
 /** A screen reading: the status the profile's rules give it, the rule and the lines it matched. */
@@ -304,6 +306,8 @@ export interface UpView {
     paneId: string;
     action: 'keep' | 'create' | 'respawn';
     launch: { sessionId: string | null } | null;
+    /** An agent on another host (docs/hosts.md): that host's name; its terminal is that host's supervisor's. */
+    host?: string;
   }[];
   /** Agents not started: their command is not found on the PATH their pane would get; `install`, how to get it (its profile's). */
   missing: { agent: string; command: string; path: string; install: string | null }[];

@@ -13,13 +13,14 @@ export function registerAgents(program: Command, e: Deps): void {
     .option('--size <WxH>', 'agent window size (default 200x50)')
     .option('--task <id>', 'open the team for a task: its own windows and conversations, JAGGERS_TASK_ID set')
     .option('--no-wait', 'do not wait for the agents to be ready')
+    .option('--json', 'print JSON')
     .addHelpText('after', examples(['jaggers up', 'jaggers up --agents claude,gemini', 'jaggers up --task fix-login', 'jaggers up --size 160x48']))
-    .action(async (o: { agents?: string; size?: string; task?: string; wait: boolean }) => {
+    .action(async (o: { agents?: string; size?: string; task?: string; wait: boolean; json?: boolean }) => {
       checkTask(o.task, '--task');
       const c = await ctx();
       const { up, renderUp, upFailed } = await import('../commands/up.js');
       const r = await up(c, { agents: o.agents, size: o.size, task: o.task ?? null, wait: o.wait });
-      e.io.writeOut(renderUp(r));
+      e.io.writeOut(o.json ? json(r) : renderUp(r));
       if (upFailed(r)) setExit(1);
     });
 
@@ -30,6 +31,8 @@ export function registerAgents(program: Command, e: Deps): void {
     .action(async () => {
       const { down } = await import('../commands/down.js');
       const r = await down(await ctx());
+      for (const h of r.hosts) e.io.writeOut(h.ok ? `stopped host ${h.host} (${h.root})\n` : `host ${h.host} not stopped: ${h.detail}\n`);
+      if (r.hosts.some((h) => !h.ok)) setExit(1);
       e.io.writeOut(r.stopped ? `stopped tmux ${r.socket}\n` : `nothing running on tmux ${r.socket}\n`);
     });
 

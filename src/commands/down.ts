@@ -1,7 +1,9 @@
 import { checkTmux, describeSocket, serverRunning, stopServer } from '../api/session.js';
 import { pidIsAlive, supervisorPid } from '../api/stored.js';
 import type { Context } from '../context.js';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type { HostDown } from './down-hosts.js';
 import path from 'node:path';
 
 export { supervisorPid };
@@ -10,14 +12,16 @@ export { supervisorPid };
  * Stop the project's tmux server: every agent, and the supervisor, which exits when its server goes.
  * Returns once the supervisor is gone too (bounded), so the next command finds nothing half-stopped.
  */
-export async function down(ctx: Context): Promise<{ stopped: boolean; socket: string }> {
+export async function down(ctx: Context): Promise<{ stopped: boolean; socket: string; hosts: HostDown[] }> {
   await checkTmux(ctx.server.bin, ctx.server.env);
   const socket = describeSocket(ctx.server);
+  // The hosts' sessions first (docs/hosts.md): each over its own ssh run, whether or not the supervisor still runs.
+  const hosts = existsSync(path.join(ctx.jaggersDir, 'hosts')) ? await (await import('./down-hosts.js')).downHosts(ctx) : [];
   // Every agent's hook files (`.jaggers/hooks/<terminalId>/`) go with its window; the next `up` writes them again.
   const dropHooks = () => rm(path.join(ctx.jaggersDir, 'hooks'), { recursive: true, force: true }).catch(() => {});
   if (!(await serverRunning(ctx.server))) {
     await dropHooks();
-    return { stopped: false, socket };
+    return { stopped: false, socket, hosts };
   }
   const supervisor = await supervisorPid(ctx.jaggersDir);
   await stopServer(ctx);
@@ -26,5 +30,5 @@ export async function down(ctx: Context): Promise<{ stopped: boolean; socket: st
     while (pidIsAlive(supervisor) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
   }
   await dropHooks();
-  return { stopped: true, socket };
+  return { stopped: true, socket, hosts };
 }

@@ -61,7 +61,7 @@ export type SshRunner = (
   env: NodeJS.ProcessEnv,
 ) => Promise<{ exitCode: number | null; stdout: string; stderr: string; spawnError: string | null }>;
 
-const runSsh: SshRunner = async (bin, argv, env) => {
+export const runSsh: SshRunner = async (bin, argv, env) => {
   const { execa } = await import('execa');
   const r = await execa(bin, argv, { env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 60_000, stripFinalNewline: false });
   const errno = (r as { code?: string }).code;

@@ -1,5 +1,5 @@
 // `capture` and `send`: an agent's screen, and text typed into its pane through the supervisor's queue.
-import { withApi } from '../api/connect.js';
+import { withAgentApi } from '../api/hosts.js';
 import type { AnswerResult, InputResult, ScreenView, TerminalDetail } from '../api/types.js';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
@@ -10,7 +10,7 @@ export async function capture(ctx: Context, agent: string, opts: { ansi?: boolea
   if (opts.ansi) q.set('ansi', '1');
   if (opts.history) q.set('history', String(opts.history));
   const qs = q.size ? `?${q}` : '';
-  return withApi(ctx, (api) => api.call<ScreenView>('GET', `/v1/terminals/${encodeURIComponent(agent)}/screen${qs}`), { readOnly: true });
+  return withAgentApi(ctx, agent, (api) => api.call<ScreenView>('GET', `/v1/terminals/${encodeURIComponent(agent)}/screen${qs}`), { readOnly: true });
 }
 
 /**
@@ -19,9 +19,9 @@ export async function capture(ctx: Context, agent: string, opts: { ansi?: boolea
  */
 export async function answer(ctx: Context, agent: string, choice: string): Promise<AnswerResult> {
   const at = `/v1/terminals/${encodeURIComponent(agent)}`;
-  const seen = await withApi(ctx, (api) => api.call<TerminalDetail>('GET', at), { readOnly: true });
+  const seen = await withAgentApi(ctx, agent, (api) => api.call<TerminalDetail>('GET', at), { readOnly: true });
   const expect = seen.question && seen.question.choices.length ? seen.question : undefined;
-  return withApi(ctx, (api) => api.call<AnswerResult>('POST', `${at}/answer`, { choice, ...(expect ? { expect } : {}) }));
+  return withAgentApi(ctx, agent, (api) => api.call<AnswerResult>('POST', `${at}/answer`, { choice, ...(expect ? { expect } : {}) }));
 }
 
 /**
@@ -34,5 +34,5 @@ export async function send(ctx: Context, agent: string, text: string): Promise<I
   if (text.trim() === '')
     throw new JaggersError('E_USAGE', `send: the text to type is empty (${JSON.stringify(text)}); e.g. \`jaggers send <agent> "explain src/cli.ts"\``);
   const body = { id: newJobId(), text };
-  return withApi(ctx, (api) => api.call<InputResult>('POST', `/v1/terminals/${encodeURIComponent(agent)}/input`, body), { readOnly: true });
+  return withAgentApi(ctx, agent, (api) => api.call<InputResult>('POST', `/v1/terminals/${encodeURIComponent(agent)}/input`, body), { readOnly: true });
 }

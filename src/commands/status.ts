@@ -1,6 +1,7 @@
 // `status`, `why`: the supervisor's live states, through its API.
 import type { ApiClient } from '../api/client.js';
-import { withApi } from '../api/connect.js';
+import { hostApi, withApi } from '../api/connect.js';
+import { hostOfAgent, startedHosts, withHostApi } from '../api/hosts.js';
 import type { HealthView, TerminalDetail, TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { describeQuestion } from '../describe-question.js';
@@ -8,32 +9,69 @@ import { describeFailure } from '../fs/disk-health.js';
 import { windowName } from '../window-name.js';
 import { clock, renderTable } from './render.js';
 
-/** A row of `status --json`: the supervisor's view of the agent. */
-export type AgentStatusRow = TerminalView & { from: 'supervisor' };
+/** A row of `status --json`: the supervisor's view of the agent; `host` for an agent on another host (docs/hosts.md). */
+export type AgentStatusRow = TerminalView & { from: 'supervisor'; host?: string };
 
 const agentPath = (agent: string) => `/v1/terminals/${encodeURIComponent(agent)}`;
 
 /** While the supervisor's disk fails (new work refused with E_DISK_FULL), `status` and `why` say so on stderr. */
-async function warnDisk(ctx: Context, api: ApiClient): Promise<void> {
+async function warnDisk(ctx: Context, api: ApiClient): Promise<HealthView | null> {
   const h = await api.call<HealthView>('GET', '/v1/health').catch(() => null);
   if (h?.disk) ctx.warn(describeFailure(h.disk));
+  return h;
+}
+
+/**
+ * The rows of the hosts `up` started agents on, each through its supervisor's forwarded API; a host whose
+ * connection is not up is said on stderr with its state (its agents are not shown), as the local
+ * supervisor's health has it.
+ */
+async function hostRows(ctx: Context, health: HealthView | null): Promise<AgentStatusRow[]> {
+  const rows = await Promise.all(
+    startedHosts(ctx.jaggersDir).map(async (h) => {
+      const conn = health?.hosts?.find((x) => x.name === h.host);
+      const agents = h.agents.join(', ');
+      if (conn?.state !== 'connected') {
+        ctx.warn(
+          `host ${h.host}: ${conn ? `the connection is ${conn.detail}` : 'the supervisor keeps no connection to it'}; its agents (${agents}) are not shown`,
+        );
+        return [];
+      }
+      try {
+        const views = await hostApi(ctx, h.host).call<TerminalView[]>('GET', '/v1/terminals');
+        return views.map((v) => ({ ...v, from: 'supervisor' as const, host: h.host }));
+      } catch (e) {
+        ctx.warn(`host ${h.host}: its supervisor did not answer (${(e as Error).message}); its agents (${agents}) are not shown`);
+        return [];
+      }
+    }),
+  );
+  return rows.flat();
 }
 
 export async function status(ctx: Context, agent?: string): Promise<AgentStatusRow[]> {
+  const on = agent ? hostOfAgent(ctx, agent) : null;
+  if (agent && on) {
+    const v = await withHostApi(ctx, on.host, (api) => api.call<TerminalView>('GET', agentPath(agent)));
+    return [{ ...v, from: 'supervisor', host: on.host }];
+  }
   return withApi(
     ctx,
     async (api) => {
-      const [rows] = await Promise.all([
+      const [rows, health] = await Promise.all([
         agent ? api.call<TerminalView>('GET', agentPath(agent)).then((r) => [r]) : api.call<TerminalView[]>('GET', '/v1/terminals'),
         warnDisk(ctx, api),
       ]);
-      return rows.map((r) => ({ ...r, from: 'supervisor' as const }));
+      const local = rows.map((r) => ({ ...r, from: 'supervisor' as const }));
+      return agent ? local : [...local, ...(await hostRows(ctx, health))];
     },
     { readOnly: true },
   );
 }
 
 export async function why(ctx: Context, agent: string): Promise<TerminalDetail> {
+  const on = hostOfAgent(ctx, agent);
+  if (on) return withHostApi(ctx, on.host, (api) => api.call<TerminalDetail>('GET', agentPath(agent)));
   return withApi(ctx, async (api) => (await Promise.all([api.call<TerminalDetail>('GET', agentPath(agent)), warnDisk(ctx, api)]))[0], { readOnly: true });
 }
 
@@ -46,11 +84,14 @@ export function contextText(c: TerminalView['context']): string {
 
 export function renderStatus(rows: AgentStatusRow[]): string {
   if (rows.length === 0) return 'no agents\n';
+  // A HOST column once an agent runs on another host (docs/hosts.md): `-` for this machine.
+  const hosts = rows.some((r) => r.host);
   const table = renderTable(
-    ['AGENT', 'STATE', 'SINCE', 'RULE', 'TOKENS', 'CONTEXT'],
+    ['AGENT', ...(hosts ? ['HOST'] : []), 'STATE', 'SINCE', 'RULE', 'TOKENS', 'CONTEXT'],
     // A task's window as `ls` shows it (`coder+t-1a2b3c4d`): one row per window, each named as `attach` and `why` take it.
     rows.map((r) => [
       windowName(r.agent, r.task),
+      ...(hosts ? [r.host ?? '-'] : []),
       r.state,
       clock(r.since),
       r.rule ?? '-',

@@ -2,7 +2,7 @@
 // agents' windows (POST /v1/up: it is the one launcher and the registry's one writer); `up` waits until
 // the agents it started are ready and reports one whose pane died at start with its last lines.
 import type { ApiClient } from '../api/client.js';
-import { checkSocketFolder, withApi } from '../api/connect.js';
+import { checkSocketFolder, hostApi, withApi } from '../api/connect.js';
 import { checkTmux, describeSocket, ensureSession } from '../api/session.js';
 import type { ScreenView, TerminalView, UpView } from '../api/types.js';
 import type { Context } from '../context.js';
@@ -59,7 +59,8 @@ async function checkTeam(ctx: Context, opts: UpOptions): Promise<void> {
   const { loadProfile } = await import('../profiles/load.js');
   const data = readStored(ctx);
   const specs = opts.names ? namedTeam(opts.names, project, data, ctx.projectRoot) : teamSpecs(opts, project, data, ctx.projectRoot);
-  assertLocalTeam(specs);
+  // Agents on other hosts start there (the supervisor starts each host's), not for a task yet.
+  if (opts.task) assertLocalTeam(specs, 'for a task');
   for (const s of specs) await loadProfile(s.profile, ctx.jaggersDir);
 }
 
@@ -99,10 +100,12 @@ export async function up(ctx: Context, opts: UpOptions = {}): Promise<UpResult> 
     if (opts.wait !== false)
       await Promise.all(
         started.map(async (w) => {
+          // An agent on another host: its terminal is that host's supervisor's, asked through its forwarded socket.
+          const at = w.host ? hostApi(ctx, w.host) : api;
           const q = `state=idle,done,busy,waiting_input,error,exited&timeout=${UP_WAIT_MS / 1000}`;
-          const v = await api.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
+          const v = await at.call<TerminalView>('GET', `/v1/terminals/${w.terminalId}/wait?${q}`).catch(() => null);
           if (v?.rule?.startsWith('no-rules')) return;
-          const died = v?.state === 'exited' ? await lastWords(api, w.terminalId, v.exitStatus) : null;
+          const died = v?.state === 'exited' ? await lastWords(at, w.terminalId, v.exitStatus) : null;
           states.set(w.terminalId, { state: v?.state ?? 'starting', lastLines: died?.lines ?? null, exitStatus: died?.exitStatus ?? null });
         }),
       );
@@ -159,7 +162,8 @@ export function renderUp(r: UpResult): string {
           ? `\n      its pane died at start (${status}); last lines:\n${w.lastLines.map((l) => `      | ${l}`).join('\n')}`
           : `\n      its pane died at start (${status}), printing nothing`
         : '';
-    return `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${action}${state}${session}${died}`;
+    const host = w.host ? `  on ${w.host}` : '';
+    return `  ${w.agent.padEnd(12)} ${w.terminalId}  ${w.windowId}  ${action}${host}${state}${session}${died}`;
   });
   const missing = r.missing.map(
     (m) =>

@@ -23,6 +23,8 @@ export function checkScript(needs: HostNeeds): string {
     `printf '%s\\t1\\n' ${MARK}`,
     `printf 'user\\t%s\\n' "$(id -un 2>/dev/null)"`,
     `printf 'home\\t%s\\n' "$HOME"`,
+    `printf 'uid\\t%s\\n' "$(id -u 2>/dev/null)"`,
+    `printf 'tmp\\t%s\\n' "\${TMPDIR:-/tmp}"`,
     `printf 'path\\t%s\\n' "$PATH"`,
     `if command -v tmux >/dev/null 2>&1; then printf 'tmux\\t%s\\t%s\\n' "$(command -v tmux)" "$(tmux -V 2>&1 | head -n 1)"; else printf 'tmux\\t\\t\\n'; fi`,
     ...(commands ? [`for c in ${commands}; do printf 'cli\\t%s\\t%s\\n' "$c" "$(command -v "$c" 2>/dev/null)"; done`] : []),
@@ -38,6 +40,9 @@ export function checkScript(needs: HostNeeds): string {
 export interface HostFacts {
   user: string;
   home: string;
+  /** The user's uid and temp folder (TMPDIR, else /tmp): where its jaggers puts a socket too long for its folder. */
+  uid: number | null;
+  tmp: string;
   path: string;
   tmux: { path: string; version: string } | null;
   /** Each needed command and where it is (null: not on PATH). */
@@ -52,11 +57,23 @@ export function parseCheckOutput(stdout: string): HostFacts | null {
   const start = lines.findIndex((l) => l === `${MARK}\t1`);
   const end = lines.indexOf(`${MARK}-end`);
   if (start < 0 || end < start) return null;
-  const facts: HostFacts = { user: '', home: '', path: '', tmux: null, clis: [], jaggers: null, dir: { path: '', exists: false, writable: false } };
+  const facts: HostFacts = {
+    user: '',
+    home: '',
+    uid: null,
+    tmp: '/tmp',
+    path: '',
+    tmux: null,
+    clis: [],
+    jaggers: null,
+    dir: { path: '', exists: false, writable: false },
+  };
   for (const line of lines.slice(start + 1, end)) {
     const [key, a = '', b = '', c = ''] = line.split('\t');
     if (key === 'user') facts.user = a;
     else if (key === 'home') facts.home = a;
+    else if (key === 'uid') facts.uid = /^\d+$/.test(a) ? Number(a) : null;
+    else if (key === 'tmp') facts.tmp = a.replace(/(.)\/+$/, '$1') || '/tmp';
     else if (key === 'path') facts.path = a;
     else if (key === 'tmux') facts.tmux = a ? { path: a, version: b } : null;
     else if (key === 'cli') facts.clis.push({ command: a, path: b || null });

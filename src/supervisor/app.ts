@@ -221,9 +221,10 @@ export function buildApp(o: AppOptions): FastifyInstance {
     s.handoffs.follow((req.params as { id: string }).id, req.query.until),
   );
   r.post('/v1/up', { schema: { body: UpBody } }, async (req) => {
-    const o = await s.launcher.up(req.body);
+    const { remote, ...o } = await s.launcher.up(req.body);
     // The launch's command and environment stay in the supervisor: the caller needs the pinned session.
-    return { ...o, windows: o.windows.map((w) => ({ ...w, launch: w.launch ? { sessionId: w.launch.sessionId, pin: w.launch.pin } : null })) };
+    const windows = o.windows.map((w) => ({ ...w, launch: w.launch ? { sessionId: w.launch.sessionId, pin: w.launch.pin } : null }));
+    return { ...o, windows: [...windows, ...remote] };
   });
   r.get('/v1/sessions', { schema: { querystring: TaskQuery } }, async (req) => pins(s.store.data, req.query.task));
 

@@ -64,6 +64,7 @@ import { ChangedFileReader } from '../fs/changed-file.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
 import { HookSpool, hookSpoolDir } from '../panes/hook-spool.js';
+import { Hosts } from './hosts.js';
 
 export interface SupervisorDeps {
   ctx: Context;
@@ -237,6 +238,15 @@ export function compose(d: SupervisorDeps) {
       return e && !e.pane.dead ? watcher.status(e.pane.paneId) : undefined;
     },
   });
+  // Agents on other hosts (docs/hosts.md): each host's supervisor, reached over a kept SSH connection.
+  const hosts = new Hosts({
+    jaggersDir: ctx.jaggersDir,
+    session: ctx.session,
+    env: process.env,
+    version: d.version,
+    log,
+    commandOf: async (name) => (await profile(name)).command,
+  });
   const launcher = new Launcher({
     tmux: commands,
     store,
@@ -255,6 +265,7 @@ export function compose(d: SupervisorDeps) {
     loadProfile: profile,
     place: (spec, p, task) => isolation.place(spec, p, task),
     jobFolder: (j, p) => isolation.jobFolder(j, p),
+    hosts,
   });
 
   const homes = new Map<number, string>();
@@ -579,6 +590,8 @@ export function compose(d: SupervisorDeps) {
     views,
     answers,
     launcher,
+    /** The hosts' supervisors (docs/hosts.md): their connections are closed when this supervisor stops (they go on). */
+    hosts,
     /** Agents' and jobs' git worktrees (issue 28): list, diff, merge, discard, gc. */
     worktrees: {
       list: () => isolation.list(),
@@ -620,6 +633,7 @@ export function compose(d: SupervisorDeps) {
         log: d.logFile,
         warnings: [...warnings],
         disk: d.disk.failing,
+        hosts: hosts.views(),
       };
     },
 
@@ -656,6 +670,10 @@ export function compose(d: SupervisorDeps) {
         log.warn({ err: (e as Error).message }, 'the hook spool cannot be watched: states come from state files and screens');
       }
       await launcher.recordTags();
+      // The hosts the last supervisor started agents on: their connections made again (in the background).
+      void project()
+        .catch(() => null)
+        .then((p) => hosts.resumeAll(p));
       // Items left by an earlier supervisor: lost workers reopened, in-flight items followed, queues run.
       await workers.pumpNow();
       handoffs.start();

@@ -83,6 +83,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
     commands = await openCommandControl(ctx.server, ctx.session);
     const supervisor = compose({ ctx, events, commands, registry, log, hub, version: await version(), socket, logFile, disk });
     await supervisor.start();
+    closers.push(() => supervisor.hosts.close());
     const errors: string[] = [];
     // For a person's eyes: four times a second at most, however fast the states change.
     // A table the same as the one on screen is not written again (a write to the pane is tmux's work too).

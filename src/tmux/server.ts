@@ -19,6 +19,15 @@ export function socketNameFor(projectRoot: string): string {
   return `jaggers-${hash}`;
 }
 
+/**
+ * For a client whose output jaggers reads (one-shot commands, control mode): `-u` first. Without a UTF-8
+ * locale (LANG unset: a login over ssh, cron) tmux 3.3a writes a tab in `-F` output as `_`, and every
+ * tab-separated answer is misread.
+ */
+export function machineArgs(server: TmuxServer): string[] {
+  return ['-u', ...serverArgs(server)];
+}
+
 export function serverArgs(server: TmuxServer): string[] {
   const socket = 'name' in server.socket ? ['-L', server.socket.name] : ['-S', server.socket.path];
   return [...socket, '-f', server.configFile ?? '/dev/null'];

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { serverArgs, type TmuxServer } from './server.js';
+import { machineArgs, type TmuxServer } from './server.js';
 
 export interface Transport {
   write(text: string): void;
@@ -16,7 +16,7 @@ export interface Transport {
  * sees its stdin close and detaches.
  */
 export function localTransport(server: TmuxServer, clientArgs: readonly string[]): Transport {
-  const child = spawn(server.bin, [...serverArgs(server), '-C', ...clientArgs], { env: server.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(server.bin, [...machineArgs(server), '-C', ...clientArgs], { env: server.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 4096) stderr += d.toString('utf8');

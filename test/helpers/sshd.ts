@@ -29,6 +29,8 @@ export function sshdSkipReason(): string | null {
 export interface SshdOptions {
   /** PATH of the sessions sshd starts (sshd_config `SetEnv`); default sshd's own. */
   path?: string;
+  /** More variables the sessions get (`SetEnv`): TMUX_TMPDIR, to keep the user's tmux servers in the rig. */
+  env?: Record<string, string>;
 }
 
 export interface SshdRig {
@@ -196,7 +198,9 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
         'PrintLastLog no',
         'UseDNS no',
         'LogLevel VERBOSE',
-        ...(opts.path ? [`SetEnv PATH=${opts.path}`] : []),
+        ...(opts.path || opts.env
+          ? [`SetEnv ${[...(opts.path ? [`PATH=${opts.path}`] : []), ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`)].join(' ')}`]
+          : []),
         '',
       ].join('\n'),
     );

@@ -149,19 +149,25 @@ describe('bad input stops up before anything starts', () => {
     expect(await serverUp()).toBe(false);
   });
 
-  it('an agent on another host (not started yet: docs/hosts.md)', async () => {
+  it('an agent on another host: not for a task yet; a host that cannot be reached is said after the local agents started', async () => {
     await writeProfile(rig.root, 'echo', catProfile);
     await writeProject(rig.root, {
-      hosts: { box: { ssh: 'me@box', dir: '/srv/p' } },
+      hosts: { box: { ssh: 'me@127.0.0.1', port: 1, dir: '/srv/p' } },
       agents: [
         { name: 'here', profile: 'echo' },
         { name: 'far', profile: 'echo', host: 'box' },
       ],
     });
-    const r = await rig.run(['up']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('jaggers: up: far (host box): agents on other hosts are not started yet; `jaggers host check box` checks the host (docs/hosts.md)\n');
+    const t = await rig.run(['up', '--task', 't-1']);
+    expect(t.code).toBe(1);
+    expect(t.stderr).toBe(
+      "jaggers: up: far (host box): agents on other hosts are not started for a task yet; `jaggers up` starts jaggers.json's team there (docs/hosts.md)\n",
+    );
     expect(await serverUp()).toBe(false);
+    const r = await rig.run(['up', '--no-wait']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^jaggers: host box \(me@127\.0\.0\.1 port 1\): cannot connect \(.*Connection refused/);
+    expect(await rig.paneOf('here')).toMatch(/^%\d+$/);
   });
 
   it('a malformed jaggers.json', async () => {

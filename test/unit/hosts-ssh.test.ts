@@ -91,6 +91,8 @@ describe('host check', () => {
   const facts: HostFacts = {
     user: 'me',
     home: '/home/me',
+    uid: 1000,
+    tmp: '/tmp',
     path: '/usr/bin:/bin',
     tmux: { path: '/usr/bin/tmux', version: 'tmux 3.3a' },
     clis: [{ command: 'claude', path: '/usr/bin/claude' }],
@@ -103,6 +105,8 @@ describe('host check', () => {
     const r = await execa('sh', ['-c', script], { env: { ...process.env, HOME: '/tmp' } });
     const got = parseCheckOutput(`Welcome to the host!\n${r.stdout}\nbye\n`)!;
     expect(got.home).toBe('/tmp');
+    expect(got.uid).toBe(process.getuid!());
+    expect(got.tmp).toBe(process.env.TMPDIR?.replace(/(.)\/+$/, '$1') || '/tmp');
     expect(got.clis).toEqual([
       { command: 'sh', path: expect.stringMatching(/\/sh$/) },
       { command: "it's-missing", path: null },

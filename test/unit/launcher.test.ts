@@ -22,6 +22,7 @@ async function setup(
       { name: 'reviewer', profile: 'fake' },
     ],
   }),
+  hosts?: LauncherPorts['hosts'],
 ) {
   const root = await temp();
   const tmux = new FakeTmux();
@@ -49,6 +50,7 @@ async function setup(
     },
     project: async () => project,
     loadProfile: async (name) => pinning(name),
+    ...(hosts ? { hosts } : {}),
   };
   const launcher = new Launcher(ports);
   const agentsOf = () => tmux.windows.filter((w) => w.options['@jaggers_agent']).map((w) => w.options['@jaggers_agent']);
@@ -134,21 +136,41 @@ describe('the launcher', () => {
     expect(h.tmux.named('new-window')).toEqual([]);
   });
 
-  it('up: refuses an agent on another host (not started yet) before opening anything', async () => {
-    const h = await setup(
-      ProjectSchema.parse({
-        hosts: { box: { ssh: 'me@box', dir: '/srv/p' } },
-        agents: [
-          { name: 'here', profile: 'fake' },
-          { name: 'far', profile: 'fake', host: 'box' },
-        ],
-      }),
-    );
+  const twoHosts = () =>
+    ProjectSchema.parse({
+      hosts: { box: { ssh: 'me@box', dir: '/srv/p' } },
+      agents: [
+        { name: 'here', profile: 'fake' },
+        { name: 'far', profile: 'fake', host: 'box' },
+      ],
+    });
+
+  it('up: without hosts to start them, refuses an agent on another host before opening anything', async () => {
+    const h = await setup(twoHosts());
     await expect(h.launcher.up({})).rejects.toMatchObject({
       code: 'E_USAGE',
-      message: expect.stringMatching(/far \(host box\).*not started yet.*jaggers host check box/),
+      message: expect.stringMatching(/far \(host box\): agents on other hosts are not started this way yet/),
     });
     expect(h.tmux.named('new-window')).toEqual([]);
+  });
+
+  it("up: opens the local agents here, then hands the others to their hosts' supervisors and reports their windows", async () => {
+    const asked: string[][] = [];
+    const far = { host: 'box', agent: 'far', terminalId: 'jg-far', windowId: '@1', paneId: '%1', action: 'create' as const, launch: null };
+    const h = await setup(twoHosts(), {
+      up: async (specs) => {
+        asked.push(specs.map((s) => s.name));
+        return { windows: [far], missing: [{ agent: 'far2', command: 'x', path: '/bin', install: null }] };
+      },
+    });
+    const opened = await h.launcher.up({});
+    expect(h.agentsOf()).toEqual(['here']);
+    expect(asked).toEqual([['far']]);
+    expect(opened.windows.map((w) => w.agent)).toEqual(['here']);
+    expect(opened.remote).toEqual([far]);
+    expect(opened.missing).toEqual([{ agent: 'far2', command: 'x', path: '/bin', install: null }]);
+    // A task's team is not opened on other hosts yet.
+    await expect(h.launcher.up({ task: 't-1' })).rejects.toThrow(/far \(host box\): agents on other hosts are not started for a task yet/);
   });
 
   it('records a window tmux knows and the registry lost (a registry rebuilt after a crash)', async () => {

@@ -1,0 +1,232 @@
+// A supervisor per host (docs/hosts.md), against a real sshd on loopback (test/helpers/sshd.ts): `up`
+// with an agent on host `box` starts, over the local supervisor's connection, `jaggers supervise` there
+// as the host's user (a throwaway user: its processes prove they ran through SSH), forwards its API to
+// `.jaggers/hosts/box.sock`, and keeps the connection through a cut; `down` stops it there.
+// The remote user runs this checkout's node and dist/ (both readable by anyone) through a `jaggers`
+// wrapper on its PATH; its tmux servers live in a folder of the test (TMUX_TMPDIR), never the user's.
+import { execa } from 'execa';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { hostSocketPath } from '../../src/api/paths.js';
+import type { HealthView, TerminalView } from '../../src/api/types.js';
+import { remoteAttachArgs } from '../../src/commands/attach.js';
+import { watchStates } from '../../src/commands/watch.js';
+import { resolveContext } from '../../src/context.js';
+import { shellQuote } from '../../src/hosts/ssh.js';
+import { socketNameFor } from '../../src/tmux/server.js';
+import { packageRoot } from '../../src/package-root.js';
+import { api } from '../helpers/api.js';
+import { Rig } from '../helpers/rig.js';
+import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
+
+const skip = sshdSkipReason();
+
+/** What the process runs (its argv), or '' once it is gone. */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Ask `probe` until it returns a value (not undefined), at most `ms`; fails with the last thing it saw. */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let sshd: SshdRig;
+  let rig: Rig;
+  let bin: string;
+  let tmuxDir: string;
+  let proj: string;
+  beforeAll(async () => {
+    // The sessions' PATH: `jaggers` and the fake agent, this checkout's, first.
+    bin = path.join('/tmp', `jgssh-bin-${process.pid}`);
+    tmuxDir = path.join('/tmp', `jgssh-tmux-${process.pid}`);
+    await mkdir(bin, { recursive: true, mode: 0o755 });
+    await mkdir(tmuxDir, { recursive: true });
+    await chmod(tmuxDir, 0o1777);
+    await writeFile(path.join(bin, 'jaggers'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers.js')} "$@"\n`, { mode: 0o755 });
+    await writeFile(path.join(bin, 'jaggers-fake-agent'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers-fake-agent.js')} "$@"\n`, {
+      mode: 0o755,
+    });
+    sshd = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tmuxDir } });
+    rig = await Rig.create();
+    proj = path.join(sshd.home, 'proj');
+    await mkdir(proj);
+    await chown(proj, sshd.uid, sshd.gid);
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.run(['down'], { env: env() }).catch(() => {});
+    await rig?.cleanup();
+    await sshd?.stop();
+    await rm(bin, { recursive: true, force: true });
+    await rm(tmuxDir, { recursive: true, force: true });
+  }, 60_000);
+
+  const env = () => ({ ...rig.env, JAGGERS_SSH_CONFIG: sshd.configFile });
+
+  it('up starts the host supervisor as its user, forwards its API here, keeps the connection through a cut; down stops it there', async () => {
+    await writeFile(
+      path.join(rig.root, 'jaggers.json'),
+      JSON.stringify({
+        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
+        agents: [
+          { name: 'near', profile: 'demo' },
+          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50'] },
+        ],
+      }),
+    );
+    const up = await rig.run(['up'], { env: env() });
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/ near +jg-\w+ +@\d+ +started +idle/);
+    expect(up.stdout).toMatch(/ far +jg-\w+ +@\d+ +started +on box +idle/);
+
+    // The remote project: its own folder under dir, its jaggers.json written from the agents on box.
+    const root = path.join(proj, '.jaggers', 'hosted', rig.session);
+    const written = JSON.parse(readFileSync(path.join(root, 'jaggers.json'), 'utf8')) as Record<string, unknown>;
+    expect(written).toEqual({ session: rig.session, agents: [{ name: 'far', profile: 'demo', args: ['--boot-ms', '50'], env: {}, cwd: proj }] });
+
+    // Its supervisor and its agent run as the host's user: started through ssh.
+    const theirs = sshd.userProcesses().map((pid) => ({ pid, cmd: cmdline(pid) }));
+    expect(theirs.some((p) => p.cmd.includes('supervise') && p.cmd.includes(root))).toBe(true);
+    expect(theirs.some((p) => p.cmd.includes('jaggers-fake-agent'))).toBe(true);
+
+    // Its API, forwarded here: the same client, the remote supervisor's agents.
+    const sock = hostSocketPath(path.join(rig.root, '.jaggers'), 'box');
+    const far = new ApiClient({ socketPath: sock }, rig.session);
+    const terms = await far.call<TerminalView[]>('GET', '/v1/terminals');
+    expect(terms.map((t) => t.agent)).toEqual(['far']);
+    const health = await far.call<HealthView>('GET', '/v1/health');
+    expect(health.project).toBe(root);
+    expect(sshd.userProcesses()).toContain(health.pid);
+
+    // `up` again keeps both, and the host's API still answers through the socket forwarded again.
+    const up2 = await rig.run(['up'], { env: env() });
+    expect(up2.stderr).toBe('');
+    expect(up2.stdout).toMatch(/ far +jg-\w+ +@\d+ +running +on box/);
+    expect((await far.call<HealthView>('GET', '/v1/health')).pid).toBe(health.pid);
+
+    // The local supervisor reports the connection.
+    const local = api(rig);
+    const h = await local.call<HealthView>('GET', '/v1/health');
+    expect(h.hosts).toEqual([{ name: 'box', ssh: HOST_ALIAS, state: 'connected', detail: 'connected', root }]);
+
+    // The views: a HOST column; `why`, `capture` and `send` reach the agent through its host's API.
+    const ctx0 = await resolveContext({}, env(), rig.root);
+    const st0 = await rig.run(['status'], { env: env() });
+    expect(st0.stderr).toBe('');
+    expect(st0.stdout).toMatch(/^AGENT +HOST +STATE/);
+    expect(st0.stdout).toMatch(/^near +- +idle/m);
+    expect(st0.stdout).toMatch(/^far +box +idle/m);
+    const rows = JSON.parse((await rig.run(['status', '--json'], { env: env() })).stdout) as { agent: string; host?: string }[];
+    expect(rows.map((r) => [r.agent, r.host ?? null])).toEqual([
+      ['near', null],
+      ['far', 'box'],
+    ]);
+    expect((await rig.run(['ls'], { env: env() })).stdout).toMatch(/^far +box +jg-\w+ +demo +1 \(@\d+\) +\d+ +idle/m);
+    const why = await rig.run(['why', 'far'], { env: env() });
+    expect(why.stdout).toMatch(/^far is idle/);
+    const sent = await rig.run(['send', 'far', 'hello from here'], { env: env() });
+    expect(sent.stderr).toBe('');
+    expect(sent.stdout).toMatch(/to far/);
+    await until('the reply on the remote screen', async () => {
+      const cap = await rig.run(['capture', 'far'], { env: env() });
+      // The demo agent's answer, in the folder the host's agents work in (`dir`).
+      return /> hello from here\n.*Read it: 3 words/s.test(cap.stdout) && cap.stdout.includes(`cwd ${proj}`) ? cap : undefined;
+    });
+    // `status --watch` redraws on the host's state events too (a send to far changes nothing here).
+    const stop = new AbortController();
+    let draws = 0;
+    const watching = watchStates(ctx0, async () => void draws++, stop.signal);
+    try {
+      await until('the first draw', async () => (draws > 0 ? draws : undefined));
+      const before = draws;
+      expect((await rig.run(['send', 'far', 'watch me'], { env: env() })).code).toBe(0);
+      await until('a redraw for the host agent', async () => (draws > before ? draws : undefined));
+    } finally {
+      stop.abort();
+      await watching;
+    }
+    // Only the host's agent saw them: the local one did not.
+    expect((await rig.run(['capture', 'near'], { env: env() })).stdout).not.toContain('hello from here');
+
+    // `attach far`: ssh -t into that host's tmux, at far's window (a terminal of our own: script(1)).
+    const a = (await remoteAttachArgs(ctx0, 'far', true))!;
+    expect(a.args).toContain('-t');
+    const client = spawn('script', ['-qfc', [a.bin, ...a.args].map(shellQuote).join(' '), '/dev/null'], {
+      env: { ...env(), TERM: 'xterm' },
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    try {
+      const clients = await until("a client attached there at far's window", async () => {
+        const r = await execa(
+          'ssh',
+          ['-F', sshd.configFile, HOST_ALIAS, `tmux -L ${socketNameFor(root)} list-clients -F '#{client_control_mode} #{session_name} #{window_id}'`],
+          {
+            reject: false,
+          },
+        );
+        // The host supervisor's own control-mode clients aside.
+        const people = r.stdout.split('\n').filter((l) => l.startsWith('0 '));
+        return people.length ? people.join('\n') : undefined;
+      });
+      expect(clients).toBe(`0 ${rig.session} ${terms[0]!.window}`);
+    } finally {
+      process.kill(-client.pid!, 'SIGTERM');
+    }
+
+    // The connection cut (its sshd process ended): the remote supervisor goes on; the local one
+    // reconnects with backoff, forwards again, and the same socket answers for the same supervisor.
+    const [conn] = sshd.connections();
+    expect(conn).toBeDefined();
+    process.kill(conn!, 'SIGTERM');
+    await until('the host seen lost', async () => {
+      const v = (await local.call<HealthView>('GET', '/v1/health')).hosts?.[0];
+      return v && v.state !== 'connected' ? v : undefined;
+    });
+    await until('the host connected again', async () => {
+      const v = (await local.call<HealthView>('GET', '/v1/health')).hosts?.[0];
+      return v?.state === 'connected' ? v : undefined;
+    });
+    const again = await until('the forwarded socket answering again', () => far.call<HealthView>('GET', '/v1/health'));
+    expect(again.pid).toBe(health.pid);
+
+    // The local supervisor killed: the next one (started by the next command) finds the host by its
+    // record, connects again and forwards the same socket; nothing is started there again.
+    process.kill(h.pid, 'SIGKILL');
+    const st = await rig.run(['status'], { env: env() });
+    expect(st.code).toBe(0);
+    await until('the next local supervisor connected to the host', async () => {
+      const v = await local.call<HealthView>('GET', '/v1/health');
+      return v.pid !== h.pid && v.hosts?.[0]?.state === 'connected' ? v : undefined;
+    });
+    expect((await until('the host supervisor answering', () => far.call<HealthView>('GET', '/v1/health'))).pid).toBe(health.pid);
+
+    // `down` stops it there: its tmux server, agent and supervisor, then the local ones.
+    const down = await rig.run(['down'], { env: env() });
+    expect(down.code).toBe(0);
+    expect(down.stdout).toContain(`stopped host box (${root})`);
+    await until('the host user processes gone', async () => (sshd.userProcesses().some((p) => /supervise|fake-agent/.test(cmdline(p))) ? undefined : true));
+    expect(existsSync(path.join(rig.root, '.jaggers', 'hosts', 'box.json'))).toBe(false);
+  }, 120_000);
+});
