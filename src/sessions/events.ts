@@ -187,6 +187,11 @@ export const jobStateEvent = z.object({
     .string()
     .regex(/^E_[A-Z_]+$/)
     .optional(),
+  /**
+   * A turn cut by a usage limit (docs/limits.md): the item went back to wait for the limit's reset
+   * (`resetAt`, null when the CLI showed none), as the CLI said it (`said`).
+   */
+  limit: z.object({ resetAt: isoTime.nullable(), said: z.string().nullable() }).optional(),
   /** A `--worktree` job's end: what its branch holds (its work committed first). */
   worktree: z
     .object({

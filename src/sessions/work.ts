@@ -68,6 +68,11 @@ export const jobRecordSchema = z.object({
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
   /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
   usage: byModelSchema.nullable().default(null),
+  /**
+   * Its turn was cut by a usage limit and it went back to wait (docs/limits.md): how many times, the last
+   * time, and the limit's reset as the CLI showed it. Null: never cut.
+   */
+  limited: z.object({ cuts: z.number().int().positive(), at: isoTime, resetAt: isoTime.nullable(), said: z.string().nullable() }).nullable().default(null),
 });
 
 export const MESSAGE_STATES = ['pending', 'claimed', 'delivered'] as const;
@@ -147,6 +152,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
     usage: null,
+    limited: null,
   };
 }
 
@@ -170,6 +176,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     cause: e.cause ?? j.cause,
     code: e.code ?? j.code,
     worktree: j.worktree && e.worktree ? { ...j.worktree, result: e.worktree } : j.worktree,
+    limited: e.limit ? { cuts: (j.limited?.cuts ?? 0) + 1, at: e.ts, ...e.limit } : j.limited,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }

@@ -350,6 +350,7 @@ export function compose(d: SupervisorDeps) {
           worktreeResult: (x) =>
             isolation.jobResult(x).catch((err: Error) => (log.warn({ job: x.id, err: err.message }, "could not record the job's worktree"), null)),
           usage,
+          limit: (paneId) => watcher.snapshot(paneId)?.context.limit,
         },
         j,
         e,

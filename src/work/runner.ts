@@ -116,8 +116,13 @@ export class Runner {
     // Its limit's reset ends the state by itself (a timer in the pane's machine): the queue goes on then.
     if (status === 'limited') {
       const l = this.p.limit?.(e.pane.paneId);
-      if (!l) return `${agent} hit a usage limit; the next item waits for its reset`;
-      const at = new Date(l.until).toISOString();
+      const at = l ? new Date(l.until).toISOString() : null;
+      // An item whose turn the limit cut (docs/limits.md) runs again; it says so.
+      if (head.kind === 'job' && head.j.limited) {
+        const again = at ? `it runs again at ${l?.resetAt !== null ? "the limit's reset, " : ''}${at}` : 'it runs again at its reset';
+        return `its turn was cut by ${agent}'s usage limit (${l?.said ?? head.j.limited.said ?? 'on screen'}); ${again}`;
+      }
+      if (!l || !at) return `${agent} hit a usage limit; the next item waits for its reset`;
       return l.resetAt !== null
         ? `${agent} hit a usage limit (${l.said ?? 'on screen'}); the next item waits for the limit's reset at ${at}`
         : `${agent} hit a usage or rate limit that showed no reset time; the next item is tried at ${at}`;
