@@ -169,8 +169,11 @@ export const jobStateEvent = z.object({
   jobId: id,
   state: z.enum(JOB_STATES),
   reason: z.string(),
-  terminalId: id.optional(),
+  /** null: the item leaves its terminal (it moved to a worker of a profile, whose window is not open yet). */
+  terminalId: id.nullable().optional(),
   agent: id.optional(),
+  /** The item became a worker's job of the profile `target` (a usage limit's fallback profile, docs/limits.md). */
+  worker: z.object({ target: id }).optional(),
   window: z.string().optional(),
   /** The nonce of the pointer prompt (set before it is typed, to find it again after a crash). */
   nonce: id.optional(),

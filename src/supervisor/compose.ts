@@ -314,7 +314,17 @@ export function compose(d: SupervisorDeps) {
           store,
           journal,
           agents,
-          fallbackOf: async (name) => (await project())?.agents.find((a) => a.name === name)?.fallback,
+          fallbackOf: async (name) => {
+            const team = (await project())?.agents ?? [];
+            const to = team.find((a) => a.name === name)?.fallback;
+            if (!to || team.some((a) => a.name === to)) return to;
+            // Not an agent of the team: a profile (docs/limits.md), if one loads by that name.
+            return profile(to).then(
+              () => ({ profile: to }),
+              (e: Error) => void log.warn({ agent: name, fallback: to, err: e.message }, 'the fallback is neither an agent nor a profile'),
+            );
+          },
+          workers: { pump: () => workers.pump() },
           kick: (t) => runner.kick(t),
           log,
         },

@@ -124,3 +124,34 @@ describe('a turn cut by a usage limit, with a fallback', () => {
     expect(prompts.map((p) => p.agent)).toEqual(['alpha', 'beta']);
   });
 });
+
+describe('a fallback that names a profile', () => {
+  let rig: Rig;
+  let promptsFile: string;
+  const jg = (args: string[]) => rig.run(args);
+  const job = (id: string) => api(rig).call<JobView>('GET', `/v1/jobs/${id}`);
+
+  beforeEach(async () => {
+    rig = await Rig.create();
+    promptsFile = path.join(rig.root, '..', 'prompts.jsonl');
+    await writeFakeProfile(rig.root, 'fake', ['--think-ms', '300'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    await writeFakeProfile(rig.root, 'spare', ['--think-ms', '300'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake', fallback: 'spare' }] });
+    expect((await jg(['up'])).code).toBe(0);
+  });
+  afterEach(async () => rig.cleanup());
+
+  it('with no agent of the profile, the cut job goes to a new worker window of it, journaled, and runs there once', async () => {
+    const r = await jg(['assign', 'alpha', '-m', 'do the work\nlimit(alpha): try again in 60 seconds']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    const done = await untilEvent(api(rig), 'job', async () => ((j) => (j.state === 'done' ? j : null))(await job(id)), 'the cut job done by a spare worker');
+    expect(done).toMatchObject({ kind: 'worker', target: 'spare', agent: `spare-${id}`, limited: { cuts: 1 } });
+    expect(done.history.map((h) => h.state)).toEqual(['queued', 'starting', 'running', 'queued', 'queued', 'starting', 'starting', 'running', 'done']);
+    expect(done.history[4]!.reason).toMatch(/^moved from alpha to a new spare worker \(its fallback\): alpha hit a usage limit that resets at /);
+    const result = await api(rig).call<{ reply: string }>('GET', `/v1/jobs/${id}/result`);
+    expect(result.reply).not.toContain('Usage limit reached');
+    const prompts = (await promptsReceived(promptsFile)) as { agent: string }[];
+    expect(prompts.map((p) => p.agent)).toEqual(['alpha', `spare-${id}`]);
+  });
+});
