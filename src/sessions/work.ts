@@ -70,9 +70,18 @@ export const jobRecordSchema = z.object({
   usage: byModelSchema.nullable().default(null),
   /**
    * Its turn was cut by a usage limit and it went back to wait (docs/limits.md): how many times, the last
-   * time, and the limit's reset as the CLI showed it. Null: never cut.
+   * time, the limit's reset as the CLI showed it, and the terminal whose limit it was. Null: never cut.
    */
-  limited: z.object({ cuts: z.number().int().positive(), at: isoTime, resetAt: isoTime.nullable(), said: z.string().nullable() }).nullable().default(null),
+  limited: z
+    .object({
+      cuts: z.number().int().positive(),
+      at: isoTime,
+      resetAt: isoTime.nullable(),
+      said: z.string().nullable(),
+      terminalId: id.nullable().default(null),
+    })
+    .nullable()
+    .default(null),
 });
 
 export const MESSAGE_STATES = ['pending', 'claimed', 'delivered'] as const;
@@ -178,7 +187,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     cause: e.cause ?? j.cause,
     code: e.code ?? j.code,
     worktree: j.worktree && e.worktree ? { ...j.worktree, result: e.worktree } : j.worktree,
-    limited: e.limit ? { cuts: (j.limited?.cuts ?? 0) + 1, at: e.ts, ...e.limit } : j.limited,
+    limited: e.limit ? { cuts: (j.limited?.cuts ?? 0) + 1, at: e.ts, ...e.limit, terminalId: j.terminalId } : j.limited,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }

@@ -346,6 +346,7 @@ export function compose(d: SupervisorDeps) {
             launch: (terminalId, task) => launcher.headlessLaunch(terminalId, task),
             pane: (entry, target) => launcher.headlessPane(entry, target),
             usage,
+            limit: (paneId) => watcher.snapshot(paneId)?.context.limit,
           },
           j,
           e,

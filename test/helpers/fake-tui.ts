@@ -113,6 +113,13 @@ export class FakeTui implements PaneIO, TurnWatch {
     this.confirmed.push(by);
   }
 
+  /** What the turn engine said was a usage limit's message (the watcher makes the machine `limited`). */
+  readonly limitsSeen: { lines: string[]; by: string }[] = [];
+
+  limitSeen(_paneId: string, lines: string[], by: string): void {
+    this.limitsSeen.push({ lines, by });
+  }
+
   snapshot(paneId: string) {
     if (paneId !== this.paneId) return undefined;
     const screen = classify({ screen: this.screen(), raw: '', rules: this.profile.detect.rules });
