@@ -26,7 +26,8 @@ export async function cutByLimit(
   lines: string[],
   limit: LimitNow | null,
 ): Promise<JobRecord | null> {
-  const line = lines.map((l) => l.trim()).find((l) => l !== '') ?? 'a usage limit';
+  // The limit's line as words: a box's borders (gemini draws its limit in one) and its padding left out.
+  const line = lines.map((l) => l.replace(/^[\s│┃║|]+|[\s│┃║|]+$/gu, '').replace(/\s+/g, ' ')).find((l) => l !== '') ?? 'a usage limit';
   const said = limit?.said ?? null;
   const resetAt = limit?.resetAt ? new Date(limit.resetAt).toISOString() : null;
   const cuts = (j.limited?.cuts ?? 0) + 1;

@@ -215,7 +215,12 @@ describe('a turn cut by a usage limit', () => {
         reason: "its turn was cut by coder's usage limit (✕ [API Error: 429]): it runs again at 2026-11-26T14:30:00.000Z (the limit showed no reset time)",
       });
     }
-    const j = await cutByLimit(h.journal, h.store.data.jobs['j-000000000003']!, 'coder', ['✕ [API Error: 429]'], limit);
+    // gemini's box: its borders and padding are not the limit's words.
+    const box = `│ Usage limit reached for gemini-3.8-flash.${' '.repeat(40)}│`;
+    const j = await cutByLimit(h.journal, h.store.data.jobs['j-000000000003']!, 'coder', [box], limit);
     expect(j).toMatchObject({ state: 'failed', code: 'E_LIMITED', limited: { cuts: MAX_LIMIT_CUTS } });
+    expect(j!.reason).toBe(
+      `its turn was cut by coder's usage limit ${MAX_LIMIT_CUTS} times (the last: Usage limit reached for gemini-3.8-flash.); it no longer waits for a reset`,
+    );
   });
 });
