@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   // A work item's turn ended without a reply (the CLI failed, its run left no status).
   E_TURN_FAILED: 502,
   E_CANCELLED: 409,
+  // A work item whose turn a usage limit cut again and again (docs/limits.md): it stops waiting for resets.
+  E_LIMITED: 429,
   // The command was interrupted (Ctrl-C); the work it asked for goes on.
   E_INTERRUPTED: 499,
   E_USAGE: 400,

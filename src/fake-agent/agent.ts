@@ -74,6 +74,8 @@ export class Agent {
   private transcript: TranscriptEntry[] = [];
   private readonly editor: Editor;
   private thinkMs: number;
+  /** The limit lines already shown: each is shown once (after its reset the service answers again), so a cut turn run again gets its reply. */
+  private readonly limitsShown = new Set<string>();
   private turn: Turn | undefined;
   private stopSpinner: (() => void) | undefined;
 
@@ -214,10 +216,14 @@ export class Agent {
     return [...this.writes(prompt), ...replyBody(prompt, this.config, this.io.readFile)];
   }
 
-  /** A `limit:` line in the prompt, else in the file it names: the turn ends at a usage limit (its screen line). */
+  /** A `limit:` line in the prompt, else in the file it names: the turn ends at a usage limit (its screen line), the first time it is asked. */
   private limitLine(prompt: string): string | undefined {
     const file = namedFile(prompt, this.io.readFile);
-    return limitIn(prompt) ?? (file ? limitIn(file.content.toString('utf8')) : undefined);
+    const agent = this.config.agentName;
+    const line = limitIn(prompt, agent) ?? (file ? limitIn(file.content.toString('utf8'), agent) : undefined);
+    if (line === undefined || this.limitsShown.has(line)) return undefined;
+    this.limitsShown.add(line);
+    return line;
   }
 
   /** `write:` lines in the prompt, else in the file it names, carried out: the reply's first lines. */

@@ -24,8 +24,11 @@ const AgentSchema = z.strictObject({
   isolation: z.enum(['shared', 'worktree']).optional(),
   /** The branch or commit its worktree starts from when it is made (default: the checkout's current branch). */
   base: z.string().min(1).max(256).optional(),
-  /** Another agent of the team: while this one is `limited`, its waiting jobs and handoffs move there (docs/limits.md). */
-  fallback: z.string().min(1).refine(isName, `must be an agent's name: ${NAME_RULE}`).optional(),
+  /**
+   * Another agent of the team, or a profile (an idle agent of it, else a new worker): while this one is
+   * `limited`, its waiting jobs and handoffs move there (docs/limits.md).
+   */
+  fallback: z.string().min(1).refine(isName, `must be an agent's or a profile's name: ${NAME_RULE}`).optional(),
   /** The watchdog, for this agent: seconds busy with no output and no hook event before it counts as stuck. */
   stuckAfter: z.number().positive().max(86_400).optional(),
   /** What the watchdog does besides telling: `interrupt` presses the CLI's own interrupt keys once. */
@@ -110,9 +113,8 @@ export const ProjectSchema = z
     });
     p.agents.forEach((a, i) => {
       if (a.fallback === undefined) return;
-      if (a.fallback === a.name) ctx.addIssue({ code: 'custom', path: ['agents', i, 'fallback'], message: 'must be another agent' });
-      else if (!seen.has(a.fallback))
-        ctx.addIssue({ code: 'custom', path: ['agents', i, 'fallback'], message: `must be an agent of this file (${[...seen].join(', ')})` });
+      // A name that is no agent of this file is taken as a profile's (checked when a limit moves work there).
+      if (a.fallback === a.name) ctx.addIssue({ code: 'custom', path: ['agents', i, 'fallback'], message: 'must be another agent, or a profile' });
     });
   });
 export type ProjectFile = z.output<typeof ProjectSchema>;

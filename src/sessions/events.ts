@@ -169,8 +169,11 @@ export const jobStateEvent = z.object({
   jobId: id,
   state: z.enum(JOB_STATES),
   reason: z.string(),
-  terminalId: id.optional(),
+  /** null: the item leaves its terminal (it moved to a worker of a profile, whose window is not open yet). */
+  terminalId: id.nullable().optional(),
   agent: id.optional(),
+  /** The item became a worker's job of the profile `target` (a usage limit's fallback profile, docs/limits.md). */
+  worker: z.object({ target: id }).optional(),
   window: z.string().optional(),
   /** The nonce of the pointer prompt (set before it is typed, to find it again after a crash). */
   nonce: id.optional(),
@@ -187,6 +190,11 @@ export const jobStateEvent = z.object({
     .string()
     .regex(/^E_[A-Z_]+$/)
     .optional(),
+  /**
+   * A turn cut by a usage limit (docs/limits.md): the item went back to wait for the limit's reset
+   * (`resetAt`, null when the CLI showed none), as the CLI said it (`said`).
+   */
+  limit: z.object({ resetAt: isoTime.nullable(), said: z.string().nullable() }).optional(),
   /** A `--worktree` job's end: what its branch holds (its work committed first). */
   worktree: z
     .object({

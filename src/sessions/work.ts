@@ -68,6 +68,20 @@ export const jobRecordSchema = z.object({
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
   /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
   usage: byModelSchema.nullable().default(null),
+  /**
+   * Its turn was cut by a usage limit and it went back to wait (docs/limits.md): how many times, the last
+   * time, the limit's reset as the CLI showed it, and the terminal whose limit it was. Null: never cut.
+   */
+  limited: z
+    .object({
+      cuts: z.number().int().positive(),
+      at: isoTime,
+      resetAt: isoTime.nullable(),
+      said: z.string().nullable(),
+      terminalId: id.nullable().default(null),
+    })
+    .nullable()
+    .default(null),
 });
 
 export const MESSAGE_STATES = ['pending', 'claimed', 'delivered'] as const;
@@ -147,6 +161,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
     usage: null,
+    limited: null,
   };
 }
 
@@ -159,10 +174,12 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     state: e.state,
     reason: e.reason,
     updated: e.ts,
-    terminalId: e.terminalId ?? j.terminalId,
-    agent: e.agent ?? j.agent,
-    window: e.window ?? j.window,
-    nonce: e.nonce ?? j.nonce,
+    terminalId: e.terminalId === undefined ? j.terminalId : e.terminalId,
+    agent: e.agent ?? (e.worker ? null : j.agent),
+    ...(e.worker ? { kind: 'worker' as const, target: e.worker.target } : {}),
+    window: e.window ?? (e.worker ? null : j.window),
+    // A queued item has no turn under way: the nonce of one that was cut or moved is not looked for again.
+    nonce: e.nonce ?? (e.state === 'queued' ? null : j.nonce),
     artifact: e.artifact ?? j.artifact,
     reply: e.reply ?? j.reply,
     turn: e.turn ?? j.turn,
@@ -170,6 +187,7 @@ function changeJob(data: WorkData, e: EventOf<'job-state'>): JobRecord {
     cause: e.cause ?? j.cause,
     code: e.code ?? j.code,
     worktree: j.worktree && e.worktree ? { ...j.worktree, result: e.worktree } : j.worktree,
+    limited: e.limit ? { cuts: (j.limited?.cuts ?? 0) + 1, at: e.ts, ...e.limit, terminalId: j.terminalId } : j.limited,
     history: [...j.history, { state: e.state, at: e.ts, reason: e.reason }],
   };
 }

@@ -342,7 +342,17 @@ export function compose(d: SupervisorDeps) {
           store,
           journal,
           agents,
-          fallbackOf: async (name) => (await project())?.agents.find((a) => a.name === name)?.fallback,
+          fallbackOf: async (name) => {
+            const team = (await project())?.agents ?? [];
+            const to = team.find((a) => a.name === name)?.fallback;
+            if (!to || team.some((a) => a.name === to)) return to;
+            // Not an agent of the team: a profile (docs/limits.md), if one loads by that name.
+            return profile(to).then(
+              () => ({ profile: to }),
+              (e: Error) => void log.warn({ agent: name, fallback: to, err: e.message }, 'the fallback is neither an agent nor a profile'),
+            );
+          },
+          workers: { pump: () => workers.pump() },
           kick: (t) => runner.kick(t),
           log,
         },
@@ -364,6 +374,7 @@ export function compose(d: SupervisorDeps) {
             launch: (terminalId, task) => launcher.headlessLaunch(terminalId, task),
             pane: (entry, target) => launcher.headlessPane(entry, target),
             usage,
+            limit: (paneId) => watcher.snapshot(paneId)?.context.limit,
           },
           j,
           e,
@@ -378,6 +389,7 @@ export function compose(d: SupervisorDeps) {
           worktreeResult: (x) =>
             isolation.jobResult(x).catch((err: Error) => (log.warn({ job: x.id, err: err.message }, "could not record the job's worktree"), null)),
           usage,
+          limit: (paneId) => watcher.snapshot(paneId)?.context.limit,
         },
         j,
         e,

@@ -121,25 +121,39 @@ export interface TurnReply {
   by: 'transcript' | 'screen' | 'hook';
 }
 
+/** A turn a usage limit cut (docs/limits.md): no reply was written; `text` is what the CLI printed instead, `limit` the lines that said so. */
+export interface CutTurn {
+  cut: true;
+  limit: string[];
+  text: string;
+  by: 'transcript' | 'screen' | 'hook';
+}
+
 /**
  * Wait for the end of the turn the pointer started, capture the reply and write it as the next
  * artifact. `extra` adds events to the journal entry of the reply (a job's end), so both are recorded
- * together or not at all.
+ * together or not at all. With `req.cutByLimit`, a turn cut by a usage limit writes no reply: it
+ * resolves as a `CutTurn`, for the item to wait for the reset and run again.
  */
 export async function awaitReply(
   env: TurnEnv,
   target: TurnTarget,
   p: PreparedTurn,
-  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from' | 'signal'>,
+  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from' | 'signal'> & { cutByLimit?: boolean },
   turnsBefore: number,
   extra?: (replyFile: string, reply: string, data: RegistryData) => Promise<NewJournalEvent[]>,
-): Promise<TurnReply> {
+): Promise<(TurnReply & { cut?: undefined }) | CutTurn> {
   const dirs = { jaggersDir: env.jaggersDir, projectRoot: env.projectRoot };
   const { prompt, nonce } = p;
   const home = await env.homeOf(target.pid);
   const sessionId = prompt.meta.targetSession;
   const end = await turnEnd(env, target, { nonce, cwd: prompt.cwd, sessionId, artifact: prompt.artifact, home }, req, turnsBefore);
   const reply = end.by === 'screen' ? { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const } : { text: end.reply, from: end.by };
+  if (!sessionId && env.discoverPin && end.limit && req.cutByLimit)
+    await env
+      .discoverPin(target, home, `[jg:${nonce}]`)
+      .catch((e: Error) => env.log.warn({ agent: target.agent, err: e.message }, 'could not pin the session the CLI made'));
+  if (end.limit && req.cutByLimit) return { cut: true, limit: end.limit, text: reply.text, by: end.by };
   const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
   const artifact = await writeReply(env.registry, dirs, {
     prompt,
@@ -191,9 +205,12 @@ export async function turnEnd(
   });
   env.watch.confirmTurn(target.paneId, end.by);
   // A turn that ended at a usage limit the screen did not show (a reply read from the transcript or a hook).
-  if (end.by !== 'screen' && env.watch.limitSeen) {
+  if (end.by !== 'screen') {
     const lines = limitInReply(end.reply, target.profile.detect.rules);
-    if (lines) env.watch.limitSeen(target.paneId, lines, end.by);
+    if (lines) {
+      env.watch.limitSeen?.(target.paneId, lines, end.by);
+      return { ...end, limit: lines };
+    }
   }
   return end;
 }

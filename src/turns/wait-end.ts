@@ -9,7 +9,10 @@ import { describeScreenEnd, screenTurnEnd, type ScreenEnd } from '../handover/re
 import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
 
-export type TurnEnd = { by: 'transcript'; reply: string } | { by: 'screen'; screen: string } | { by: 'hook'; reply: string; event: string };
+/** `limit`: the turn was cut by a usage limit (the lines that said so): its reply is the limit's message, not an answer. */
+export type TurnEnd = ({ by: 'transcript'; reply: string } | { by: 'screen'; screen: string } | { by: 'hook'; reply: string; event: string }) & {
+  limit?: string[];
+};
 
 export interface WaitSpec {
   paneId: string;
@@ -132,11 +135,12 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
         // The turn ended at a usage limit the machine read after this prompt (it closed the turn): its
         // screen shows the CLI's limit message, not its usual end-of-turn mark (claude's `● API Error:
         // ... (429)`, codex's `■ You’ve hit your usage limit`). The screen's reply is that message.
+        const limit = () => watch.snapshot(w.paneId)?.context.lines ?? [];
         if (sawScreen.echo && settled && status === 'limited' && !w.readTranscript && !watch.hooksExpected?.(w.paneId))
-          return finish(null, { by: 'screen', screen });
+          return finish(null, { by: 'screen', screen, limit: limit() });
         if (sawScreen.echo && settled && status === 'limited') {
           limitWait ??= performance.now();
-          if (performance.now() - limitWait >= TRANSCRIPT_GRACE_MS) return finish(null, { by: 'screen', screen });
+          if (performance.now() - limitWait >= TRANSCRIPT_GRACE_MS) return finish(null, { by: 'screen', screen, limit: limit() });
           return later(200);
         }
         if (sawScreen.ended) {

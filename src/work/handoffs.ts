@@ -143,7 +143,8 @@ export class Handoffs {
 
   /** A queued handoff or send is cancelled at its deadline (its creation plus its timeout). */
   private arm(j: JobRecord): void {
-    if (this.deadlines.has(j.id) || j.state !== 'queued') return;
+    // One a usage limit cut had started in time: it waits for the limit's reset, not for a deadline (docs/limits.md).
+    if (this.deadlines.has(j.id) || j.state !== 'queued' || j.limited) return;
     const ms = (j.timeoutMs ?? DEFAULT_TURN_TIMEOUT_S * 1000) - (this.p.clock.now() - Date.parse(j.created));
     const t = this.p.clock.setTimeout(() => void this.expire(j.id), Math.max(0, ms));
     this.deadlines.set(j.id, t);
@@ -152,7 +153,7 @@ export class Handoffs {
   private async expire(id: string): Promise<void> {
     this.deadlines.delete(id);
     const j = this.p.store.data.jobs[id];
-    if (!j || j.state !== 'queued') return;
+    if (!j || j.state !== 'queued' || j.limited) return;
     const why = (j.terminalId && this.p.runner.waiting(j.terminalId, id)) || 'it did not get its turn';
     this.p.log.info({ job: id, work: j.work, why }, 'not started by its deadline: cancelled');
     await this.p.jobs.cancel(id, `its deadline (${Math.round((j.timeoutMs ?? 0) / 1000)} s): it never went in (${why})`);

@@ -10,7 +10,12 @@
 // for that status file instead of running the turn again.
 import { spawn } from 'node:child_process';
 import { watch } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_LIMIT_WAIT_MS } from '../../machines/terminal.machine.js';
+import { headlessLimit } from '../clis/shared/headless-limit.js';
+import { regexOf } from '../detect/classify.js';
+import { readReset } from '../detect/limit.js';
 import { makeNonce, sanitizeText } from '../delivery/sanitize.js';
 import { JaggersError } from '../errors.js';
 import { readConfinedText, RUN_FOLDERS } from '../fs/confine.js';
@@ -24,6 +29,7 @@ import { pointerFor, prepareTurn, type PreparedTurn, type TurnEnv, type TurnTarg
 import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { TerminalEntry } from './ports.js';
+import { cutByLimit, type LimitNow } from './limit-wait.js';
 import { DEFAULT_JOB_TIMEOUT_S, fromOf, labelOf, preparedOf } from './run-turn.js';
 import { turnUsageEvents, type UsageSource } from './usage.js';
 
@@ -39,6 +45,8 @@ export interface HeadlessRunPorts {
   pane(e: TerminalEntry, target: TurnTarget): HeadlessPane | null;
   /** The tokens a session spent, from its CLI's records: the run's usage is recorded with its end (docs/usage.md). */
   usage?: UsageSource;
+  /** The usage limit the pane's machine read (state `limited`): a run a limit stopped waits for its reset (docs/limits.md). */
+  limit?(paneId: string): LimitNow | null | undefined;
 }
 
 /** What a run was started with, kept beside its output so a later supervisor reads it the same way. */
@@ -135,6 +143,25 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
       stopped = true;
     }
     if (!attempt) throw new JaggersError('E_TURN_FAILED', `${label}: the headless run left no record in ${dir}; run it again`);
+    const limitRules = profile.detect.rules.filter((r) => r.status === 'limited').map((r) => regexOf(r.pattern));
+    /**
+     * The run stopped at a usage or rate limit (`lines`, docs/limits.md): the pane's TUI comes back, the agent
+     * is `limited` with the reset time the lines give, and the item waits for it (its run's files are kept
+     * aside, so the next run starts anew).
+     */
+    const limited = async (lines: string[]): Promise<void> => {
+      if (stopped) await pane?.resume(sessionId, conversation);
+      stopped = false;
+      env.watch.limitSeen?.(target.paneId, lines, 'headless');
+      const now = Date.now();
+      const r = readReset(lines, now);
+      const seen = (live && p.limit?.(target.paneId)) || { resetAt: r.resetAt, until: r.resetAt ?? now + DEFAULT_LIMIT_WAIT_MS, said: r.said };
+      env.log.info({ job: j.id, agent: terminal.agent, limit: lines }, 'headless run stopped at a usage limit; the item waits for the reset');
+      const after = await cutByLimit(journal, j, terminal.agent, lines, seen);
+      await rename(dir, `${dir}-cut${after?.limited?.cuts ?? (j.limited?.cuts ?? 0) + 1}`).catch((e: Error) =>
+        env.log.warn({ job: j.id, err: e.message }, "could not keep the limited run's files aside"),
+      );
+    };
     if (isFinal(j.state) || signal.aborted) return;
     const since = Date.parse(j.history.findLast((h) => h.state === 'running')?.at ?? new Date().toISOString());
     const deadline = since + (j.timeoutMs ?? DEFAULT_JOB_TIMEOUT_S * 1000);
@@ -149,6 +176,10 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
         throw new JaggersError('E_TIMEOUT', `${label}: ${profile.command} did not finish within ${Math.round((deadline - since) / 1000)} s`);
       if (status === 'vanished')
         throw new JaggersError('E_TURN_FAILED', `${label}: ${profile.command}'s run ended without an exit status (killed?); its output is in ${dir}`);
+      if (status !== 0) {
+        const lines = headlessLimit({ stdout: out, stderr: err, status, rules: limitRules, at: Date.now() });
+        if (lines) return await limited(lines);
+      }
       if (status !== 0 && attempt.first && attempt.n === 1 && pinned && IN_USE.test(err)) {
         // Its session exists already (someone talked in the pane): a later turn's arguments.
         const launch = await p.launch(terminalId, j.task ?? j.id);
@@ -169,6 +200,8 @@ export async function runHeadless(p: HeadlessRunPorts, given: JobRecord, e: Term
         env.log.info({ agent: terminal.agent, session: sid }, 'pinned the session the first headless turn made');
       }
       sessionId = ran.sessionId ?? sessionId;
+      const cut = headlessLimit({ stdout: out, stderr: err, status, rules: limitRules, at: Date.now(), reply: ran.text });
+      if (cut) return await limited(cut);
       if (stopped) await pane?.resume(sessionId, conversation);
       stopped = false;
       const party: TurnParty = { agent: terminal.agent, terminalId };

@@ -19,6 +19,7 @@ import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type
 import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { Agents, TerminalEntry } from './ports.js';
+import { cutByLimit, type LimitNow } from './limit-wait.js';
 import { turnUsageEvents, warmUsage, type UsageSource } from './usage.js';
 
 /** A job's turn may run this long unless `--timeout` says otherwise. */
@@ -33,6 +34,8 @@ export interface TurnRunPorts {
   worktreeResult?(j: JobRecord): Promise<NonNullable<JobRecord['worktree']>['result']>;
   /** The tokens a session spent, from its CLI's records: the turn's usage is recorded with its end (docs/usage.md). */
   usage?: UsageSource;
+  /** The usage limit the pane's machine read (state `limited`): a turn it cut waits for its reset (docs/limits.md). */
+  limit?(paneId: string): LimitNow | null | undefined;
 }
 
 const rel = (root: string, file: string) => path.relative(root, file);
@@ -181,7 +184,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
     const replyStart = performance.now();
     try {
       const id = j.id;
-      const r = await awaitReply(env, target, prepared, { timeoutMs: left, label, from, signal }, turnsBefore, async (file, text, d) => {
+      const r = await awaitReply(env, target, prepared, { timeoutMs: left, label, from, signal, cutByLimit: true }, turnsBefore, async (file, text, d) => {
         const cur = d.jobs[id];
         if (!cur || isFinal(cur.state)) return [];
         const done = { ...cur, state: 'done' as const, reason: 'the agent finished its turn', reply: rel(root, file) };
@@ -204,6 +207,12 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
           ...(await journal.resultEvents(d, done, text)),
         ];
       });
+      if (r.cut) {
+        // The CLI showed its limit instead of a reply: the item waits for the reset and runs again.
+        env.log.info({ job: j.id, agent: target.agent, by: r.by, limit: r.limit }, 'turn cut by a usage limit; the item waits for the reset');
+        await cutByLimit(journal, j, target.agent, r.limit, p.limit?.(target.paneId) ?? null);
+        return;
+      }
       outcome.replyMs = performance.now() - replyStart;
       outcome.confirmedBy = r.by;
       outcome.replyFrom = r.from;

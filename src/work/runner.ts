@@ -4,6 +4,7 @@
 // on by itself), a window opened or restarted (the table kicks it), a person answering (the item in
 // flight follows its own turn). An item in flight when a supervisor died is the head again on the next
 // start, and is followed from the phase the journal says it reached.
+import { DEFAULT_LIMIT_WAIT_MS } from '../../machines/terminal.machine.js';
 import { isDiskError } from '../fs/disk-health.js';
 import type { Log } from '../logger.js';
 import type { JobRecord, RegistryData } from '../sessions/registry.js';
@@ -53,6 +54,7 @@ export class Runner {
   private readonly again = new Set<string>();
   private readonly why = new Map<string, string>();
   private readonly failures = new Map<string, number>();
+  private readonly wakes = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private stopped = false;
 
   constructor(private readonly p: RunnerPorts) {}
@@ -106,7 +108,7 @@ export class Runner {
     const held = inFlight(head) ? null : (this.p.hold?.(head) ?? null);
     if (held) return held;
     const agent = itemAgent(head);
-    if (head.kind === 'job' && head.j.headless) return null;
+    if (head.kind === 'job' && head.j.headless) return inFlight(head) ? null : this.headlessLimited(head.j, terminalId);
     const e = this.p.pane(terminalId);
     if (!e) return `${agent} has no window open: run \`jaggers up\``;
     if (e.pane.dead || this.p.status(e.pane.paneId) === 'exited') return `${agent}'s pane is dead: run \`jaggers up\` to restart it`;
@@ -114,18 +116,59 @@ export class Runner {
     if (inFlight(head)) return null;
     const status = this.p.status(e.pane.paneId) ?? 'starting';
     // Its limit's reset ends the state by itself (a timer in the pane's machine): the queue goes on then.
-    if (status === 'limited') {
-      const l = this.p.limit?.(e.pane.paneId);
-      if (!l) return `${agent} hit a usage limit; the next item waits for its reset`;
-      const at = new Date(l.until).toISOString();
-      return l.resetAt !== null
-        ? `${agent} hit a usage limit (${l.said ?? 'on screen'}); the next item waits for the limit's reset at ${at}`
-        : `${agent} hit a usage or rate limit that showed no reset time; the next item is tried at ${at}`;
-    }
+    if (status === 'limited') return this.limitedWords(head, agent, e.pane.paneId);
     const ready = e.profile.delivery.ready as readonly string[];
     if (ready.includes(status)) return null;
     const how = status === 'waiting_input' ? ` (it waits for a person: \`jaggers answer ${agent} <choice>\` or \`jaggers attach ${agent}\`)` : '';
     return `${agent} is ${status}${how}; the next item goes in when it is ${ready.join(' or ')}`;
+  }
+
+  /**
+   * A headless item waits for a usage limit too (docs/limits.md): its agent's pane `limited`, or, with no
+   * live pane, the limit that cut its own last run until its reset (a timer kicks the queue then).
+   */
+  private headlessLimited(j: JobRecord, terminalId: string): string | null {
+    const e = this.p.pane(terminalId);
+    const item: WorkItem = { kind: 'job', id: j.id, seq: j.seq, created: j.created, j };
+    if (e && !e.pane.dead && this.p.status(e.pane.paneId) === 'limited') return this.limitedWords(item, itemAgent(item), e.pane.paneId);
+    if (e && !e.pane.dead) return null;
+    const l = j.limited;
+    if (!l || l.terminalId !== terminalId) return null;
+    const until = l.resetAt ? Date.parse(l.resetAt) : Date.parse(l.at) + DEFAULT_LIMIT_WAIT_MS;
+    if (until <= Date.now()) return null;
+    this.wakeAt(terminalId, until);
+    return `its run was stopped by ${j.agent ?? j.target}'s usage limit (${l.said ?? 'no reset time shown'}); it runs again at ${new Date(until).toISOString()}`;
+  }
+
+  /** Look at the terminal's queue again at `at` (a headless item's limit with no pane to time it). */
+  private wakeAt(terminalId: string, at: number): void {
+    const t = this.wakes.get(terminalId);
+    if (t?.at === at) return;
+    if (t) clearTimeout(t.timer);
+    const timer = setTimeout(
+      () => {
+        this.wakes.delete(terminalId);
+        this.kick(terminalId);
+      },
+      at - Date.now() + 5,
+    );
+    timer.unref();
+    this.wakes.set(terminalId, { at, timer });
+  }
+
+  /** Why the head waits for its agent's limit, in words. */
+  private limitedWords(head: WorkItem, agent: string, paneId: string): string {
+    const l = this.p.limit?.(paneId);
+    const at = l ? new Date(l.until).toISOString() : null;
+    // An item whose turn the limit cut (docs/limits.md) runs again; it says so.
+    if (head.kind === 'job' && head.j.limited) {
+      const again = at ? `it runs again at ${l?.resetAt !== null ? "the limit's reset, " : ''}${at}` : 'it runs again at its reset';
+      return `its turn was cut by ${agent}'s usage limit (${l?.said ?? head.j.limited.said ?? 'on screen'}); ${again}`;
+    }
+    if (!l || !at) return `${agent} hit a usage limit; the next item waits for its reset`;
+    return l.resetAt !== null
+      ? `${agent} hit a usage limit (${l.said ?? 'on screen'}); the next item waits for the limit's reset at ${at}`
+      : `${agent} hit a usage or rate limit that showed no reset time; the next item is tried at ${at}`;
   }
 
   private async pump(terminalId: string): Promise<void> {
@@ -216,6 +259,8 @@ export class Runner {
   /** Stop starting items; those in flight are left as the journal says (the next supervisor follows them). */
   stop(): void {
     this.stopped = true;
+    for (const w of this.wakes.values()) clearTimeout(w.timer);
+    this.wakes.clear();
     for (const r of this.running.values()) r.stop.abort();
   }
 }

@@ -51,9 +51,11 @@ export class Workers {
     const running = new Map<string, number>();
     // A worker being opened counts, whatever the registry says yet: a second pump meanwhile (an item
     // ended, another was assigned) would otherwise see it still queued and open one more.
-    for (const j of jobs) if (j.state !== 'queued' || this.opening.has(j.id)) running.set(j.target, (running.get(j.target) ?? 0) + 1);
+    // A worker whose turn a usage limit cut is queued again in its own window (docs/limits.md): it waits there.
+    const windowed = (j: JobRecord) => j.terminalId !== null && this.p.hasPane(j.terminalId);
+    for (const j of jobs) if (j.state !== 'queued' || this.opening.has(j.id) || windowed(j)) running.set(j.target, (running.get(j.target) ?? 0) + 1);
     for (const j of jobs) {
-      if (this.opening.has(j.id)) continue;
+      if (this.opening.has(j.id) || (j.state === 'queued' && windowed(j))) continue;
       if (j.state === 'queued') {
         const n = running.get(j.target) ?? 0;
         if (n >= (await this.p.maxWorkers(j.target))) continue;

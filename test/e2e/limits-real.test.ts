@@ -1,8 +1,8 @@
 // A usage limit on the real CLIs, offline: the stub model answers a turn with the service's plan limit
 // (test/e2e/stub-limits.ts: anthropic's subscription headers, codex's usage_limit_reached, gemini's daily
 // RESOURCE_EXHAUSTED), the CLI
-// shows it, and jaggers shows the agent `limited` with the reset time it read, and holds the next job
-// (its `waiting` says until when). Prints what each CLI showed. Needs `npm run build` and
+// shows it, and jaggers shows the agent `limited` with the reset time it read; the job whose turn it cut
+// goes back to wait for the reset (its `reason` and `waiting` say so), and the next job waits behind it. Prints what each CLI showed. Needs `npm run build` and
 // scripts/install-real-clis.sh; a CLI that is not installed is skipped.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,7 +32,7 @@ describe.skipIf(team.length === 0)('usage limits on the real CLIs', () => {
   });
 
   it.each(team)(
-    '%s: limited with its reset time; the next job waits for it',
+    '%s: limited with its reset time; the cut job waits for it, the next job behind it',
     async (cli) => {
       const at = Date.now();
       const first = await t.jg(['assign', cli, '-m', 'say hello']);
@@ -56,21 +56,24 @@ describe.skipIf(team.length === 0)('usage limits on the real CLIs', () => {
         const off = Date.parse(view.limit!.resetAt) - at - RESET_S * 1000;
         expect(Math.abs(off)).toBeLessThan(61 * 60_000);
       }
-      // The turn the limit cut ends, with what the CLI printed as its reply.
-      const ended = await untilEvent(
+      // The turn the limit cut does not end with the limit's message as its reply: the job waits for the reset.
+      const id = first.stdout.trim();
+      const cut = await untilEvent(
         api(t.rig),
         'job',
-        async () => ((j) => (j.state === 'done' || j.state === 'failed' ? j : null))(await api(t.rig).call<JobView>('GET', `/v1/jobs/${first.stdout.trim()}`)),
-        'the first job ended',
+        async () => ((j) => (j.limited || j.state === 'done' || j.state === 'failed' ? j : null))(await api(t.rig).call<JobView>('GET', `/v1/jobs/${id}`)),
+        'the cut job waiting',
         60_000,
       );
-      console.log(`${cli}: the cut turn ended ${ended.state}: ${ended.reason}`);
-      expect(ended.state).toBe('done');
+      console.log(`${cli}: the cut job is ${cut.state}: ${cut.reason} (waiting: ${cut.waiting})`);
+      expect(cut).toMatchObject({ state: 'queued', reply: null, limited: { cuts: 1 } });
+      expect(cut.reason).toMatch(new RegExp(`^its turn was cut by ${cli}'s usage limit`));
+      expect(cut.waiting).toMatch(new RegExp(`^its turn was cut by ${cli}'s usage limit .*; it runs again at `));
       const second = await t.jg(['assign', cli, '-m', 'the next job']);
       expect(second.code, second.stderr).toBe(0);
       const job = await api(t.rig).call<JobView>('GET', `/v1/jobs/${second.stdout.trim()}`);
       expect(job.state).toBe('queued');
-      expect(job.waiting).toMatch(new RegExp(`^${cli} hit a usage (or rate )?limit`));
+      expect(job.waiting).toBe(`behind job ${id} (queued) for ${cli}`);
     },
     150_000,
   );

@@ -21,6 +21,8 @@ export class FakeTui implements PaneIO, TurnWatch {
   inputsSent = 0;
   /** What the agent answers to a submitted prompt (then it goes done on the next turn of the event loop); null: it stays busy until `finish`. */
   autoReply: ((prompt: string) => string) | null = null;
+  /** A usage limit's line to end a submitted prompt's turn with instead of a reply (see `hitLimit`); null: none. */
+  limitOn: ((prompt: string) => string | null) | null = null;
   /** Submitted prompts, in order. */
   readonly prompts: string[] = [];
   private readonly changes = new Set<(c: { pane: { paneId: string }; status: string }) => void>();
@@ -69,7 +71,9 @@ export class FakeTui implements PaneIO, TurnWatch {
         this.lines.push(`❯ ${prompt}`);
         this.input = '';
         this.set('busy');
-        if (this.autoReply) {
+        const limit = this.limitOn?.(prompt) ?? null;
+        if (limit !== null) setImmediate(() => this.hitLimit(limit));
+        else if (this.autoReply) {
           const text = this.autoReply(prompt);
           setImmediate(() => this.finish(text));
         }
@@ -109,6 +113,13 @@ export class FakeTui implements PaneIO, TurnWatch {
     this.confirmed.push(by);
   }
 
+  /** What the turn engine said was a usage limit's message (the watcher makes the machine `limited`). */
+  readonly limitsSeen: { lines: string[]; by: string }[] = [];
+
+  limitSeen(_paneId: string, lines: string[], by: string): void {
+    this.limitsSeen.push({ lines, by });
+  }
+
   snapshot(paneId: string) {
     if (paneId !== this.paneId) return undefined;
     const screen = classify({ screen: this.screen(), raw: '', rules: this.profile.detect.rules });
@@ -122,6 +133,13 @@ export class FakeTui implements PaneIO, TurnWatch {
     this.lines.push(...reply.split('\n').map((l) => `  ${l}`), 'Worked for 3s');
     this.closedTurns++;
     this.set('done');
+  }
+
+  /** The turn stops at a usage limit: its line where the reply would be, the turn closed, the agent `limited` (as the terminal machine does). */
+  hitLimit(line: string): void {
+    this.lines.push(`  ${line}`);
+    this.closedTurns++;
+    this.set('limited');
   }
 
   /** A new status (and the screen it comes with). */

@@ -222,6 +222,25 @@ describe('handoff', () => {
     expect((await p).reply?.text).toBe('ok');
   });
 
+  it('leaves a handoff a usage limit cut alone at its deadline, and after a restart: it waits for the reset (docs/limits.md)', async () => {
+    const h = await setup();
+    const p = h.handoffs.handoff(h.req({ timeout: 30 }));
+    const j = await h.item();
+    await h.journal.change(j.id, 'running', 'took it');
+    await h.journal.change(j.id, 'queued', "its turn was cut by coder's usage limit", { limit: { resetAt: null, said: null } });
+    h.clock.advance(60_000);
+    await settle();
+    expect(h.store.data.jobs[j.id]!.state).toBe('queued');
+    const again = h.make();
+    again.start();
+    h.clock.advance(1);
+    await settle();
+    expect(h.store.data.jobs[j.id]!.state).toBe('queued');
+    again.stop();
+    await h.reply(j.id, 'ok');
+    expect((await p).reply?.text).toBe('ok');
+  });
+
   it('start() arms the deadlines of queued handoffs and sends again after a restart; one already past goes at once', async () => {
     const h = await setup();
     const created = h.clock.now();

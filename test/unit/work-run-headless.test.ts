@@ -26,8 +26,10 @@ const SESSION = '11111111-2222-3333-4444-555555555555';
 
 // The agent's CLI: counts its runs, waits for $GATE when it is set (a file the test creates), then
 // prints its reply, or fails with $FAIL as its exit status.
+// With $LIMIT (a file): the first run prints the file's words (a usage limit) and exits $LIMIT_EXIT (1 by default).
 const CLI = [
   'echo run >> "$COUNT"',
+  'if [ -n "$LIMIT" ] && [ ! -e "$LIMIT.shown" ]; then : > "$LIMIT.shown"; cat "$LIMIT"; exit "${LIMIT_EXIT:-1}"; fi',
   'if [ -n "$GATE" ]; then while [ ! -e "$GATE" ]; do sleep 0.02; done; fi',
   'if [ -n "$FAIL" ]; then echo "model overloaded" >&2; exit "$FAIL"; fi',
   'printf "Reply to <%s> in %s\\n" "$2" "$1"',
@@ -72,7 +74,7 @@ async function setup(o: { pinned?: boolean; pane?: boolean; env?: Record<string,
   const j = () => store.data.jobs['j-01']!;
   const runs = async () => (await readFile(count, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
   const work = path.join(dirs.jaggersDir, 'work', 'j-01');
-  return { root, store, hub, e, journal, emitted, run, j, runs, work, paneCalls, launches, until: (s: string) => reaches(hub, store, 'j-01', s) };
+  return { root, store, hub, e, tui, journal, emitted, run, j, runs, work, paneCalls, launches, until: (s: string) => reaches(hub, store, 'j-01', s) };
 }
 
 describe('a headless work item', () => {
@@ -145,6 +147,30 @@ describe('a headless work item', () => {
     expect(h.j().reason).toMatch(/^handoff \(headless\): sh exited 3: model overloaded; the handover file stays at \.jaggers\/handover\/turn_1_[0-9a-f]+\.md$/);
     // Resumed as it was: the conversation has no turn yet (the run that failed made none).
     expect(h.paneCalls).toEqual(['stop', `resume ${SESSION} false`]);
+  });
+
+  it.each([
+    ['exits 1 with the limit on stdout (claude -p)', "You've hit your session limit · resets 10:14pm (UTC)", '1'],
+    ["exits 0 with a limit's message as its whole reply", '[API Error: 429 Rate limit reached]', '0'],
+  ])('a run that stopped at a usage limit (%s): the agent is limited, the item waits and runs again once', async (_what, words, exit) => {
+    const limit = path.join(await temp(), 'limit.txt');
+    await writeFile(limit, `${words}\n`);
+    const h = await setup({ pane: true, env: { LIMIT: limit, LIMIT_EXIT: exit } });
+    await h.run();
+    const j = h.j();
+    expect(j).toMatchObject({ state: 'queued', reply: null, limited: { cuts: 1, terminalId: T } });
+    expect(j.reason).toMatch(new RegExp(`^its turn was cut by coder's usage limit \\(${words.replace(/[()[\]|.]/g, '\\$&')}\\): it runs again `));
+    expect(j.history.map((x) => x.state)).toEqual(['queued', 'starting', 'running', 'queued']);
+    // The pane's machine is told (it becomes limited), after the TUI came back.
+    expect(h.tui.limitsSeen).toEqual([{ lines: [words], by: 'headless' }]);
+    expect(h.paneCalls).toEqual(['stop', `resume ${SESSION} ${exit === '0'}`]);
+    expect(Object.values(h.store.data.messages)).toEqual([]);
+    // Its run's files are kept aside; the next run starts anew and answers.
+    expect(existsSync(path.join(`${h.work}-cut1`, '1.out'))).toBe(true);
+    await h.run();
+    expect(h.j()).toMatchObject({ state: 'done', limited: { cuts: 1 } });
+    expect(await h.runs()).toBe(2);
+    expect(parseArtifact(await readFile(path.join(h.root, h.j().reply!), 'utf8')).body).toMatch(/^Reply to </);
   });
 
   it('refuses an agent with no pinned conversation (and no way to learn one) before anything runs', async () => {

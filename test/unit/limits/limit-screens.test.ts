@@ -53,6 +53,8 @@ describe("the fake agent's `limit:` line", () => {
     expect(limitIn('do it\nlimit: try again in 3 seconds\n')).toBe('✕ Usage limit reached · try again in 3 seconds');
     expect(limitIn('limit:')).toBe('✕ Usage limit reached');
     expect(limitIn('no limit here')).toBeUndefined();
+    expect(limitIn('limit(alpha): try again in 3 seconds', 'alpha')).toBe('✕ Usage limit reached · try again in 3 seconds');
+    expect(limitIn('limit(alpha): try again in 3 seconds', 'beta')).toBeUndefined();
     const c = classify({ screen: `✦ ${limitIn('limit: resets 9pm (UTC)')!}\n\n│ > │\n`, raw: '', rules: load('demo').detect.rules });
     expect(c.status).toBe('limited');
   });
