@@ -103,7 +103,7 @@ export class SqliteSnapshot {
     private readonly dbFd: number,
     private readonly walFd: number | null,
     readonly pageSize: number,
-    private readonly usable: number,
+    private usable: number,
     private readonly wal: WalState | null,
     readonly pages: number,
   ) {}
@@ -119,17 +119,27 @@ export class SqliteSnapshot {
         } catch {
           walFd = null;
         }
+        // The main file's header gives the page size (a new database's may be all in the log: the log's
+        // header then); the current page 1, from the log where it is there, gives the rest.
         const head = readAt(dbFd, 100, 0);
-        if (head.length < 100 || head.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') throw new SqliteReadError(`${dbFile}: not a SQLite database`);
-        const raw = head.readUInt16BE(16);
+        const isMain = head.length === 100 && head.toString('latin1', 0, 16) === 'SQLite format 3\u0000';
+        const walHead = walFd !== null ? readAt(walFd, 32, 0) : null;
+        const raw = isMain ? head.readUInt16BE(16) : walHead && walHead.length === 32 ? walHead.readUInt32BE(8) : 0;
         const pageSize = raw === 1 ? 65536 : raw;
-        if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw new SqliteReadError(`${dbFile}: page size ${raw}`);
-        if (head.readUInt32BE(56) !== 1) throw new SqliteReadError(`${dbFile}: not UTF-8 (encoding ${head.readUInt32BE(56)})`);
+        if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw new SqliteReadError(`${dbFile}: not a SQLite database`);
         const wal = walFd !== null ? followWal(dbFile, walFd, pageSize) : null;
         const walSize = walFd !== null ? fstatSync(walFd).size : 0;
-        const pages = wal && wal.pages > 0 ? wal.pages : head.readUInt32BE(28);
-        const s = new SqliteSnapshot(dbFd, walFd, pageSize, pageSize - head[20]!, wal, pages);
+        const fileSize = fstatSync(dbFd).size;
+        const inHeader = isMain && head.readUInt32BE(92) === head.readUInt32BE(24) ? head.readUInt32BE(28) : 0;
+        const pages = wal && wal.pages > 0 ? wal.pages : inHeader || Math.floor(fileSize / pageSize);
+        const s = new SqliteSnapshot(dbFd, walFd, pageSize, pageSize, wal, pages);
         try {
+          const first = s.page(1);
+          if (first.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') throw new SqliteReadError(`${dbFile}: not a SQLite database`);
+          // 0: not set yet (a new database); SQLite's default, UTF-8.
+          const encoding = first.readUInt32BE(56);
+          if (encoding !== 1 && encoding !== 0) throw new SqliteReadError(`${dbFile}: text is not UTF-8 (encoding ${encoding})`);
+          s.usable = pageSize - first[20]!;
           const out = fn(s);
           if (walFd === null || (fstatSync(walFd).size === walSize && s.sameLog())) return out;
         } catch (e) {

@@ -106,6 +106,14 @@ describe('opencode usage (1.18.33, SQLite)', () => {
     expect(() => opencodeSessionUsage(db, SESSION)).not.toThrow();
   });
 
+  it("takes the header from the log's page 1, the current one: the main file's may be stale", () => {
+    const main = readFileSync(`${BASE}.db`);
+    main.writeUInt32BE(2, 56);
+    writeFileSync(db, main);
+    copyFileSync(`${BASE}.db-wal`, `${db}-wal`);
+    expect(opencodeSessionUsage(db, SESSION)?.byModel).toEqual({ 'stub-model-opencode': TWO });
+  });
+
   it('gives no usage for a database that is missing, not SQLite, or of another shape, and never throws', async () => {
     const q = { home, cwd: '/w', sessionId: SESSION, env: {} };
     expect(await USAGE_READERS.opencode(q)).toBeNull();
