@@ -10,8 +10,8 @@
 //   cache's;
 // - the model is the step's message's `modelID` (table `message`, column `data`);
 // - a session's subagents are sessions of their own whose `parent_id` is it: their steps count too.
-// A message's steps are read once it is completed (`time.completed`), and a part once: a turn reads the
-// messages it added. Not a documented contract: a database of another shape gives no usage, never an error.
+// A message is read until it is final (a prompt, or an answer with `time.completed`), then kept: a turn
+// reads the messages it added, and the session's index entries. Not a documented contract: a database of another shape gives no usage, never an error.
 import path from 'node:path';
 import { count, type Tokens } from '../../usage/tokens.js';
 import { SqliteSnapshot, type SqlValue } from '../shared/sqlite-read.js';
@@ -32,9 +32,9 @@ interface Step {
   tokens: Tokens;
 }
 
-/** What was read of one message: its steps, and whether it was completed (then it is not read again). */
+/** What was read of one message: its steps, and whether they are final (then it is not read again). */
 interface MessageSeen {
-  completed: boolean;
+  final: boolean;
   steps: Step[];
 }
 
@@ -108,23 +108,27 @@ export function opencodeStepTokens(data: Record<string, unknown>): Tokens | null
   return { input: count(t.input), output: count(t.output) + count(t.reasoning), cacheRead: count(cache?.read), cacheWrite: count(cache?.write) };
 }
 
-/** One message: its steps, from its parts (each part read once: their ids are in the index). */
+/**
+ * A step-finish part is a few hundred bytes; a tool's output may be megabytes: parts over this are not
+ * read (under a 4 KB page's room for a row, so no overflow page is read for a part).
+ */
+const MAX_STEP_BYTES = 4000;
+
+/** One message: its steps, from its parts. Final when it is not an answer (a prompt) or its answer is completed. */
 function readMessage(s: SqliteSnapshot, r: Roots, messageId: string, rowid: number): MessageSeen {
   const data = json(s.row(r.message, rowid, 1 << 20)?.[r.col.messageData]);
-  const model = typeof data?.modelID === 'string' && data.modelID !== '' ? data.modelID : 'unknown';
-  const completed = typeof objectOf(data?.time)?.completed === 'number';
+  if (!data) return { final: false, steps: [] };
+  if (data.role !== 'assistant') return { final: true, steps: [] };
+  const model = typeof data.modelID === 'string' && data.modelID !== '' ? data.modelID : 'unknown';
   const steps: Step[] = [];
-  if (data?.role === 'assistant') {
-    for (const entry of s.indexEquals(r.partsOfMessage, messageId)) {
-      const partRow = rowidOf(entry);
-      if (partRow === null) continue;
-      // A step-finish part is small; a tool's output may be megabytes: those are not read.
-      const part = json(s.row(r.part, partRow, 64 * 1024)?.[r.col.partData]);
-      const tokens = part && opencodeStepTokens(part);
-      if (tokens) steps.push({ model, tokens });
-    }
+  for (const entry of s.indexEquals(r.partsOfMessage, messageId)) {
+    const partRow = rowidOf(entry);
+    const raw = partRow === null ? null : s.row(r.part, partRow, MAX_STEP_BYTES)?.[r.col.partData];
+    if (typeof raw !== 'string' || !raw.includes('"step-finish"')) continue;
+    const tokens = opencodeStepTokens(json(raw) ?? {});
+    if (tokens) steps.push({ model, tokens });
   }
-  return { completed, steps };
+  return { final: typeof objectOf(data.time)?.completed === 'number', steps };
 }
 
 /** The session and its subagents' sessions (their `parent_id` is it), at most 1,000. */
@@ -157,7 +161,7 @@ export function opencodeSessionUsage(dbFile: string, sessionId: string): Session
         if (typeof id !== 'string' || rowid === null) continue;
         messages++;
         let m = known.get(id);
-        if (!m?.completed) {
+        if (!m?.final) {
           m = readMessage(s, r, id, rowid);
           known.set(id, m);
         }

@@ -29,6 +29,17 @@ interface WalState {
   pages: number;
 }
 
+interface IndexPage {
+  interior: boolean;
+  /** `first`: the first column as SQLite orders it against a text (its UTF-8 bytes; -1 before any text, 1 after). */
+  cells: { values: SqlValue[]; first: Buffer | -1 | 1; child: number }[];
+  right: number;
+}
+
+/** Decoded index pages, by database file and page key (SqliteSnapshot.pageKey). */
+const indexPages = new Map<string, Map<string, IndexPage>>();
+const MAX_INDEX_PAGES = 20_000;
+
 /** The logs followed, by database file: a turn checks only the frames added since the last read. */
 const wals = new Map<string, WalState>();
 const MAX_WALS = 32;
@@ -100,12 +111,15 @@ function followWal(dbFile: string, walFd: number, pageSize: number): WalState | 
 export class SqliteSnapshot {
   private readonly cache = new Map<number, Buffer>();
   private constructor(
+    private readonly file: string,
     private readonly dbFd: number,
     private readonly walFd: number | null,
     readonly pageSize: number,
     private usable: number,
     private readonly wal: WalState | null,
     readonly pages: number,
+    /** The main file's inode, size and modification time: what its pages are as long as there is no log. */
+    private readonly mainStamp: string,
   ) {}
 
   /** Runs `fn` on a snapshot of `dbFile` (and its `-wal`), tried again (3 times) when the log moved under it. */
@@ -129,10 +143,11 @@ export class SqliteSnapshot {
         if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw new SqliteReadError(`${dbFile}: not a SQLite database`);
         const wal = walFd !== null ? followWal(dbFile, walFd, pageSize) : null;
         const walSize = walFd !== null ? fstatSync(walFd).size : 0;
-        const fileSize = fstatSync(dbFd).size;
+        const main = fstatSync(dbFd);
+        const fileSize = main.size;
         const inHeader = isMain && head.readUInt32BE(92) === head.readUInt32BE(24) ? head.readUInt32BE(28) : 0;
         const pages = wal && wal.pages > 0 ? wal.pages : inHeader || Math.floor(fileSize / pageSize);
-        const s = new SqliteSnapshot(dbFd, walFd, pageSize, pageSize, wal, pages);
+        const s = new SqliteSnapshot(dbFile, dbFd, walFd, pageSize, pageSize, wal, pages, `${main.ino}.${main.size}.${main.mtimeMs}`);
         try {
           const first = s.page(1);
           if (first.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') throw new SqliteReadError(`${dbFile}: not a SQLite database`);
@@ -264,23 +279,56 @@ export class SqliteSnapshot {
     yield* this.indexWalk(root, Buffer.from(key, 'utf8'), 0);
   }
 
-  private *indexWalk(n: number, key: Buffer, depth: number): Generator<SqlValue[]> {
-    if (depth > 64) throw new SqliteReadError('an index b-tree deeper than 64');
+  /**
+   * Where page `n` is read from, as a key that names its content: a frame of this log (append-only while
+   * its salts hold) or the main file's page while the log has these salts (it changes only by a
+   * checkpoint of pages the log holds, which are read from the log); without a log, the main file's
+   * page as of its inode, size and modification time.
+   */
+  private pageKey(n: number): string {
+    if (!this.wal) return `${this.mainStamp}.m${n}`;
+    const at = this.wal.committed.get(n);
+    return `${this.wal.salt1}.${this.wal.salt2}.${at !== undefined ? `w${at}` : `m${n}`}`;
+  }
+
+  /** An index page's cells, decoded: kept across reads by the page's key (a long session's index is not decoded again each turn). */
+  private indexPage(n: number): IndexPage {
+    const key = this.pageKey(n);
+    let pages = indexPages.get(this.file);
+    const hit = pages?.get(key);
+    if (hit) return hit;
     const h = this.header(n);
     const interior = h.type === 2;
     if (!interior && h.type !== 10) throw new SqliteReadError(`page ${n} is not an index page`);
-    // Entries left of a cell are at most its key; right of the last cell, at least it.
-    let lastCmp = -1;
-    for (const c of h.cells) {
+    const cells = h.cells.map((c) => {
       const [size, a] = varint(h.page, interior ? c + 4 : c);
       const values = record(this.payload(h.page, a, size, this.localSize(size, false)));
-      const cmp = compareFirst(values[0] ?? null, key);
-      if (interior && cmp >= 0 && lastCmp <= 0) yield* this.indexWalk(h.page.readUInt32BE(c), key, depth + 1);
-      if (cmp === 0) yield values;
+      const v = values[0] ?? null;
+      const first = typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.isBuffer(v) ? (1 as const) : (-1 as const);
+      return { values, first, child: interior ? h.page.readUInt32BE(c) : 0 };
+    });
+    const page: IndexPage = { interior, cells, right: h.right };
+    if (!pages || pages.size > MAX_INDEX_PAGES) {
+      if (!pages && indexPages.size >= MAX_WALS) indexPages.delete(indexPages.keys().next().value!);
+      indexPages.set(this.file, (pages = new Map()));
+    }
+    pages.set(key, page);
+    return page;
+  }
+
+  private *indexWalk(n: number, key: Buffer, depth: number): Generator<SqlValue[]> {
+    if (depth > 64) throw new SqliteReadError('an index b-tree deeper than 64');
+    const page = this.indexPage(n);
+    // Entries left of a cell are at most its key; right of the last cell, at least it.
+    let lastCmp = -1;
+    for (const c of page.cells) {
+      const cmp = typeof c.first === 'number' ? c.first : c.first.compare(key);
+      if (page.interior && cmp >= 0 && lastCmp <= 0) yield* this.indexWalk(c.child, key, depth + 1);
+      if (cmp === 0) yield c.values;
       if (cmp > 0) return;
       lastCmp = cmp;
     }
-    if (interior && lastCmp <= 0) yield* this.indexWalk(h.right, key, depth + 1);
+    if (page.interior && lastCmp <= 0) yield* this.indexWalk(page.right, key, depth + 1);
   }
 
   private schema: Map<string, { root: number; sql: string }> | null = null;
@@ -296,13 +344,6 @@ export class SqliteSnapshot {
     }
     return this.schema.get(name) ?? null;
   }
-}
-
-/** SQLite's order of a value against a text, for the first column of an index: NULL and numbers before text, blobs after. */
-function compareFirst(v: SqlValue, key: Buffer): number {
-  if (typeof v === 'string') return Buffer.compare(Buffer.from(v, 'utf8'), key);
-  if (Buffer.isBuffer(v)) return 1;
-  return -1;
 }
 
 /** A varint at `at`: its value and where the next field starts. */
@@ -350,7 +391,8 @@ export function record(buf: Buffer): SqlValue[] {
   return out;
 }
 
-/** Forget the logs followed (tests). */
+/** Forget the logs followed and the index pages kept (tests). */
 export function forgetWals(): void {
   wals.clear();
+  indexPages.clear();
 }
