@@ -144,15 +144,19 @@ function sessionTree(s: SqliteSnapshot, r: Roots, sessionId: string): string[] {
   return out;
 }
 
-/** The usage of `sessionId` in the database `dbFile`, read now; null when the database has no such session. */
-export function opencodeSessionUsage(dbFile: string, sessionId: string): SessionUsage | null {
-  return SqliteSnapshot.read(dbFile, (s) => {
+/**
+ * The usage of `sessionId` in the database `dbFile`, read now; null when the database has no such session.
+ * At most `budget` messages not seen before are read: past it, `'more'` (those read are kept: call again).
+ */
+export function opencodeUsageSlice(dbFile: string, sessionId: string, budget: number): SessionUsage | null | 'more' {
+  return SqliteSnapshot.read<SessionUsage | null | 'more'>(dbFile, (s) => {
     const r = rootsOf(s);
     if (!r) return null;
     let known = seen.get(dbFile);
     if (!known || known.size > MAX_MESSAGES) seen.set(dbFile, (known = new Map()));
     const state: UsageState = newUsageState();
     let messages = 0;
+    let read = 0;
     let main: Step | undefined;
     for (const [i, session] of sessionTree(s, r, sessionId).entries()) {
       for (const entry of s.indexEquals(r.messagesOfSession, session)) {
@@ -162,6 +166,7 @@ export function opencodeSessionUsage(dbFile: string, sessionId: string): Session
         messages++;
         let m = known.get(id);
         if (!m?.final) {
+          if (++read > budget) continue;
           m = readMessage(s, r, id, rowid);
           known.set(id, m);
         }
@@ -172,6 +177,7 @@ export function opencodeSessionUsage(dbFile: string, sessionId: string): Session
       }
     }
     if (messages === 0) return null;
+    if (read > budget) return 'more';
     return {
       byModel: state.byModel,
       records: state.records,
@@ -182,14 +188,27 @@ export function opencodeSessionUsage(dbFile: string, sessionId: string): Session
   });
 }
 
-export const opencodeUsage: UsageReader = (q) => {
+/** The usage of `sessionId` in the database `dbFile`, read now at once; null when the database has no such session. */
+export function opencodeSessionUsage(dbFile: string, sessionId: string): SessionUsage | null {
+  const u = opencodeUsageSlice(dbFile, sessionId, Infinity);
+  return u === 'more' ? null : u;
+}
+
+/** Messages read before the event loop is let run: a long session's first read goes in slices of this. */
+const SLICE = 100;
+
+export const opencodeUsage: UsageReader = async (q) => {
   const file = opencodeDbFile(q.home, q.env);
-  if (!file) return Promise.resolve(null);
+  if (!file) return null;
   try {
-    return Promise.resolve(opencodeSessionUsage(file, q.sessionId));
+    for (;;) {
+      const u = opencodeUsageSlice(file, q.sessionId, SLICE);
+      if (u !== 'more') return u;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   } catch {
     // Not there yet, or not of the shape this reader knows.
-    return Promise.resolve(null);
+    return null;
   }
 };
 

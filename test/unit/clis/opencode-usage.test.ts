@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { USAGE_READERS } from '../../../src/clis/kinds.js';
 import { forgetWals, record, varint } from '../../../src/clis/shared/sqlite-read.js';
-import { forgetOpencodeMessages, opencodeDbFile, opencodeSessionUsage, opencodeStepTokens } from '../../../src/clis/opencode/usage.js';
+import { forgetOpencodeMessages, opencodeDbFile, opencodeSessionUsage, opencodeStepTokens, opencodeUsageSlice } from '../../../src/clis/opencode/usage.js';
 
 const FIX = path.join(import.meta.dirname, '..', '..', 'fixtures', 'usage');
 const BASE = path.join(FIX, 'opencode-1.18.33-two-turns');
@@ -112,6 +112,22 @@ describe('opencode usage (1.18.33, SQLite)', () => {
     writeFileSync(db, main);
     copyFileSync(`${BASE}.db-wal`, `${db}-wal`);
     expect(opencodeSessionUsage(db, SESSION)?.byModel).toEqual({ 'stub-model-opencode': TWO });
+  });
+
+  it('reads a long session in slices of messages, letting the event loop run between them, to the same sums', async () => {
+    copyFileSync(`${BASE}.db`, db);
+    copyFileSync(`${BASE}.db-wal`, `${db}-wal`);
+    expect(opencodeUsageSlice(db, SESSION, 1)).toBe('more');
+    expect(opencodeUsageSlice(db, SESSION, 1)).toBe('more');
+    forgetOpencodeMessages();
+    const u = await USAGE_READERS.opencode({ home, cwd: '/w', sessionId: SESSION, env: {} });
+    expect(u?.byModel).toEqual({ 'stub-model-opencode': TWO });
+    forgetOpencodeMessages();
+    let slices = 0;
+    let v: ReturnType<typeof opencodeUsageSlice>;
+    while ((v = opencodeUsageSlice(db, SESSION, 1)) === 'more') slices++;
+    expect(slices).toBeGreaterThan(1);
+    expect(v?.byModel).toEqual({ 'stub-model-opencode': TWO });
   });
 
   it('gives no usage for a database that is missing, not SQLite, or of another shape, and never throws', async () => {
