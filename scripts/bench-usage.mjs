@@ -6,8 +6,13 @@
 // runner does it (src/work/usage.ts: the session's records read from where the last read stopped, less
 // the registry's sum). Beside it, from the same run: the same file folded whole (a reader that keeps
 // nothing; 10 times), and for claude the reply reader the supervisor already runs each turn
-// (src/clis/claude/entries-cache.ts, one more turn appended each time). Prints p50 and p95; asserts nothing.
-// Usage: npm run build && node scripts/bench-usage.mjs [lines=5000] [turns=40]
+// (src/clis/claude/entries-cache.ts, one more turn appended each time). Prints p50 and p95 of the wall time
+// and of the process's CPU time in it (on a loaded machine the wall time also holds the waits for a core:
+// the CPU time is what the reading itself costs), and the load average; asserts nothing. Between two turns
+// it waits `pause` ms, as a supervisor waits for an agent's turn (seconds): the read runs in a process woken
+// from idle, as it does there; with 0 the turns run back to back in a process that never sleeps, whose
+// reads the scheduler of a loaded machine preempts more often (BENCHMARKS.md, usage per turn).
+// Usage: npm run build && node scripts/bench-usage.mjs [lines=5000] [turns=40] [pause=50]
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,13 +20,13 @@ import { fileURLToPath } from 'node:url';
 import { readClaudeEntries } from '../dist/src/clis/claude/entries-cache.js';
 import { claudeUsageFold } from '../dist/src/clis/claude/usage.js';
 import { codexUsageFold } from '../dist/src/clis/codex/usage.js';
-import { foldText } from '../dist/src/clis/shared/jsonl-follow.js';
+import { foldBytes } from '../dist/src/clis/shared/jsonl-follow.js';
 import { applyEvent, emptyRegistry } from '../dist/src/sessions/schema.js';
 import { usageSource } from '../dist/src/usage/source.js';
 import { turnUsageEvents } from '../dist/src/work/usage.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const [LINES = 5000, TURNS = 40] = process.argv.slice(2).map(Number);
+const [LINES = 5000, TURNS = 40, PAUSE = 50] = process.argv.slice(2).map(Number);
 const fixture = (name) =>
   readFileSync(path.join(repo, 'test/fixtures/usage', name), 'utf8')
     .split('\n')
@@ -56,14 +61,21 @@ try {
     },
   ];
   const source = usageSource();
-  console.log(`usage read per turn at ${LINES} lines, ${TURNS} turns each (node ${process.version})`);
+  const load = () =>
+    os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
+  console.log(
+    `usage read per turn at ${LINES} lines, ${TURNS} turns each, ${PAUSE} ms between turns (node ${process.version}, ${os.cpus().length} cores, load ${load()})`,
+  );
   for (const c of cases) {
     mkdirSync(path.dirname(c.file), { recursive: true });
     const perTurn = c.lines.length;
     let k = 0;
-    let text = '';
-    while (text.split('\n').length - 1 + perTurn <= LINES) text += turnOf(c.lines, k++);
-    writeFileSync(c.file, text);
+    const turns = [];
+    while ((k + 1) * perTurn <= LINES) turns.push(turnOf(c.lines, k++));
+    writeFileSync(c.file, turns.join(''));
     const profile = { session: { usage: c.cli } };
     let data = emptyRegistry();
     for (const e of [
@@ -95,16 +107,19 @@ try {
       sessionId: null,
     });
     const record = async () => {
+      const c0 = process.cpuUsage();
       const t = performance.now();
       const events = await turnUsageEvents(source, data, turn());
       const took = performance.now() - t;
+      const c1 = process.cpuUsage(c0);
       for (const e of events) data = applyEvent(data, { ...e, ts });
-      return { took, events };
+      return { took, cpu: (c1.user + c1.system) / 1000, events };
     };
     // The first read (a supervisor that starts on a long session): the whole file, once.
     const cold = await record();
     if (c.reference) await c.reference(c.file);
     const warm = [];
+    const cpu = [];
     const whole = [];
     const ref = [];
     let tokens = 0;
@@ -112,13 +127,15 @@ try {
     // file's strings) is not collected in the middle of a turn's reading.
     for (let i = 0; i < TURNS; i++) {
       appendFileSync(c.file, turnOf(c.lines, k++));
+      if (PAUSE > 0) await new Promise((resolve) => setTimeout(resolve, PAUSE));
       const r = await record();
       warm.push(r.took);
+      cpu.push(r.cpu);
       tokens += r.events.length;
     }
     for (let i = 0; i < Math.min(TURNS, 10); i++) {
       let t = performance.now();
-      foldText(c.fold, readFileSync(c.file, 'utf8'));
+      foldBytes(c.fold, { state: c.fold.init(), skipped: 0, lines: 0 }, readFileSync(c.file));
       whole.push(performance.now() - t);
       if (c.reference) {
         appendFileSync(c.file, turnOf(c.lines, k++));
@@ -134,9 +151,11 @@ try {
     );
     console.log(`  first read, whole file (a supervisor start)      ${ms(cold.took)}`);
     console.log(`  per turn: usage read + recorded (jaggers)   p50 ${ms(pctl(warm, 0.5))}   p95 ${ms(pctl(warm, 0.95))}   max ${ms(Math.max(...warm))}`);
+    console.log(`  per turn: CPU time in it (jaggers)          p50 ${ms(pctl(cpu, 0.5))}   p95 ${ms(pctl(cpu, 0.95))}   max ${ms(Math.max(...cpu))}`);
     console.log(`  per turn: the whole file folded (reference) p50 ${ms(pctl(whole, 0.5))}   p95 ${ms(pctl(whole, 0.95))}`);
     if (ref.length) console.log(`  per turn: ${c.referenceName.padEnd(27)} p50 ${ms(pctl(ref, 0.5))}   p95 ${ms(pctl(ref, 0.95))}`);
   }
+  console.log(`load at the end: ${load()}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -9,10 +9,11 @@
 // replaced by `<root>`.
 
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { opencodeRunJson } from '../../src/clis/opencode/headless.js';
 import { cliBinary, CLIS, isCliInstalled, type CliName } from './clis.js';
 import { killGroup } from './private-tmux.js';
 import { createRig, type CliRig } from './rig.js';
@@ -44,11 +45,12 @@ const LATER: Record<Exclude<CliName, 'opencode'>, (id: string, prompt: string) =
   copilot: (id, p) => [`--resume=${id}`, '-p', p, '-s'],
 };
 
-async function headless(r: CliRig, args: string[]): Promise<void> {
+async function headless(r: CliRig, args: string[]): Promise<string> {
   const child = execa(cliBinary(r.cli), args, { cwd: r.cwd, env: r.env, extendEnv: false, stdin: 'ignore', reject: false, detached: true, timeout: 90_000 });
   try {
     const res = await child;
     if (res.exitCode !== 0) throw new Error(`${r.cli} ${args.join(' ')}: exit ${res.exitCode}\n${String(res.stderr)}`);
+    return String(res.stdout);
   } finally {
     if (child.pid !== undefined) await killGroup(child.pid, 500);
   }
@@ -85,4 +87,29 @@ describe.skipIf(!enabled)('capture usage records', () => {
       writeFileSync(join(OUT, `${cli}-${CLIS[cli].version}-two-turns.jsonl`), text);
     });
   }
+
+  // opencode keeps its sessions in a SQLite database: the file and its write-ahead log are copied as they
+  // are once opencode has exited (the log not checkpointed: most of the two turns are in it), and
+  // `opencode export` of the session beside them (its paths replaced), to show what the rows hold.
+  it.skipIf(!isCliInstalled('opencode'))('opencode: two headless turns', { timeout: 240_000 }, async () => {
+    const r = (rig = await createRig('opencode'));
+    let n = 0;
+    r.stub.setScript(() => {
+      const usage = USAGE[Math.min(n, USAGE.length - 1)];
+      n++;
+      return { kind: 'text', text: `stub reply ${n}`, usage };
+    });
+    const first = await headless(r, ['run', '--format', 'json', 'Say hello.']);
+    const id = opencodeRunJson(first).sessionId;
+    expect(id, "opencode's session id").toBeTruthy();
+    await headless(r, ['run', '--format', 'json', '--session', id!, 'Say goodbye.']);
+    const db = join(r.home, '.local', 'share', 'opencode', 'opencode.db');
+    const base = join(OUT, `opencode-${CLIS.opencode.version}-two-turns`);
+    mkdirSync(OUT, { recursive: true });
+    copyFileSync(db, `${base}.db`);
+    if (existsSync(`${db}-wal`)) copyFileSync(`${db}-wal`, `${base}.db-wal`);
+    const exported = await headless(r, ['export', id!]);
+    writeFileSync(`${base}.export.json`, exported.split(r.root).join('<root>'));
+    writeFileSync(`${base}.session`, `${id}\n`);
+  });
 });

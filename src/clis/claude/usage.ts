@@ -10,7 +10,7 @@
 //   both, it always counts);
 // - the model is `message.model`, with `-fast` added for `usage.speed: "fast"`; `unknown` when absent.
 // Every entry counts, whatever its type or place in the conversation tree (subagents' too).
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { count, type Tokens } from '../../usage/tokens.js';
 import type { Fold } from '../shared/jsonl-follow.js';
@@ -72,12 +72,21 @@ export const claudeUsageFold: Fold<ClaudeUsageState> = {
   },
 };
 
-/** The session's transcript, and its subagents' (`<session>/subagents/*.jsonl`, which ccusage counts too). */
-async function claudeUsageFiles(home: string, cwd: string, sessionId: string): Promise<string[]> {
+/**
+ * The session's transcript, and its subagents' (`<session>/subagents/*.jsonl`, which ccusage counts too).
+ * Listed synchronously, as the files are read (../shared/jsonl-follow.ts): one system call, no round trip
+ * through the thread pool in a turn's reading.
+ */
+function claudeUsageFiles(home: string, cwd: string, sessionId: string): string[] {
   const main = claudeTranscriptFile(home, cwd, sessionId);
   const sub = path.join(path.dirname(main), sessionId, 'subagents');
-  const names = await readdir(sub).catch(() => [] as string[]);
+  let names: string[] = [];
+  try {
+    names = readdirSync(sub);
+  } catch {
+    // no subagents
+  }
   return [main, ...names.filter((n) => n.endsWith('.jsonl')).map((n) => path.join(sub, n))];
 }
 
-export const claudeUsage: UsageReader = async (q) => usageOfFiles(await claudeUsageFiles(q.home, q.cwd, q.sessionId), 'claude-usage', claudeUsageFold);
+export const claudeUsage: UsageReader = async (q) => usageOfFiles(claudeUsageFiles(q.home, q.cwd, q.sessionId), 'claude-usage', claudeUsageFold);

@@ -6,7 +6,7 @@
 // once by its id, the last copy of it winning. The Gemini API's prompt count includes its cached part and
 // its candidates count leaves out thoughts and tool-use prompts: jaggers' `input` is input less cached
 // plus tool, `output` is output plus thoughts, `cacheRead` the cached part. ccusage does not read gemini.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { addInto, count, type ByModel, type Tokens } from '../../usage/tokens.js';
 import { followJsonl, type Fold } from '../shared/jsonl-follow.js';
@@ -40,10 +40,13 @@ export const geminiUsageFold: Fold<GeminiUsageState> = {
   },
 };
 
-/** gemini's folder for the project in `cwd`: its `projects.json` names it; else the cwd's basename. */
-async function projectSlug(home: string, cwd: string): Promise<string> {
+/**
+ * gemini's folder for the project in `cwd`: its `projects.json` names it; else the cwd's basename. Read
+ * synchronously, as the chats are (../shared/jsonl-follow.ts): a small file, no thread pool round trip.
+ */
+function projectSlug(home: string, cwd: string): string {
   try {
-    const p = objectOf(objectOf(JSON.parse(await readFile(path.join(home, '.gemini', 'projects.json'), 'utf8')))?.projects);
+    const p = objectOf(objectOf(JSON.parse(readFileSync(path.join(home, '.gemini', 'projects.json'), 'utf8')))?.projects);
     const slug = p?.[cwd];
     if (typeof slug === 'string' && slug !== '') return slug;
   } catch {
@@ -53,9 +56,15 @@ async function projectSlug(home: string, cwd: string): Promise<string> {
 }
 
 export const geminiUsage: UsageReader = async (q) => {
-  const dir = path.join(q.home, '.gemini', 'tmp', await projectSlug(q.home, q.cwd), 'chats');
+  const dir = path.join(q.home, '.gemini', 'tmp', projectSlug(q.home, q.cwd), 'chats');
   const suffix = `-${q.sessionId.slice(0, 8)}.jsonl`;
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('session-') && n.endsWith(suffix)).sort();
+  let listed: string[] = [];
+  try {
+    listed = readdirSync(dir);
+  } catch {
+    // no chats yet
+  }
+  const names = listed.filter((n) => n.startsWith('session-') && n.endsWith(suffix)).sort();
   const all = new Map<string, { model: string; tokens: Tokens }>();
   let out: SessionUsage | null = null;
   for (const n of names) {

@@ -1,11 +1,13 @@
 // opencode: its session found in `opencode session list`, what `opencode run --format json` prints,
-// its MCP config format, its hooks (a plugin in a throwaway config folder), and folders it may read.
+// its MCP config format, its hooks (a plugin in a throwaway config folder), folders it may read, and the
+// tokens its sessions spent (read from its SQLite database).
 import type { CliFolder } from '../types.js';
 import { findNewOpencodeSession } from './discover.js';
 import { opencodeRunJson } from './headless.js';
 import { opencodePermission } from './folders.js';
 import { opencodeHooks } from './hooks.js';
 import { opencodeConfig } from './mcp.js';
+import { opencodeUsage } from './usage.js';
 
 export const opencode = {
   discoverers: {
@@ -24,4 +26,5 @@ export const opencode = {
   mcpFormats: { 'opencode-config': opencodeConfig },
   hooks: { opencode: opencodeHooks },
   folderAccess: { 'opencode-permission': opencodePermission },
+  usage: { opencode: opencodeUsage },
 } satisfies CliFolder;
