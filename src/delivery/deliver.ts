@@ -1,6 +1,6 @@
 import { createActor, toPromise } from 'xstate';
 import { deliveryMachine, type DeliveryResult, type DeliveryWork } from '../../machines/delivery.machine.js';
-import { regexOf } from '../detect/classify.js';
+import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { inputAreaLines, promptEvidence, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
 import { describeQuestion, readQuestion } from '../detect/question.js';
@@ -123,6 +123,13 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   let screenBefore: string | undefined;
   /** The pasted text showed in the input box before the submit key. */
   let pastedVisible = false;
+  /**
+   * The screen before the paste already read busy (the machine said ready on a hook's turn end while the
+   * CLI still drew its busy footer, or did work of its own after it): a busy status after the submit key
+   * then proves nothing (CI: opencode's busy footer after session.idle, the prompt dropped, the message
+   * counted delivered). Only the prompt's echo (or the box emptied, where that counts) proves it then.
+   */
+  let busyBefore = false;
   const judge = (screen: string) => promptEvidence(before!, sight(screen), pastedVisible);
   const work: DeliveryWork = {
     waitReady: () => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs),
@@ -143,6 +150,7 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
       }
       before = sight(screen);
       screenBefore = screen;
+      busyBefore = classify({ screen, raw: '', rules: target.profile.detect.rules }).status === 'busy';
       await io.paste(target.paneId, text);
     },
     inspect: async () => {
@@ -170,7 +178,7 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   const offStatus = status.onChange((c) => {
     if (c.pane.paneId !== target.paneId || actor.getSnapshot().status !== 'active') return;
     if (c.status === 'exited') actor.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
-    else actor.send({ type: 'STATUS', status: c.status });
+    else if (!(busyBefore && c.status === 'busy')) actor.send({ type: 'STATUS', status: c.status });
   });
   // Visible screens only, before and after: a TUI that clears its screen to redraw leaves copies of its
   // input box (with the typed text in it) in the scrollback, which would count as echoes.
