@@ -240,6 +240,18 @@ export const messageDeliveredEvent = z.object({
 });
 
 /**
+ * A delivered message whose turn a usage limit cut (docs/limits.md): the CLI showed its limit instead of
+ * an answer, so the message waits again in its agent's queue and is delivered anew after the reset.
+ */
+export const messageCutEvent = z.object({
+  ...base,
+  type: z.literal('message-cut'),
+  messageId: id,
+  reason: z.string(),
+  limit: z.object({ resetAt: isoTime.nullable(), said: z.string().nullable() }),
+});
+
+/**
  * The tokens one turn spent, read from its CLI's own records when the turn's end is recorded (in the same
  * journal entry): `turn` is what `sessionId`'s records show beyond `session` as it was before.
  */
@@ -288,6 +300,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
   messageCreatedEvent,
   messageClaimedEvent,
   messageDeliveredEvent,
+  messageCutEvent,
   usageEvent,
   budgetSetEvent,
   budgetRaisedEvent,

@@ -306,6 +306,7 @@ export function applyEvent(data: RegistryData, event: JournalEvent, mode?: Apply
     case 'message-created':
     case 'message-claimed':
     case 'message-delivered':
+    case 'message-cut':
       return applyWorkEvent(data, event, mode);
     case 'usage':
       return applyWorkEvent({ ...data, usage: applyUsage(data.usage, event) }, event, mode);

@@ -103,6 +103,11 @@ export const messageRecordSchema = z.object({
   delivered: isoTime.nullable(),
   how: z.enum(DELIVERED_HOW).nullable(),
   seq: z.number().int().nonnegative().default(0),
+  /** Its turn was cut by a usage limit and it waits to be delivered again (docs/limits.md); null: never cut. */
+  limited: z
+    .object({ cuts: z.number().int().positive(), at: isoTime, resetAt: isoTime.nullable(), said: z.string().nullable(), reason: z.string() })
+    .nullable()
+    .default(null),
 });
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;
@@ -310,7 +315,7 @@ function pruned<R>(records: Record<string, R>, finished: (r: R) => boolean, mode
   return out;
 }
 
-type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered' | 'usage'>;
+type WorkEvent = EventOf<'job-created' | 'job-state' | 'message-created' | 'message-claimed' | 'message-delivered' | 'message-cut' | 'usage'>;
 
 /** The jobs and messages after `e`; throws E_REGISTRY when it does not fit. */
 export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?: ApplyMode): T {
@@ -340,6 +345,7 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?:
         delivered: null,
         how: null,
         seq: data.seq + 1,
+        limited: null,
       };
       return { ...data, seq: data.seq + 1, messages: put(data.messages, messageId, m, mode) };
     }
@@ -351,6 +357,16 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?:
       const m = message(data, e);
       const messages = put(data.messages, m.id, { ...m, state: 'delivered' as const, delivered: e.ts, how: e.how }, mode);
       return { ...data, messages: pruned(messages, (x) => x.state === 'delivered', mode) };
+    }
+    case 'message-cut': {
+      const m = own(data.messages, e.messageId);
+      if (!m) throw invalid(e, `no message "${e.messageId}"`);
+      if (m.state !== 'delivered') throw invalid(e, `message "${e.messageId}" is ${m.state}, not delivered`);
+      // No longer a finished record: the count the prune goes by drops with it.
+      const finished = mode === 'commit' ? finishedCount.get(data.messages) : undefined;
+      if (finished) finishedCount.set(data.messages, finished - 1);
+      const limited = { cuts: (m.limited?.cuts ?? 0) + 1, at: e.ts, ...e.limit, reason: e.reason };
+      return { ...data, messages: put(data.messages, m.id, { ...m, state: 'pending', nonce: null, delivered: null, how: null, limited }, mode) };
     }
     case 'usage': {
       // A job pruned from the snapshot keeps its tokens in the other sums only.

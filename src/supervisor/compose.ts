@@ -361,7 +361,8 @@ export function compose(d: SupervisorDeps) {
         why,
       ),
     run: (item, e, signal) => {
-      if (item.kind === 'message') return runMessage({ env: turnEnv, store, hub, agents }, item.m, e, signal);
+      if (item.kind === 'message')
+        return runMessage({ env: turnEnv, store, hub, agents, limit: (paneId) => watcher.snapshot(paneId)?.context.limit }, item.m, e, signal);
       const j = item.j;
       if (j.work === 'send' || j.work === 'compact') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
       if (j.headless)

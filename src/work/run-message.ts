@@ -9,6 +9,7 @@ import { JaggersError } from '../errors.js';
 import type { MessageRecord } from '../sessions/registry.js';
 import { fillTemplate } from '../agents/plan.js';
 import { promptWentIn, turnEnd, type TurnEnv } from '../turns/turn.js';
+import { cutMessage, MAX_LIMIT_CUTS, type LimitNow } from './limit-wait.js';
 import type { Agents, Publish, Store, TerminalEntry } from './ports.js';
 
 /** How long the runner holds the receiver after a message went in, waiting for that turn's end. */
@@ -19,6 +20,8 @@ export interface MessageRunPorts {
   store: Store;
   hub: Publish;
   agents: Pick<Agents, 'target'>;
+  /** The usage limit the pane's machine read (state `limited`): a message whose turn it cut is delivered again after its reset. */
+  limit?(paneId: string): LimitNow | null | undefined;
 }
 
 export function publishMessage(hub: Publish, m: MessageRecord, state: string): void {
@@ -57,9 +60,22 @@ export async function runMessage(p: MessageRunPorts, given: MessageRecord, e: Te
   }
   await delivered(p, m, d.evidence === 'unverified' ? 'unverified' : 'verified');
   // The receiver's turn on it runs to its end before the next message or job goes in.
-  await turnEnd(env, target, ref(nonce), { timeoutMs: MESSAGE_TURN_MS, label: `message ${m.id}`, signal }, turnsBefore).catch((err: Error) => {
+  const end = await turnEnd(env, target, ref(nonce), { timeoutMs: MESSAGE_TURN_MS, label: `message ${m.id}`, signal }, turnsBefore).catch((err: Error) => {
     if (!signal.aborted) env.log.warn({ agent: m.toAgent, message: m.id, err: err.message }, 'did not see the end of the turn a message started');
+    return null;
   });
+  // The CLI showed its usage limit instead of an answer: the message waits and goes in again after the reset.
+  if (end?.limit) {
+    const cut = await cutMessage(p.store, m, target.agent, end.limit, p.limit?.(target.paneId) ?? null);
+    if (cut) {
+      env.log.info({ agent: m.toAgent, message: m.id, limit: end.limit }, 'a message turn cut by a usage limit; the message waits for the reset');
+      publishMessage(p.hub, { ...cut, state: 'pending' }, 'pending');
+    } else
+      env.log.warn(
+        { agent: m.toAgent, message: m.id, limit: end.limit },
+        `a message turn cut by a usage limit: it stays delivered (cut ${MAX_LIMIT_CUTS} times, or gone from the registry)`,
+      );
+  }
 }
 
 async function delivered(p: MessageRunPorts, m: MessageRecord, how: NonNullable<MessageRecord['how']>): Promise<void> {

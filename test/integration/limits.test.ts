@@ -4,7 +4,7 @@
 // again once at the reset, before the next job; with a fallback, the cut job moves there instead.
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JobView, StreamEvent, TerminalView } from '../../src/api/types.js';
+import type { InboxView, JobView, StreamEvent, TerminalView } from '../../src/api/types.js';
 import { api, promptsReceived, untilEvent } from '../helpers/api.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
 import { Rig } from '../helpers/rig.js';
@@ -85,6 +85,35 @@ describe('a usage limit', () => {
     expect(limited?.resetAt).toBe(view.limit!.resetAt);
     // After the reset the agent went back to idle (the machine's own timer), then ran the job.
     expect(states.map((s) => s.state)).toEqual(expect.arrayContaining(['limited', 'idle', 'busy']));
+  });
+
+  it('a message whose turn the limit cut waits again (its record says why) and is delivered anew after the reset, once', async () => {
+    const inbox = () => api(rig).call<InboxView>('GET', '/v1/terminals/alpha/inbox');
+    const sent = await jg(['message', 'alpha', '-m', 'a note\nlimit: try again in 4 seconds', '--json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    const id = (JSON.parse(sent.stdout) as { id: string }).id;
+    const cut = await untilEvent(
+      api(rig),
+      'message',
+      async () => (await inbox()).messages.find((m) => m.id === id && m.limited) ?? null,
+      'the cut message waiting',
+    );
+    expect(cut).toMatchObject({ state: 'pending', nonce: null, delivered: null, claims: 1, limited: { cuts: 1, said: 'in 4 seconds' } });
+    expect(cut.limited!.reason).toMatch(
+      /^its turn was cut by alpha's usage limit \(✕ Usage limit reached · try again in 4 seconds\): it is delivered again when the limit resets at /,
+    );
+    // After the reset it goes in again, once, and stays delivered.
+    const again = await untilEvent(
+      api(rig),
+      'message',
+      async () => ((m) => (m?.state === 'delivered' ? m : null))((await inbox()).messages.find((m) => m.id === id)),
+      'delivered again',
+      60_000,
+    );
+    expect(again).toMatchObject({ state: 'delivered', claims: 2, how: 'verified' });
+    const pointers = (await received()).filter((p) => p.prompt.includes(`${id}.md`));
+    expect(pointers).toHaveLength(2);
+    expect(new Set(pointers.map((p) => /\[jg:([0-9a-f]+)\]/.exec(p.prompt)?.[1])).size).toBe(2);
   });
 });
 
