@@ -7,6 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execa } from 'execa';
+import type { Browser } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import { resolveContext } from '../../src/context.js';
 import { shellQuote } from '../../src/hosts/ssh.js';
 import { socketNameFor } from '../../src/tmux/server.js';
 import { cliEntry, packageRoot } from '../../src/package-root.js';
+import { CHROMIUM, launchBrowser } from '../browser/browser.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
 import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
@@ -58,6 +60,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
   let bin: string;
   let tmuxDir: string;
   let proj: string;
+  let browser: Browser | null = null;
   beforeAll(async () => {
     // The sessions' PATH: `jaggers` and the fake agent, this checkout's, first.
     bin = path.join('/tmp', `jgssh-bin-${process.pid}`);
@@ -76,6 +79,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     await chown(proj, sshd.uid, sshd.gid);
   }, 60_000);
   afterAll(async () => {
+    await browser?.close();
     await rig?.run(['down'], { env: env() }).catch(() => {});
     await rig?.cleanup();
     await sshd?.stop();
@@ -223,6 +227,24 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     } finally {
       await mcp.close();
     }
+    // The dashboard in a browser (Debian's Chromium, where there is one): far's card, named by its host,
+    // its terminal streamed from the host; the page notes a card for the host down (the cut below).
+    browser = existsSync(CHROMIUM) ? await launchBrowser(CHROMIUM) : null;
+    const page = browser ? await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage() : null;
+    if (page) {
+      await page.goto((await local.call<{ url: string }>('POST', '/v1/web', {})).url);
+      const farCard = page.locator('article.card[data-agent="far@box"][data-host="box"]');
+      await farCard.waitFor({ timeout: 15_000 });
+      expect(await farCard.locator('.meta').textContent()).toMatch(/^on box · demo · for /);
+      await page.locator('article.card[data-agent="near"]').waitFor();
+      await page.evaluate(
+        `new MutationObserver(() => { if (document.querySelector('article.card.host-down[data-host="box"]')) window.hostDownSeen = true; }).observe(document.body, { subtree: true, childList: true })`,
+      );
+      await page.goto(new URL('/#/terminal/far%40box', page.url()).href);
+      await expect.poll(() => page.evaluate('window.jaggers.terminalText()'), { timeout: 15_000, interval: 100 }).toMatch(/seen from the dashboard/);
+      await page.goto(new URL('/#/', page.url()).href);
+      await farCard.waitFor();
+    }
 
     // `attach far`: ssh -t into that host's tmux, at far's window (a terminal of our own: script(1)).
     const a = (await remoteAttachArgs(ctx0, 'far', true))!;
@@ -271,6 +293,14 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     });
     const again = await until('the forwarded socket answering again', () => far.call<HealthView>('GET', '/v1/health'));
     expect(again.pid).toBe(health.pid);
+    if (page) {
+      // The page showed the host down (its card, its agents' gone), then far's card again once back.
+      await expect.poll(() => page.evaluate('window.hostDownSeen === true'), { timeout: 15_000, interval: 100 }).toBe(true);
+      await page.locator('article.card[data-agent="far@box"]').waitFor({ timeout: 15_000 });
+      expect(await page.locator('article.card.host-down').count()).toBe(0);
+      await browser?.close();
+      browser = null;
+    }
 
     // The local supervisor killed: the next one (started by the next command) finds the host by its
     // record, connects again and forwards the same socket; nothing is started there again.
