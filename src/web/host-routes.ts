@@ -80,7 +80,7 @@ export function registerHostRoutes(app: FastifyInstance, p: HostRoutePorts): voi
     return passStream(h, agentPath(req.params, '/stream', req.query.task), reply);
   });
 
-  r.get('/v1/hosts/events', (_req, reply) => {
+  r.get('/v1/hosts/events', { schema: { querystring: z.strictObject({}) } }, (_req, reply) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
