@@ -2,7 +2,7 @@
 // host's `GET /v1/terminals` asked through its forwarded socket, as `status` does, while its connection is
 // up; a host whose connection is down (or whose supervisor does not answer) is one entry saying so, never
 // an error that hides the others. And the merge the views show: the local agents, then the hosts'.
-import type { HostAgentsView, HostTerminalView, StreamEvent, TerminalView } from '../api/types.js';
+import type { HostAgentsView, HostTerminalView, TerminalView } from '../api/types.js';
 import type { HostView } from './remote-host.js';
 
 /** One host as the views need it: its connection, its supervisor's API through the forwarded socket. */
@@ -13,9 +13,8 @@ export interface HostSource {
   recorded(): Promise<string[]>;
   api: {
     call<T>(method: string, path: string, body?: unknown, o?: { signal?: AbortSignal }): Promise<T>;
-    events(path: string, onEvent: (e: StreamEvent) => void, o?: { signal?: AbortSignal }): Promise<void>;
   };
-  /** The forwarded socket here, and the session its supervisor answers for (a live terminal is passed on through it as it comes). */
+  /** The forwarded socket here, and the session its supervisor answers for (its event streams are passed on through it as they come). */
   socketPath: string;
   session?: string;
   /** Told each change of its connection's state; returns the unsubscribe. */

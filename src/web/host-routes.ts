@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import http from 'node:http';
 import { z } from 'zod';
+import { SseParser } from '../api/client.js';
 import { JaggersError } from '../errors.js';
 import { allHostAgents, type HostSource } from '../hosts/host-agents.js';
 import { HOST_NAME } from '../hosts/schema.js';
@@ -30,6 +31,8 @@ const HostAgentParams = z.strictObject({
 const TaskQuery = z.strictObject({ task: z.string().regex(TASK_ID, `must be ${TASK_ID_RULE}`).optional() });
 /** How long a host stream waits before asking again after its connection dropped while it stays up (no state change told). */
 const FOLLOW_AGAIN_MS = 1000;
+/** How often an open hosts' stream looks for a host started since it opened. */
+const NEW_HOSTS_MS = 5000;
 
 const frame = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify({ at: new Date().toISOString(), data })}\n\n`;
 
@@ -96,46 +99,42 @@ export function registerHostRoutes(app: FastifyInstance, p: HostRoutePorts): voi
       stop.abort();
       for (const off of offs.splice(0)) off();
     });
-    for (const h of p.hosts()) {
-      const said = (v: HostView) => {
-        if (!res.writableEnded) res.write(frame('host', { host: v.name, state: v.state, detail: v.detail }));
-      };
-      said(h.view());
-      // Each change of the connection wakes the follower: a connection back up is followed at once.
-      let wake: () => void = () => {};
-      offs.push(
-        h.onState((v) => {
-          said(v);
-          wake();
-        }),
-      );
-      void follow(h, res, stop.signal, (fn) => (wake = fn));
-    }
+    const followed = new Set<string>();
+    const followNew = () => {
+      for (const h of p.hosts()) {
+        if (followed.has(h.name)) continue;
+        followed.add(h.name);
+        const said = (v: HostView) => {
+          if (!res.writableEnded) res.write(frame('host', { host: v.name, state: v.state, detail: v.detail }));
+        };
+        said(h.view());
+        // Each change of the connection wakes the follower: a connection back up is followed at once.
+        let wake: () => void = () => {};
+        offs.push(
+          h.onState((v) => {
+            said(v);
+            wake();
+          }),
+        );
+        void follow(h, res, stop.signal, (fn) => (wake = fn));
+      }
+    };
+    followNew();
+    // A host `up` starts while the page is open: followed from then on (its `host` event makes the page read the list).
+    const t = setInterval(followNew, NEW_HOSTS_MS);
+    offs.push(() => clearInterval(t));
   });
 }
 
 /**
  * A host's state events, passed on with `host` while the stream is open: asked while its connection is
- * up; its stream ending (the connection dropped) is followed again at the next change of the connection
- * (or after FOLLOW_AGAIN_MS while it stays up).
+ * up (`host-hello` once its stream answers: what came before is read with the list); its stream ending
+ * (the connection dropped) is followed again at the next change of the connection, or after
+ * FOLLOW_AGAIN_MS while it stays up.
  */
 async function follow(h: HostSource, res: http.ServerResponse, signal: AbortSignal, onWake: (fn: () => void) => void): Promise<void> {
   while (!signal.aborted && !res.writableEnded) {
-    if (h.view().state === 'connected') {
-      // Followed (again): what came before is read with the list.
-      res.write(frame('host-hello', { host: h.name }));
-      await h.api
-        .events(
-          '/v1/events?types=state,hello',
-          (e) => {
-            if (res.writableEnded) return;
-            if (e.type === 'hello') res.write(frame('host-hello', { host: h.name }));
-            else res.write(frame('host-state', { ...e.data, host: h.name }));
-          },
-          { signal },
-        )
-        .catch(() => {});
-    }
+    if (h.view().state === 'connected') await followOnce(h, res, signal);
     if (signal.aborted) return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(done, FOLLOW_AGAIN_MS);
@@ -148,6 +147,30 @@ async function follow(h: HostSource, res: http.ServerResponse, signal: AbortSign
       signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+/** One stream of the host's `/v1/events?types=state,hello`, until it ends; never rejects. */
+function followOnce(h: HostSource, res: http.ServerResponse, signal: AbortSignal): Promise<void> {
+  const say = (type: string, data: unknown) => void (res.writableEnded || res.write(frame(type, data)));
+  return new Promise<void>((resolve) => {
+    const headers = { accept: 'text/event-stream', ...(h.session ? { 'x-jaggers-session': h.session } : {}) };
+    const up = http.request({ socketPath: h.socketPath, path: '/v1/events?types=state,hello', method: 'GET', headers, agent: false, signal }, (r) => {
+      if (r.statusCode !== 200) {
+        r.resume();
+        r.on('end', resolve);
+        return;
+      }
+      say('host-hello', { host: h.name });
+      const parser = new SseParser((e) => (e.type === 'hello' ? say('host-hello', { host: h.name }) : say('host-state', { ...e.data, host: h.name })));
+      r.setEncoding('utf8');
+      r.on('data', (c: string) => parser.feed(c));
+      r.on('end', resolve);
+      r.on('error', () => resolve());
+      r.on('close', () => resolve());
+    });
+    up.on('error', () => resolve());
+    up.end();
+  });
 }
 
 /** The host supervisor's answer to `path` (a live terminal's events), passed on byte for byte until either side ends. */

@@ -276,6 +276,11 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // reconnects with backoff, forwards again, and the same socket answers for the same supervisor.
     const [conn] = sshd.connections();
     expect(conn).toBeDefined();
+    // The hosts' events through the cut: the connection's states as they change, then far's state events again.
+    const through: { type: string; data: Record<string, unknown> }[] = [];
+    const cutWatch = new AbortController();
+    const watchingCut = local.events('/v1/hosts/events', (e) => void through.push({ type: e.type, data: e.data }), { signal: cutWatch.signal });
+    await until('the hosts stream open', async () => (through.some((e) => e.type === 'host-hello') ? true : undefined));
     process.kill(conn!, 'SIGTERM');
     await until('the host seen lost', async () => {
       const v = (await local.call<HealthView>('GET', '/v1/health')).hosts?.[0];
@@ -293,6 +298,20 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     });
     const again = await until('the forwarded socket answering again', () => far.call<HealthView>('GET', '/v1/health'));
     expect(again.pid).toBe(health.pid);
+    try {
+      await until('the hosts stream following far again', async () => {
+        const states = through.filter((e) => e.type === 'host').map((e) => e.data.state);
+        const back = states.lastIndexOf('connected');
+        return states.slice(0, back).some((x) => x !== 'connected') && through.filter((e) => e.type === 'host-hello').length >= 2 ? states : undefined;
+      });
+      expect((await rig.run(['send', 'far', 'after the cut'], { env: env() })).code).toBe(0);
+      await until('a host-state event after the cut', async () =>
+        through.slice(through.map((e) => e.type).lastIndexOf('host-hello')).some((e) => e.type === 'host-state' && e.data.agent === 'far') ? true : undefined,
+      );
+    } finally {
+      cutWatch.abort();
+      await watchingCut;
+    }
     if (page) {
       // The page showed the host down (its card, its agents' gone), then far's card again once back.
       await expect.poll(() => page.evaluate('window.hostDownSeen === true'), { timeout: 15_000, interval: 100 }).toBe(true);

@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HostAgentsView, StreamEvent, TerminalDetail, TerminalView } from '../../src/api/types.js';
+import type { HostAgentsView, TerminalDetail, TerminalView } from '../../src/api/types.js';
 import { JaggersError } from '../../src/errors.js';
 import { allHostAgents, describeHostDown, hostAgents, mergeAgents, type HostSource } from '../../src/hosts/host-agents.js';
 import type { HostView } from '../../src/hosts/remote-host.js';
@@ -56,7 +56,6 @@ function fakeHost(name: string, state: HostView['state'], answer: TerminalView[]
           );
         return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer as T);
       },
-      events: (_p: string, _on: (e: StreamEvent) => void) => Promise.resolve(),
     },
     onState: () => () => {},
   };
