@@ -302,7 +302,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     dirs: s.dirs,
   });
   // The hosts' agents (docs/hosts.md): asked of each host's supervisor through its forwarded socket.
-  registerHostRoutes(app, { hosts: () => s.hosts.sources() });
+  registerHostRoutes(app, { hosts: () => s.hosts.sources(), unkept: () => s.hosts.unkept() });
   if (o.web) registerWebRoutes(app, { sessions: o.web.sessions, cookie: o.web.cookie, root: o.web.root, read: readIfFile });
 
   r.get('/v1/events', { schema: { querystring: EventsQuery } }, (req, reply) => {

@@ -4,6 +4,7 @@
 // supervisors go on: `jaggers down` stops them).
 import path from 'node:path';
 import { ApiClient } from '../api/client.js';
+import { startedHosts } from '../api/hosts.js';
 import { apiSocketPathOn, hostSocketPath } from '../api/paths.js';
 import { JaggersError } from '../errors.js';
 import { writeFileAtomic } from '../fs/durable.js';
@@ -151,6 +152,13 @@ export class Hosts {
         },
       ];
     });
+  }
+
+  /** The hosts whose records say `up` started agents there, but that this supervisor keeps no connection to (yet). */
+  unkept(): { host: string; agents: string[] }[] {
+    return startedHosts(this.p.jaggersDir)
+      .filter((h) => !this.made.has(h.host))
+      .map((h) => ({ host: h.host, agents: h.agents }));
   }
 
   async close(): Promise<void> {

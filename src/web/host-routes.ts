@@ -14,6 +14,7 @@ import http from 'node:http';
 import { z } from 'zod';
 import { SseParser } from '../api/client.js';
 import { JaggersError } from '../errors.js';
+import type { HostAgentsView } from '../api/types.js';
 import { allHostAgents, type HostSource } from '../hosts/host-agents.js';
 import { HOST_NAME } from '../hosts/schema.js';
 import { isAgentRef, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
@@ -22,6 +23,8 @@ import type { HostView } from '../hosts/remote-host.js';
 export interface HostRoutePorts {
   /** The hosts the local supervisor keeps a connection to, as they are now. */
   hosts(): HostSource[];
+  /** The hosts `up` started agents on (their records) that it keeps no connection to. */
+  unkept?(): { host: string; agents: string[] }[];
 }
 
 const HostAgentParams = z.strictObject({
@@ -62,7 +65,18 @@ export function registerHostRoutes(app: FastifyInstance, p: HostRoutePorts): voi
   const agentPath = (a: { agent: string }, rest = '', task?: string) =>
     `/v1/terminals/${encodeURIComponent(a.agent)}${rest}${task ? `?task=${encodeURIComponent(task)}` : ''}`;
 
-  r.get('/v1/hosts/terminals', async () => allHostAgents(p.hosts()));
+  r.get('/v1/hosts/terminals', async (): Promise<HostAgentsView[]> => [
+    ...(await allHostAgents(p.hosts())),
+    ...(p.unkept?.() ?? []).map((u) => ({
+      host: u.host,
+      ssh: '',
+      state: 'closed',
+      detail: 'not kept',
+      agents: null,
+      names: u.agents,
+      problem: 'the supervisor keeps no connection to it (`jaggers up` connects again)',
+    })),
+  ]);
 
   r.get('/v1/hosts/:host/terminals/:agent', { schema: { params: HostAgentParams, querystring: TaskQuery } }, async (req) => {
     const h = find(req.params.host, 'GET /v1/hosts/:host/terminals/:agent');

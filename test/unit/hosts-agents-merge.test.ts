@@ -2,6 +2,8 @@
 // status (src/mcp/tools.ts), on fakes: a host up lists its agents with `host`, a host down (or whose
 // supervisor does not answer) is one entry saying so and never hides the local agents, and a name on
 // two machines is kept on both, each saying where else it runs.
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { allHostAgents, describeHostDown, hostAgents, mergeAgents, type HostSour
 import type { HostView } from '../../src/hosts/remote-host.js';
 import { callTool } from '../../src/mcp/server.js';
 import type { ToolDeps } from '../../src/mcp/tools.js';
+import { registerHostRoutes } from '../../src/web/host-routes.js';
 import { tempDirs } from '../helpers/temp-dir.js';
 
 const temp = tempDirs('jg-hostagents-');
@@ -97,6 +100,27 @@ describe("the hosts' agents in the views", () => {
       ['w', 't-1', 'box', []],
       ['far', null, 'gpu', ['box']],
     ]);
+  });
+});
+
+describe('GET /v1/hosts/terminals', () => {
+  it('each host kept, up or down, then each host of a record the supervisor keeps no connection to', async () => {
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    registerHostRoutes(app, {
+      hosts: () => [fakeHost('box', 'connected', [view('far')]), fakeHost('gpu', 'lost', [], ['trainer'])],
+      unkept: () => [{ host: 'old', agents: ['gone'] }],
+    });
+    const res = await app.inject({ method: 'GET', url: '/v1/hosts/terminals' });
+    expect(res.statusCode).toBe(200);
+    const hosts = res.json<HostAgentsView[]>();
+    expect(hosts.map((h) => [h.host, h.state, h.agents?.map((t) => `${t.agent}@${t.host}`) ?? null, h.names, h.problem])).toEqual([
+      ['box', 'connected', ['far@box'], ['far'], null],
+      ['gpu', 'lost', null, ['trainer'], 'the connection is retrying in 8 s (the connection dropped: ssh exited 255)'],
+      ['old', 'closed', null, ['gone'], 'the supervisor keeps no connection to it (`jaggers up` connects again)'],
+    ]);
+    await app.close();
   });
 });
 
