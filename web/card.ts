@@ -16,6 +16,8 @@ export interface CardView {
   key: string;
   agent: string;
   task: string | null;
+  /** The host it runs on (docs/hosts.md), or null: this machine. */
+  host: string | null;
   profile: string | null;
   state: AgentState;
   word: string;
@@ -89,6 +91,7 @@ export function cardView(m: Model, t: TerminalView, now: number): CardView {
     key,
     agent: t.agent,
     task: t.task,
+    host: t.host ?? null,
     profile: t.profile,
     state: t.state,
     word: STATE_WORDS[t.state] ?? t.state,
@@ -98,7 +101,7 @@ export function cardView(m: Model, t: TerminalView, now: number): CardView {
     behind,
     pendingMessages: m.pending.get(key) ?? 0,
     sessionId: t.sessionId,
-    worktree: worktreeOf(m, t),
+    worktree: t.host ? null : worktreeOf(m, t),
     waitingFor: t.waitingFor,
     question: t.state === 'waiting_input' && t.question ? t.question : null,
     problem: t.problem,

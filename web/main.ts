@@ -5,13 +5,15 @@ import '@xterm/xterm/css/xterm.css';
 import './style.css';
 import { ApiError, get } from './api.js';
 import { fill, h } from './dom.js';
-import { agentKey, applyEvent, emptyModel, parseFrame, setJobs, setTerminals } from './model.js';
+import { agentKey, applyEvent, emptyModel, parseFrame, setHosts, setJobs, setTerminals, terminalPath, type Effects } from './model.js';
 import { Overview } from './overview.js';
 import { TerminalView } from './terminal.js';
-import type { InboxView, JobView, TerminalView as Agent, WorktreeInfo } from './types.js';
+import type { HostAgentsView, InboxView, JobView, TerminalView as Agent, WorktreeInfo } from './types.js';
 import { WorkView } from './work.js';
 
 const EVENT_TYPES = ['hello', 'state', 'turn', 'pin', 'fork', 'notice', 'job', 'message', 'task', 'gap'];
+/** The hosts' events (`GET /v1/hosts/events`): the supervisor follows each host's supervisor for the page. */
+const HOST_EVENT_TYPES = ['host', 'host-state', 'host-hello'];
 /**
  * How long after an event the lists behind the cards are read again (a burst of events reads them once):
  * soon for what the event left out and the page must show (a question, a new job), later for details.
@@ -48,6 +50,14 @@ async function loadTerminals(): Promise<void> {
   work.renderAgents();
 }
 
+/** The hosts' agents (docs/hosts.md), from each host's supervisor through the local one; a host down has a card saying so. */
+async function loadHosts(): Promise<void> {
+  setHosts(model, await get<HostAgentsView[]>('/v1/hosts/terminals'));
+  overview.renderAll();
+  work.renderAgents();
+  await Promise.all([...model.terminals.values()].filter((t) => t.host).map((t) => loadInbox(agentKey(t)).catch(() => {})));
+}
+
 async function loadJobs(): Promise<void> {
   setJobs(model, await get<JobView[]>('/v1/jobs'));
   for (const k of model.terminals.keys()) overview.render(k);
@@ -61,7 +71,7 @@ async function loadWorktrees(): Promise<void> {
 }
 
 async function loadInbox(key: string): Promise<void> {
-  const v = await get<InboxView>(`/v1/terminals/${encodeURIComponent(key)}/inbox`);
+  const v = await get<InboxView>(`${terminalPath(key)}/inbox`);
   model.pending.set(key, v.pending);
   overview.render(key);
   work.inboxChanged(key);
@@ -70,7 +80,13 @@ async function loadInbox(key: string): Promise<void> {
 async function loadAll(): Promise<void> {
   try {
     await loadTerminals();
-    await Promise.all([loadJobs(), loadWorktrees(), ...[...model.terminals.keys()].map((k) => loadInbox(k).catch(() => {}))]);
+    await Promise.all([
+      loadJobs(),
+      loadWorktrees(),
+      ...[...model.terminals.keys()].map((k) => loadInbox(k).catch(() => {})),
+      // The hosts' agents never hold back (nor hide) this machine's.
+      loadHosts().catch(showError),
+    ]);
     if (route().view === 'work') await work.load();
     banner.hidden = true;
   } catch (e) {
@@ -79,7 +95,7 @@ async function loadAll(): Promise<void> {
 }
 
 // The lists read again after events: each list once per burst, at the earliest time asked for.
-type List = 'terminals' | 'jobs' | 'tasks' | 'worktrees' | 'all';
+type List = 'terminals' | 'jobs' | 'tasks' | 'worktrees' | 'hosts' | 'all';
 /** Each list's pending read: when it is due, and its timer. */
 const timers = new Map<string, { due: number; timer: number }>();
 function schedule(what: List | `inbox:${string}`, delay = SOON_MS): void {
@@ -100,7 +116,9 @@ function schedule(what: List | `inbox:${string}`, delay = SOON_MS): void {
               ? work.loadTasks()
               : what === 'worktrees'
                 ? loadWorktrees()
-                : loadInbox(what.slice(6));
+                : what === 'hosts'
+                  ? loadHosts()
+                  : loadInbox(what.slice(6));
     run.catch(showError);
   }, delay);
   timers.set(what, { due, timer });
@@ -131,6 +149,32 @@ function connect(): void {
       if (fx.tasks && route().view === 'work') schedule('tasks');
       if (fx.worktrees) schedule('worktrees');
       for (const k of fx.inbox) schedule(`inbox:${k}`);
+    });
+  }
+}
+
+/** What an event asks of the page, done: cards drawn again, lists read again. */
+function apply(e: NonNullable<ReturnType<typeof parseFrame>>, fx: Effects): void {
+  for (const k of fx.cards) overview.render(k, Date.now(), e.id);
+  if (fx.hostCards.size) overview.renderAll();
+  if (e.type === 'job' && route().view === 'work') work.renderJobs();
+  if (fx.reload) return schedule('all');
+  if (fx.terminals) schedule('terminals', fx.terminals === 'soon' ? SOON_MS : LATER_MS);
+  if (fx.jobs) schedule('jobs', fx.jobs === 'soon' ? SOON_MS : LATER_MS);
+  if (fx.tasks && route().view === 'work') schedule('tasks');
+  if (fx.worktrees) schedule('worktrees');
+  if (fx.hosts) schedule('hosts');
+  for (const k of fx.inbox) schedule(`inbox:${k}`);
+}
+
+/** The hosts' agents' states and the hosts' connections, as the supervisor follows them (it reconnects as the page's own stream does). */
+function connectHosts(): void {
+  const es = new EventSource('/v1/hosts/events');
+  for (const type of HOST_EVENT_TYPES) {
+    es.addEventListener(type, (ev) => {
+      const m = ev as MessageEvent<string>;
+      const e = parseFrame(type, m.lastEventId, m.data);
+      if (e) apply(e, applyEvent(model, e));
     });
   }
 }
@@ -175,9 +219,10 @@ window.setInterval(() => overview.tick(), 1000);
 /** For the browser tests and the benchmark: what the open terminal's xterm holds, as text. */
 (window as unknown as { jaggers: unknown }).jaggers = {
   terminalText: () => terminal?.text() ?? null,
-  agents: () => [...model.terminals.values()].map((t) => ({ key: agentKey(t), state: t.state })),
+  agents: () => [...model.terminals.values()].map((t) => ({ key: agentKey(t), state: t.state, ...(t.host ? { host: t.host } : {}) })),
 };
 
 show();
 connect();
+connectHosts();
 void loadAll();

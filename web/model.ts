@@ -1,7 +1,7 @@
 // The page's live state: what the API's lists said, kept current by the event stream. Pure: an event
 // changes the model and says what to redraw or read again; the page (main.ts) does the fetching and
 // the drawing. No DOM here, so the unit tests run it in node.
-import type { AgentState, JobEventData, JobView, PageEvent, StateEventData, TerminalView, WorktreeInfo } from './types.js';
+import type { AgentState, HostAgentsView, JobEventData, JobView, PageEvent, StateEventData, TerminalView, WorktreeInfo } from './types.js';
 
 export interface Model {
   /** The agents' panes by their key (`agentKey`), in the order the API lists them. */
@@ -10,6 +10,21 @@ export interface Model {
   /** Messages not yet delivered, per agent key (from each agent's inbox). */
   pending: Map<string, number>;
   worktrees: WorktreeInfo[];
+  /**
+   * The hosts the supervisor keeps a connection to (docs/hosts.md), by name: each one's connection, and
+   * why its agents are not shown (`problem`) with the names its record has. Their agents are in
+   * `terminals` with `host`, keyed `agent@host`.
+   */
+  hosts: Map<string, HostCard>;
+}
+
+/** A host as the overview shows it. */
+export interface HostCard {
+  host: string;
+  state: string;
+  detail: string;
+  names: string[];
+  problem: string | null;
 }
 
 /**
@@ -29,14 +44,44 @@ export interface Effects {
   worktrees: boolean;
   /** Events were missed (a gap, a new supervisor): read everything again. */
   reload: boolean;
+  /** The hosts' agents are to be read again (a host's stream (re)started, its connection changed). */
+  hosts: boolean;
+  /** A host's card to draw again (its connection changed). */
+  hostCards: Set<string>;
 }
 
-export const emptyModel = (): Model => ({ terminals: new Map(), jobs: new Map(), pending: new Map(), worktrees: [] });
+export const emptyModel = (): Model => ({ terminals: new Map(), jobs: new Map(), pending: new Map(), worktrees: [], hosts: new Map() });
 
-const noEffects = (): Effects => ({ cards: new Set(), terminals: false, jobs: false, tasks: false, inbox: new Set(), worktrees: false, reload: false });
+const noEffects = (): Effects => ({
+  cards: new Set(),
+  terminals: false,
+  jobs: false,
+  tasks: false,
+  inbox: new Set(),
+  worktrees: false,
+  reload: false,
+  hosts: false,
+  hostCards: new Set(),
+});
 
-/** How the page names an agent's pane, in URLs too: the API takes `agent+task` for a task's window. */
-export const agentKey = (t: { agent: string; task: string | null }): string => (t.task ? `${t.agent}+${t.task}` : t.agent);
+/**
+ * How the page names an agent's pane, in URLs too: the API takes `agent+task` for a task's window; an
+ * agent on another host is `agent@host` (a name never has `@`).
+ */
+export const agentKey = (t: { agent: string; task: string | null; host?: string }): string =>
+  `${t.task ? `${t.agent}+${t.task}` : t.agent}${t.host ? `@${t.host}` : ''}`;
+
+/** A key's agent (`agent+task`) and host (null: this machine). */
+export function splitKey(key: string): { agent: string; host: string | null } {
+  const at = key.lastIndexOf('@');
+  return at > 0 ? { agent: key.slice(0, at), host: key.slice(at + 1) } : { agent: key, host: null };
+}
+
+/** The API's path of an agent's routes (`/v1/terminals/far`): a host agent's through the supervisor's host routes (`/v1/hosts/box/terminals/far`). */
+export function terminalPath(key: string): string {
+  const { agent, host } = splitKey(key);
+  return host ? `/v1/hosts/${encodeURIComponent(host)}/terminals/${encodeURIComponent(agent)}` : `/v1/terminals/${encodeURIComponent(agent)}`;
+}
 
 export const ACTIVE_JOB_STATES: ReadonlySet<string> = new Set(['starting', 'running', 'waiting_input']);
 export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
@@ -44,7 +89,7 @@ export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['done', 'failed', 
 /** The terminal an event names: by its terminal id, else by agent and task. */
 export function findTerminal(m: Model, data: { agent?: unknown; terminalId?: unknown; task?: unknown }): TerminalView | undefined {
   if (typeof data.terminalId === 'string') {
-    for (const t of m.terminals.values()) if (t.terminalId === data.terminalId) return t;
+    for (const t of m.terminals.values()) if (t.terminalId === data.terminalId && !t.host) return t;
   }
   if (typeof data.agent !== 'string') return undefined;
   const task = typeof data.task === 'string' ? data.task : null;
@@ -64,7 +109,25 @@ export function setTerminals(m: Model, list: TerminalView[]): void {
       next.set(key, { ...t, state: known.state, since: known.since, rule: known.rule, turns: known.turns });
     } else next.set(key, t);
   }
+  // The hosts' agents stay (they come with `GET /v1/hosts/terminals`), after this machine's.
+  for (const [k, t] of m.terminals) if (t.host) next.set(k, t);
   m.terminals = next;
+}
+
+/**
+ * Take a fresh `GET /v1/hosts/terminals`: each host's agents (keyed `agent@host`, after this machine's),
+ * and each host's connection; a host whose agents are not shown keeps none here (its card says why).
+ */
+export function setHosts(m: Model, hosts: HostAgentsView[]): void {
+  const local = [...m.terminals.values()].filter((t) => !t.host);
+  const fresh = new Map<string, TerminalView>();
+  for (const t of hosts.flatMap((h) => h.agents ?? [])) {
+    const key = agentKey(t);
+    const known = m.terminals.get(key);
+    fresh.set(key, known && known.since && t.since && Date.parse(known.since) > Date.parse(t.since) ? { ...t, state: known.state, since: known.since } : t);
+  }
+  m.terminals = new Map([...local.map((t) => [agentKey(t), t] as const), ...fresh]);
+  m.hosts = new Map(hosts.map((h) => [h.host, { host: h.host, state: h.state, detail: h.detail, names: h.names, problem: h.problem }]));
 }
 
 export function setJobs(m: Model, list: JobView[]): void {
@@ -139,6 +202,48 @@ export function applyEvent(m: Model, e: PageEvent): Effects {
     case 'gap':
     case 'hello':
       fx.reload = true;
+      break;
+    // The hosts' events (`GET /v1/hosts/events`): a host agent's state, a host's connection, a host's stream (re)started.
+    case 'host-state': {
+      const d = e.data as unknown as StateEventData & { host: string };
+      const t = m.terminals.get(agentKey({ agent: d.agent, task: d.task ?? null, host: d.host }));
+      if (!t) {
+        fx.hosts = true;
+        break;
+      }
+      t.state = d.state as AgentState;
+      t.since = d.since ?? e.at;
+      t.rule = d.rule ?? null;
+      t.turns = typeof d.turns === 'number' ? d.turns : t.turns;
+      if (d.state !== 'waiting_input') t.question = null;
+      fx.cards.add(agentKey(t));
+      // The question is not in the event: read with the list.
+      if (t.state === 'waiting_input') fx.hosts = true;
+      break;
+    }
+    case 'host': {
+      const host = typeof e.data.host === 'string' ? e.data.host : null;
+      if (!host) break;
+      const was = m.hosts.get(host);
+      const state = String(e.data.state);
+      const detail = String(e.data.detail ?? state);
+      m.hosts.set(host, {
+        host,
+        state,
+        detail,
+        names: was?.names ?? [],
+        problem: state === 'connected' ? (was?.problem ?? null) : `the connection is ${detail}`,
+      });
+      if (state !== 'connected') {
+        // Its agents are not known while it is down: their cards go, the host's card says so.
+        for (const [k, t] of m.terminals) if (t.host === host) m.terminals.delete(k);
+      }
+      fx.hostCards.add(host);
+      if (!was || was.state !== state) fx.hosts = true;
+      break;
+    }
+    case 'host-hello':
+      fx.hosts = true;
       break;
     default:
       break;

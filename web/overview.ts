@@ -3,7 +3,7 @@
 import { ApiError, post, seg } from './api.js';
 import { cardView, type CardView, type WorkLine } from './card.js';
 import { fill, h } from './dom.js';
-import type { Model } from './model.js';
+import { terminalPath, type HostCard, type Model } from './model.js';
 import type { AnswerResult } from './types.js';
 
 export class Overview {
@@ -13,6 +13,8 @@ export class Overview {
   private readonly cards = new Map<string, HTMLElement>();
   /** What each card shows now (but the time in state): a card is drawn again only when it changed. */
   private readonly shown = new Map<string, string>();
+  /** The cards of the hosts whose agents are not shown, by host. */
+  private readonly hostCards = new Map<string, HTMLElement>();
   /** An answer's error, shown on its card until the card's question changes. */
   private readonly answerErrors = new Map<string, string>();
 
@@ -38,7 +40,34 @@ export class Overview {
       const el = this.cards.get(k);
       if (el && this.grid.children[i] !== el) this.grid.insertBefore(el, this.grid.children[i] ?? null);
     });
-    this.empty.hidden = keys.length > 0;
+    this.renderHosts();
+    this.empty.hidden = keys.length > 0 || this.hostCards.size > 0;
+  }
+
+  /**
+   * A card for each host whose agents are not shown (its connection is not up, its supervisor does not
+   * answer: docs/hosts.md), after the agents' cards: the host, its connection in words, the agents it has.
+   */
+  renderHosts(): void {
+    const down = [...this.model.hosts.values()].filter((x) => x.problem !== null);
+    for (const [name, el] of this.hostCards) {
+      if (down.some((x) => x.host === name)) continue;
+      el.remove();
+      this.hostCards.delete(name);
+    }
+    for (const x of down) {
+      let el = this.hostCards.get(x.host);
+      if (!el) {
+        el = h('article', { class: 'card host-down' });
+        el.dataset.host = x.host;
+        this.hostCards.set(x.host, el);
+      }
+      // After the agents' cards, in the hosts' order.
+      this.grid.append(el);
+      el.dataset.state = x.state;
+      fill(el, ...hostBody(x));
+    }
+    this.empty.hidden = this.model.terminals.size > 0 || this.hostCards.size > 0;
   }
 
   /** `eventId`: the event that changed it, kept on the card (`data-event`) for the benchmark and the curious. */
@@ -60,6 +89,7 @@ export class Overview {
     el.className = `card st-${v.state}`;
     el.dataset.agent = key;
     el.dataset.state = v.state;
+    if (v.host) el.dataset.host = v.host;
     fill(el, ...this.body(v));
   }
 
@@ -81,7 +111,14 @@ export class Overview {
         h('h2', {}, h('a', { href: `#/terminal/${seg(v.key)}`, class: 'agent', title: `Open ${title}'s terminal` }, title)),
         h('span', { class: 'state', role: 'status' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), v.word),
       ),
-      h('p', { class: 'meta' }, v.profile ? `${v.profile} · ` : '', 'for ', h('span', { class: 'elapsed' }, v.elapsed || '—')),
+      h(
+        'p',
+        { class: 'meta' },
+        v.host ? h('span', { class: 'host', title: `runs on host ${v.host}` }, `on ${v.host} · `) : null,
+        v.profile ? `${v.profile} · ` : '',
+        'for ',
+        h('span', { class: 'elapsed' }, v.elapsed || '—'),
+      ),
       v.problem ? h('p', { class: 'problem' }, v.problem) : null,
       this.question(v),
       h('dl', {}, ...row('Now', v.current ? work(v.current) : 'nothing'), ...this.behind(v), ...this.details(v)),
@@ -139,7 +176,7 @@ export class Overview {
     if (!q) return;
     for (const b of box.querySelectorAll('button')) b.disabled = true;
     try {
-      await post<AnswerResult>(`/v1/terminals/${seg(v.key)}/answer`, { choice: String(i + 1), expect: { text: q.text, choices: q.choices } });
+      await post<AnswerResult>(`${terminalPath(v.key)}/answer`, { choice: String(i + 1), expect: { text: q.text, choices: q.choices } });
       this.answerErrors.delete(v.key);
       this.onAnswered();
     } catch (e) {
@@ -149,6 +186,20 @@ export class Overview {
     this.shown.delete(v.key);
     this.render(v.key);
   }
+}
+
+/** A host whose agents are not shown: its name, its connection, the agents it has. */
+function hostBody(x: HostCard): Node[] {
+  return [
+    h(
+      'header',
+      {},
+      h('h2', {}, `host ${x.host}`),
+      h('span', { class: 'state', role: 'status' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), x.state === 'connected' ? 'not answering' : 'down'),
+    ),
+    h('p', { class: 'problem' }, x.problem ?? ''),
+    h('dl', {}, ...row('Agents', x.names.length ? x.names.join(', ') : 'unknown'), ...row('Connection', x.detail)),
+  ];
 }
 
 function row(term: string, def: Node | string): Node[] {

@@ -4,7 +4,8 @@
 // is off until the person turns it on for this agent (`POST /v1/terminals/:agent/keys`).
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
-import { ApiError, post, seg } from './api.js';
+import { ApiError, post } from './api.js';
+import { terminalPath } from './model.js';
 import { h } from './dom.js';
 
 interface Snapshot {
@@ -73,7 +74,7 @@ export class TerminalView {
   start(): void {
     this.term.open(this.screen);
     window.addEventListener('resize', this.onResize);
-    const es = new EventSource(`/v1/terminals/${seg(this.key)}/stream`);
+    const es = new EventSource(`${terminalPath(this.key)}/stream`);
     this.stream = es;
     es.addEventListener('snapshot', (e) => {
       const s = parse<Snapshot>(e);
@@ -158,7 +159,7 @@ export class TerminalView {
     if (!this.typing.checked) return;
     this.sending = this.sending.then(async () => {
       try {
-        await post(`/v1/terminals/${seg(this.key)}/keys`, { data });
+        await post(`${terminalPath(this.key)}/keys`, { data });
         this.error.hidden = true;
       } catch (e) {
         this.error.textContent = e instanceof ApiError ? e.message : String(e);

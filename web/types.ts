@@ -5,6 +5,8 @@ export type {
   AgentState,
   AnswerResult,
   ApiErrorBody,
+  HostAgentsView,
+  HostTerminalView,
   InboxView,
   JobEventData,
   JobView,
@@ -13,8 +15,11 @@ export type {
   StreamEventType,
   TaskTurnView,
   TaskView,
-  TerminalView,
 } from '../src/api/types.js';
+import type { TerminalView as ApiTerminalView } from '../src/api/types.js';
+
+/** An agent's pane as the page keeps it: `host` for an agent on another host (`GET /v1/hosts/terminals`). */
+export type TerminalView = ApiTerminalView & { host?: string };
 
 /** `GET /v1/worktrees`: the fields a card shows (src/agents/isolation.ts has the whole view). */
 export interface WorktreeInfo {

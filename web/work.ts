@@ -4,7 +4,7 @@
 import { ApiError, get, post, seg } from './api.js';
 import { jobLabel } from './card.js';
 import { append, clock, fill, h } from './dom.js';
-import { FINAL_JOB_STATES, type Model } from './model.js';
+import { FINAL_JOB_STATES, splitKey, terminalPath, type Model } from './model.js';
 import type { FlowInfo, InboxView, JobView, TaskTurnView, TaskView } from './types.js';
 
 const FINAL_TASK = new Set(['done', 'failed', 'cancelled']);
@@ -85,7 +85,8 @@ export class WorkView {
 
   renderAgents(): void {
     const keys = [...this.model.terminals.keys()];
-    fill(this.agentLists, ...keys.map((k) => h('option', { value: k })));
+    // The forms' agents: this machine's (work for a host's agent is not sent from here yet: docs/hosts.md).
+    fill(this.agentLists, ...keys.filter((k) => !splitKey(k).host).map((k) => h('option', { value: k })));
     const chosen = this.inboxAgent.value;
     fill(this.inboxAgent, ...keys.map((k) => h('option', { value: k, selected: k === chosen }, k)));
   }
@@ -188,7 +189,7 @@ export class WorkView {
     const agent = this.inboxAgent.value;
     if (!agent) return fill(this.inbox, h('p', { class: 'muted' }, 'No agents.'));
     try {
-      const v = await get<InboxView>(`/v1/terminals/${seg(agent)}/inbox`);
+      const v = await get<InboxView>(`${terminalPath(agent)}/inbox`);
       this.model.pending.set(agent, v.pending);
       if (!v.messages.length) return fill(this.inbox, h('p', { class: 'muted' }, `${agent} has no messages.`));
       fill(

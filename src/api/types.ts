@@ -312,3 +312,22 @@ export interface UpView {
   /** Agents not started: their command is not found on the PATH their pane would get; `install`, how to get it (its profile's). */
   missing: { agent: string; command: string; path: string; install: string | null }[];
 }
+
+/** An agent of a host's supervisor (docs/hosts.md), as the local supervisor passes it on: `host` names the host. */
+export type HostTerminalView = TerminalView & { host: string };
+
+/** `GET /v1/hosts/terminals`: one entry per host the local supervisor keeps a connection to (docs/hosts.md). */
+export interface HostAgentsView {
+  host: string;
+  ssh: string;
+  /** The connection's state: connecting, connected, lost, retrying, closed. */
+  state: string;
+  /** The state in words: `retrying in 8 s (the connection dropped ...)`. */
+  detail: string;
+  /** Its agents, from its supervisor through the forwarded socket; null when they cannot be asked (`problem` says why). */
+  agents: HostTerminalView[] | null;
+  /** The agents' names: those listed, else the ones its record names. */
+  names: string[];
+  /** Why its agents are not shown (the connection is not up, its supervisor did not answer), or null. */
+  problem: string | null;
+}

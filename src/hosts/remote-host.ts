@@ -115,6 +115,11 @@ export class RemoteHost {
     return { name: this.p.name, ssh: this.p.spec.ssh, state: this.p.link.state.state, detail: describeState(this.p.link.state), root: this.root };
   }
 
+  /** Told each change of its connection's state (the views follow it: docs/web.md); returns the unsubscribe. */
+  onState(listener: (v: HostView) => void): () => void {
+    return this.p.link.on(() => listener(this.view()));
+  }
+
   /**
    * Open the connection (kept from then on) and resolve once connected; the first attempt failing is an
    * error with ssh's reason (the connection goes on retrying only for a host started before).

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { z } from 'zod';
 import { JOB_ID, newJobId, newMessageId, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { FINAL_STATES, isFinalState } from '../states.js';
-import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
+import type { HandoffResult, HealthView, HostAgentsView, InboxView, JobResultView, JobView, TaskView, TerminalDetail, TerminalView } from '../api/types.js';
 import { JaggersError } from '../errors.js';
+import { hostOfAgent } from '../api/hosts.js';
+import { describeHostDown, mergeAgents } from '../hosts/host-agents.js';
 import { readConfined } from '../fs/confine.js';
 import { USAGE_BY, type UsageView } from '../usage/report.js';
 
@@ -62,6 +64,40 @@ function brief(t: TerminalView, caller: Caller) {
     ...(t.question ? { question: t.question } : {}),
     ...(t.problem ? { problem: t.problem } : {}),
     ...(caller.terminalId && t.terminalId === caller.terminalId ? { you: true } : {}),
+  };
+}
+
+/**
+ * The hosts' agents as the local supervisor has them (each from its host's supervisor, through the
+ * forwarded socket: docs/hosts.md); its not answering is said in the answer, never hiding the local agents.
+ */
+async function hostsOf(deps: ToolDeps): Promise<HostAgentsView[] | { error: string }> {
+  try {
+    return await deps.call<HostAgentsView[]>('GET', '/v1/hosts/terminals', undefined, { retry: true });
+  } catch (e) {
+    return { error: `the hosts' agents could not be asked: ${(e as Error).message}` };
+  }
+}
+
+/** `agents` (the local ones, then the hosts', each with `host`) and, when there are hosts, `hosts`: each one's connection and whether its agents are shown. */
+function withHosts(deps: ToolDeps, local: TerminalView[], hosts: HostAgentsView[] | { error: string } | null) {
+  const list = Array.isArray(hosts) ? hosts : [];
+  const agents = mergeAgents(
+    local.map((t) => brief(t, deps.caller)),
+    list.map((h) => ({ host: h.host, agents: h.agents?.map((t) => brief(t, deps.caller)) ?? null })),
+  );
+  if (hosts && !Array.isArray(hosts)) return { agents, hostsError: hosts.error };
+  if (!list.length) return { agents };
+  return {
+    agents,
+    hosts: list.map((h) => ({
+      host: h.host,
+      state: h.state,
+      detail: h.detail,
+      agents: h.names,
+      shown: h.agents !== null,
+      ...(h.problem ? { problem: describeHostDown(h) } : {}),
+    })),
   };
 }
 
@@ -125,11 +161,15 @@ const from = (c: Caller) => ({ ...(c.terminalId ? { fromTerminal: c.terminalId }
 export const TOOLS: Tool[] = [
   def(
     'list_agents',
-    'List the agents of this jaggers session: name, state (idle, busy, waiting_input, limited, done, error, exited), task, and which one is you.',
+    "List the agents of this jaggers session: name, state (idle, busy, waiting_input, limited, done, error, exited), task, and which one is you. An agent on another host has `host`; `hosts` says each host's connection, and names the agents of a host that cannot be reached.",
     z.strictObject({ task: taskId.optional() }),
     async (deps, a) => {
-      const list = await deps.call<TerminalView[]>('GET', `/v1/terminals${taskQuery(a.task)}`, undefined, { retry: true });
-      return { agents: list.map((t) => brief(t, deps.caller)) };
+      const [list, hosts] = await Promise.all([
+        deps.call<TerminalView[]>('GET', `/v1/terminals${taskQuery(a.task)}`, undefined, { retry: true }),
+        // A task's agents are this machine's (a task on a host is refused for now).
+        a.task ? null : hostsOf(deps),
+      ]);
+      return withHosts(deps, list, hosts);
     },
   ),
   def(
@@ -139,20 +179,24 @@ export const TOOLS: Tool[] = [
     async (deps, a) => {
       const task = a.task ?? deps.caller.task;
       if (a.agent) {
-        const t = await deps.call<TerminalDetail>('GET', `/v1/terminals/${q(a.agent)}${taskQuery(task)}`, undefined, { retry: true });
-        return { ...brief(t, deps.caller), turns: t.turns, sessionId: t.sessionId, screen: t.now.screenLines.slice(-20) };
+        // An agent on a host (the records `up` left in .jaggers/hosts/): its host's supervisor, through the local one.
+        const on = hostOfAgent(deps, a.agent);
+        const where = on ? `/v1/hosts/${q(on.host)}/terminals/${q(a.agent)}` : `/v1/terminals/${q(a.agent)}${taskQuery(task)}`;
+        const t = await deps.call<TerminalDetail>('GET', where, undefined, { retry: true });
+        return { ...brief(t, deps.caller), ...(on ? { host: on.host } : {}), turns: t.turns, sessionId: t.sessionId, screen: t.now.screenLines.slice(-20) };
       }
-      const [health, terms, jobs, tasks] = await Promise.all([
+      const [health, terms, jobs, tasks, hosts] = await Promise.all([
         deps.call<HealthView>('GET', '/v1/health', undefined, { retry: true }),
         deps.call<TerminalView[]>('GET', '/v1/terminals', undefined, { retry: true }),
         deps.call<JobView[]>('GET', '/v1/jobs', undefined, { retry: true }),
         deps.call<TaskView[]>('GET', '/v1/tasks', undefined, { retry: true }),
+        hostsOf(deps),
       ]);
       return {
         session: health.session,
         project: health.project,
         you: deps.caller,
-        agents: terms.map((t) => brief(t, deps.caller)),
+        ...withHosts(deps, terms, hosts),
         jobs: jobs
           .filter((j) => !FINAL_JOB.has(j.state))
           .map((j) => ({ id: j.id, name: j.name, agent: j.agent ?? j.target, state: j.state, reason: j.reason })),

@@ -42,6 +42,7 @@ import { pins } from '../api/pins.js';
 import { boundedLines, issueMessage } from '../validate.js';
 import { readIfFile } from '../web/assets.js';
 import type { WebAppParts, WebOpened } from '../web/listener.js';
+import { registerHostRoutes } from '../web/host-routes.js';
 import { registerTerminalRoutes } from '../web/terminal-routes.js';
 import { registerWebRoutes } from '../web/web-routes.js';
 
@@ -300,6 +301,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
     task: (id) => s.tasks.show(id),
     dirs: s.dirs,
   });
+  // The hosts' agents (docs/hosts.md): asked of each host's supervisor through its forwarded socket.
+  registerHostRoutes(app, { hosts: () => s.hosts.sources(), unkept: () => s.hosts.unkept() });
   if (o.web) registerWebRoutes(app, { sessions: o.web.sessions, cookie: o.web.cookie, root: o.web.root, read: readIfFile });
 
   r.get('/v1/events', { schema: { querystring: EventsQuery } }, (req, reply) => {

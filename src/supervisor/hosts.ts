@@ -4,6 +4,7 @@
 // supervisors go on: `jaggers down` stops them).
 import path from 'node:path';
 import { ApiClient } from '../api/client.js';
+import { startedHosts } from '../api/hosts.js';
 import { apiSocketPathOn, hostSocketPath } from '../api/paths.js';
 import { JaggersError } from '../errors.js';
 import { writeFileAtomic } from '../fs/durable.js';
@@ -12,6 +13,7 @@ import type { Log } from '../logger.js';
 import { realClock } from '../panes/clock.js';
 import type { AgentSpec, ProjectFile } from '../project/project-file.js';
 import { HostConnection } from '../hosts/connection.js';
+import type { HostSource } from '../hosts/host-agents.js';
 import { hostRecordPath, readHostRecord } from '../hosts/record.js';
 import { agentsOn } from '../hosts/remote-project.js';
 import { describeState, RemoteHost, type HostLink, type HostView, type RemoteOpened } from '../hosts/remote-host.js';
@@ -43,6 +45,8 @@ export class Hosts {
   private readonly hosts = new Map<string, { spec: string; host: Promise<RemoteHost> }>();
   /** The ones made, for views(). */
   private readonly made = new Map<string, RemoteHost>();
+  /** Each made host's API client on its forwarded socket (for sources()). */
+  private readonly clients = new Map<string, ApiClient>();
 
   constructor(private readonly p: HostsPorts) {}
 
@@ -57,12 +61,14 @@ export class Hosts {
       const link = await (this.p.link ?? ((n, s) => sshLink(this.p, n, s)))(name, spec);
       link.on((s) => this.p.log.info({ host: name, state: s.state }, `host ${name}: ${describeState(s)}`));
       const localSocket = hostSocketPath(this.p.jaggersDir, name);
+      const api = new ApiClient({ socketPath: localSocket }, this.p.session);
+      this.clients.set(name, api);
       const made = new RemoteHost({
         name,
         spec,
         link,
         localSocket,
-        api: new ApiClient({ socketPath: localSocket }, this.p.session),
+        api,
         version: this.p.version,
         record: {
           read: () => readHostRecord(this.p.jaggersDir, name),
@@ -127,6 +133,32 @@ export class Hosts {
   /** The hosts this supervisor keeps a connection to. */
   views(): HostView[] {
     return [...this.made.values()].map((h) => h.view());
+  }
+
+  /** Each host as the views ask it (src/hosts/host-agents.ts): the dashboard's and MCP's host agents. */
+  sources(): HostSource[] {
+    return [...this.made.values()].flatMap((h) => {
+      const api = this.clients.get(h.name);
+      if (!api) return [];
+      return [
+        {
+          name: h.name,
+          view: () => h.view(),
+          recorded: async () => (await readHostRecord(this.p.jaggersDir, h.name))?.agents ?? [],
+          api,
+          socketPath: hostSocketPath(this.p.jaggersDir, h.name),
+          session: this.p.session,
+          onState: (fn: (v: HostView) => void) => h.onState(fn),
+        },
+      ];
+    });
+  }
+
+  /** The hosts whose records say `up` started agents there, but that this supervisor keeps no connection to (yet). */
+  unkept(): { host: string; agents: string[] }[] {
+    return startedHosts(this.p.jaggersDir)
+      .filter((h) => !this.made.has(h.host))
+      .map((h) => ({ host: h.host, agents: h.agents }));
   }
 
   async close(): Promise<void> {

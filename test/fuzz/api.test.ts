@@ -135,6 +135,8 @@ function startsWork(req: Req): boolean {
   }
   if (req.route === 'GET /v1/events' && req.method === 'GET')
     return EventsQuery.safeParse(Object.fromEntries(new URL(req.url, 'http://x').searchParams)).success;
+  // The hosts' events never end (with no host, nothing ever comes); it takes no query.
+  if (req.route === 'GET /v1/hosts/events' && req.method === 'GET') return !req.url.includes('?');
   // A live agent's terminal stream never ends.
   if (req.route === 'GET /v1/terminals/:agent/stream' && req.method === 'GET') return req.url.startsWith('/v1/terminals/alpha/');
   return false;

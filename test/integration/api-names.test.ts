@@ -37,6 +37,14 @@ const CASES: Record<string, Variant[]> = {
   'GET /v1/terminals/:agent/inbox': [inPath, { params: 'alpha', query: q('task') }],
   'GET /v1/terminals/:agent/stream': [inPath, { params: 'alpha', query: q('task') }],
   'POST /v1/terminals/:agent/keys': [{ body: () => ({ data: 'x' }) }, { params: 'alpha', body: (n) => ({ data: 'x', task: n }) }],
+  // The hosts' agents (docs/web.md): a name for the host and the agent; none here is a host of this supervisor.
+  'GET /v1/hosts/terminals': [],
+  'GET /v1/hosts/events': [],
+  'GET /v1/hosts/:host/terminals/:agent': [inPath, { params: 'alpha', query: q('task') }],
+  'GET /v1/hosts/:host/terminals/:agent/inbox': [inPath, { params: 'alpha', query: q('task') }],
+  'GET /v1/hosts/:host/terminals/:agent/stream': [inPath, { params: 'alpha', query: q('task') }],
+  'POST /v1/hosts/:host/terminals/:agent/answer': [{ body: () => ({ choice: '1' }) }],
+  'POST /v1/hosts/:host/terminals/:agent/keys': [{ body: () => ({ data: 'x' }) }],
   'POST /v1/handoffs': [
     { body: (n) => ({ agent: n, message: 'hi', wait: false }) },
     { body: (n) => ({ agent: 'alpha', message: 'hi', from: n, wait: false }) },

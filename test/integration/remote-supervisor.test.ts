@@ -4,7 +4,10 @@
 // `.jaggers/hosts/box.sock`, and keeps the connection through a cut; `down` stops it there.
 // The remote user runs this checkout's node and dist/ (both readable by anyone) through a `jaggers`
 // wrapper on its PATH; its tmux servers live in a folder of the test (TMUX_TMPDIR), never the user's.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execa } from 'execa';
+import type { Browser } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -12,13 +15,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
-import type { HealthView, TerminalView } from '../../src/api/types.js';
+import type { HealthView, HostAgentsView, TerminalView } from '../../src/api/types.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
 import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
 import { shellQuote } from '../../src/hosts/ssh.js';
 import { socketNameFor } from '../../src/tmux/server.js';
-import { packageRoot } from '../../src/package-root.js';
+import { cliEntry, packageRoot } from '../../src/package-root.js';
+import { CHROMIUM, launchBrowser } from '../browser/browser.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
 import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
@@ -56,6 +60,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
   let bin: string;
   let tmuxDir: string;
   let proj: string;
+  let browser: Browser | null = null;
   beforeAll(async () => {
     // The sessions' PATH: `jaggers` and the fake agent, this checkout's, first.
     bin = path.join('/tmp', `jgssh-bin-${process.pid}`);
@@ -74,6 +79,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     await chown(proj, sshd.uid, sshd.gid);
   }, 60_000);
   afterAll(async () => {
+    await browser?.close();
     await rig?.run(['down'], { env: env() }).catch(() => {});
     await rig?.cleanup();
     await sshd?.stop();
@@ -169,6 +175,77 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // Only the host's agent saw them: the local one did not.
     expect((await rig.run(['capture', 'near'], { env: env() })).stdout).not.toContain('hello from here');
 
+    // The dashboard's and MCP's views (docs/web.md, docs/mcp.md): the local supervisor asks the host's.
+    const hostsNow = await local.call<HostAgentsView[]>('GET', '/v1/hosts/terminals');
+    expect(hostsNow.map((x) => [x.host, x.state, x.agents?.map((t) => [t.agent, t.host]), x.problem])).toEqual([['box', 'connected', [['far', 'box']], null]]);
+    expect(await local.call<TerminalView & { host: string }>('GET', '/v1/hosts/box/terminals/far')).toMatchObject({ agent: 'far', host: 'box' });
+    // The same route on the dashboard's listener (its gate takes the API's token as well as the page's cookie).
+    const opened = await local.call<{ address: string }>('POST', '/v1/web', {});
+    const token = readFileSync(path.join(rig.root, '.jaggers', 'token'), 'utf8').trim();
+    const viaWeb = await fetch(`http://${opened.address}/v1/hosts/terminals`, { headers: { authorization: `Bearer ${token}` } });
+    expect(viaWeb.status).toBe(200);
+    expect(((await viaWeb.json()) as HostAgentsView[])[0]?.agents?.map((t) => t.agent)).toEqual(['far']);
+    // Its state events, passed on with `host`; its live terminal, passed on from the host's supervisor.
+    const seen: { type: string; data: Record<string, unknown> }[] = [];
+    const follow = new AbortController();
+    const following = local.events('/v1/hosts/events', (e) => void seen.push({ type: e.type, data: e.data }), { signal: follow.signal });
+    try {
+      await until('the host connection said', async () => (seen.some((e) => e.type === 'host' && e.data.state === 'connected') ? true : undefined));
+      await until('the host stream following', async () => (seen.some((e) => e.type === 'host-hello') ? true : undefined));
+      expect((await rig.run(['send', 'far', 'seen from the dashboard'], { env: env() })).code).toBe(0);
+      await until('a host-state event for far', async () =>
+        seen.some((e) => e.type === 'host-state' && e.data.agent === 'far' && e.data.host === 'box') ? true : undefined,
+      );
+    } finally {
+      follow.abort();
+      await following;
+    }
+    const frames: string[] = [];
+    const tapping = new AbortController();
+    const tapped = local.events('/v1/hosts/box/terminals/far/stream', (e) => void frames.push(e.type), { signal: tapping.signal });
+    await until('the remote terminal snapshot', async () => (frames.includes('snapshot') ? true : undefined));
+    tapping.abort();
+    await tapped;
+    // list_agents of `jaggers mcp` here: the host's agent with its host.
+    const mcp = new Client({ name: 'test', version: '1.0.0' });
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliEntry, '--project', rig.root, 'mcp'],
+        env: env() as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const listed = (await mcp.callTool({ name: 'list_agents', arguments: {} })) as { content: { text: string }[] };
+      const answer = JSON.parse(listed.content[0]!.text) as { agents: { agent: string; host?: string }[]; hosts: { host: string; shown: boolean }[] };
+      expect(answer.agents.map((x) => [x.agent, x.host ?? '-'])).toEqual([
+        ['near', '-'],
+        ['far', 'box'],
+      ]);
+      expect(answer.hosts).toEqual([{ host: 'box', state: 'connected', detail: 'connected', agents: ['far'], shown: true }]);
+    } finally {
+      await mcp.close();
+    }
+    // The dashboard in a browser (Debian's Chromium, where there is one): far's card, named by its host,
+    // its terminal streamed from the host; the page notes a card for the host down (the cut below).
+    browser = existsSync(CHROMIUM) ? await launchBrowser(CHROMIUM) : null;
+    const page = browser ? await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage() : null;
+    if (page) {
+      await page.goto((await local.call<{ url: string }>('POST', '/v1/web', {})).url);
+      const farCard = page.locator('article.card[data-agent="far@box"][data-host="box"]');
+      await farCard.waitFor({ timeout: 15_000 });
+      expect(await farCard.locator('.meta').textContent()).toMatch(/^on box · demo · for /);
+      await page.locator('article.card[data-agent="near"]').waitFor();
+      await page.evaluate(
+        `new MutationObserver(() => { if (document.querySelector('article.card.host-down[data-host="box"]')) window.hostDownSeen = true; }).observe(document.body, { subtree: true, childList: true })`,
+      );
+      await page.goto(new URL('/#/terminal/far%40box', page.url()).href);
+      await expect.poll(() => page.evaluate('window.jaggers.terminalText()'), { timeout: 15_000, interval: 100 }).toMatch(/seen from the dashboard/);
+      await page.goto(new URL('/#/', page.url()).href);
+      await farCard.waitFor();
+    }
+
     // `attach far`: ssh -t into that host's tmux, at far's window (a terminal of our own: script(1)).
     const a = (await remoteAttachArgs(ctx0, 'far', true))!;
     expect(a.args).toContain('-t');
@@ -199,17 +276,50 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // reconnects with backoff, forwards again, and the same socket answers for the same supervisor.
     const [conn] = sshd.connections();
     expect(conn).toBeDefined();
+    // The hosts' events through the cut: the connection's states as they change, then far's state events again.
+    const through: { type: string; data: Record<string, unknown> }[] = [];
+    const cutWatch = new AbortController();
+    const watchingCut = local.events('/v1/hosts/events', (e) => void through.push({ type: e.type, data: e.data }), { signal: cutWatch.signal });
+    await until('the hosts stream open', async () => (through.some((e) => e.type === 'host-hello') ? true : undefined));
     process.kill(conn!, 'SIGTERM');
     await until('the host seen lost', async () => {
       const v = (await local.call<HealthView>('GET', '/v1/health')).hosts?.[0];
       return v && v.state !== 'connected' ? v : undefined;
     });
+    // Meanwhile the views say the host is down, and still list the local agents.
+    const downNow = await until('the views saying the host down', async () => {
+      const [v] = await local.call<HostAgentsView[]>('GET', '/v1/hosts/terminals');
+      return v && v.agents === null ? v : undefined;
+    });
+    expect(downNow).toMatchObject({ host: 'box', names: ['far'], problem: expect.stringMatching(/^the connection is /) });
     await until('the host connected again', async () => {
       const v = (await local.call<HealthView>('GET', '/v1/health')).hosts?.[0];
       return v?.state === 'connected' ? v : undefined;
     });
     const again = await until('the forwarded socket answering again', () => far.call<HealthView>('GET', '/v1/health'));
     expect(again.pid).toBe(health.pid);
+    try {
+      await until('the hosts stream following far again', async () => {
+        const states = through.filter((e) => e.type === 'host').map((e) => e.data.state);
+        const back = states.lastIndexOf('connected');
+        return states.slice(0, back).some((x) => x !== 'connected') && through.filter((e) => e.type === 'host-hello').length >= 2 ? states : undefined;
+      });
+      expect((await rig.run(['send', 'far', 'after the cut'], { env: env() })).code).toBe(0);
+      await until('a host-state event after the cut', async () =>
+        through.slice(through.map((e) => e.type).lastIndexOf('host-hello')).some((e) => e.type === 'host-state' && e.data.agent === 'far') ? true : undefined,
+      );
+    } finally {
+      cutWatch.abort();
+      await watchingCut;
+    }
+    if (page) {
+      // The page showed the host down (its card, its agents' gone), then far's card again once back.
+      await expect.poll(() => page.evaluate('window.hostDownSeen === true'), { timeout: 15_000, interval: 100 }).toBe(true);
+      await page.locator('article.card[data-agent="far@box"]').waitFor({ timeout: 15_000 });
+      expect(await page.locator('article.card.host-down').count()).toBe(0);
+      await browser?.close();
+      browser = null;
+    }
 
     // The local supervisor killed: the next one (started by the next command) finds the host by its
     // record, connects again and forwards the same socket; nothing is started there again.
