@@ -117,6 +117,24 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
         clearTimeout(timer);
       };
     });
+  const isBusy = (screen: string) => classify({ screen, raw: '', rules: target.profile.detect.rules }).status === 'busy';
+  /** The watcher's next screen that does not read busy (true), or none within `ms` (false). */
+  const quietScreen = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const off = status.onScreen((paneId, screen) => {
+        if (paneId !== target.paneId || isBusy(screen)) return;
+        done();
+        resolve(true);
+      });
+      const timer = setTimeout(() => {
+        done();
+        resolve(false);
+      }, ms);
+      const done = () => {
+        off();
+        clearTimeout(timer);
+      };
+    });
   /** The pane before the paste: later screens must show one more echo of the prompt than this. */
   let before: PromptSighting | null = null;
   /** That screen itself: a turn summary on it is the last turn's (the watcher must not count it as this prompt's). */
@@ -136,6 +154,12 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
     paste: async () => {
       await io.leaveMode(target.paneId);
       let screen = await io.capture(target.paneId);
+      // Ready by a hook's turn end while the screen still draws the turn busy: a prompt typed now may be
+      // dropped (opencode after session.idle). Wait for the screen to catch up, within the hook's grace.
+      if (isBusy(screen)) {
+        const behind = status.screenBehind?.(target.paneId) ?? 0;
+        if (behind > 0 && (await quietScreen(behind))) screen = await io.capture(target.paneId);
+      }
       const left = stray(screen);
       if (left) {
         // An earlier prompt was typed but never submitted (its sender died between paste and Enter):
@@ -150,7 +174,7 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
       }
       before = sight(screen);
       screenBefore = screen;
-      busyBefore = classify({ screen, raw: '', rules: target.profile.detect.rules }).status === 'busy';
+      busyBefore = isBusy(screen);
       await io.paste(target.paneId, text);
     },
     inspect: async () => {

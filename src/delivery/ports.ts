@@ -10,6 +10,11 @@ export interface PaneStatusSource {
   onScreen(l: (paneId: string, screen: string) => void): () => void;
   /** The last screen captured for classification, when the source keeps it (to say what a waiting agent asks). */
   lastScreen?(paneId: string): string | null;
+  /**
+   * How long (ms) the screen may still lag behind a turn end a hook reported (0: it does not), where the
+   * source knows: a prompt typed into a screen still drawn busy may be dropped.
+   */
+  screenBehind?(paneId: string): number;
   /** Tell the pane's machine a prompt went in; `screenBefore`: the screen read just before it was typed. */
   inputSent(paneId: string, screenBefore?: string): void;
 }

@@ -492,6 +492,22 @@ export class PaneWatcher {
     return this.entries.get(paneId)?.lastScreen ?? null;
   }
 
+  /**
+   * How long the screen may still lag behind a hook's turn end: a hook said the turn ended and no quiet
+   * reading of the screen came since (opencode drew its busy footer for over a second after
+   * session.idle on a loaded machine, and dropped a prompt typed meanwhile). The ms left of the grace
+   * (0: not behind); the screen is looked at soon, so a quiet one ends the wait.
+   */
+  screenBehind(paneId: string): number {
+    const e = this.entries.get(paneId);
+    const word = e?.hooks.word;
+    if (!e || word?.status !== 'done' || word.confirmed || e.life.dead || e.held) return 0;
+    const left = (word.since ?? this.now()) + this.hookGraceMs - this.now();
+    if (left <= 0) return 0;
+    this.scheduler.want(e.schedule, 0, true, 'catch-up');
+    return left;
+  }
+
   /** The panes watched now. */
   paneIds(): string[] {
     return [...this.entries.keys()];

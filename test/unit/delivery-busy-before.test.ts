@@ -12,6 +12,20 @@ const SPINNER = '⠋ Working (esc to cancel)';
 class LateSpinner extends FakeTui {
   spinning = true;
   dropWhileSpinning = true;
+  /** What the watcher says of the screen lagging behind a hook's turn end (ms left of its grace). */
+  behind = 0;
+  behindAsked = 0;
+
+  screenBehind(): number {
+    this.behindAsked++;
+    return this.behind;
+  }
+
+  /** The spinner goes: the screen caught up with the turn's end, and the watcher reads it. */
+  stopSpinning(): void {
+    this.spinning = false;
+    this.set(this.current);
+  }
 
   override screen(): string {
     const s = super.screen();
@@ -58,5 +72,34 @@ describe('delivery on a pane that read busy before the paste', () => {
     const d = await deliverNow(tui, tui, target(tui), 'read the inbox file [jg:0123456789abcdef]', { nonce: '0123456789abcdef', retryAfterMs: 50 });
     expect(d).toMatchObject({ kind: 'delivered', evidence: 'busy' });
     expect(tui.prompts).toEqual(['read the inbox file [jg:0123456789abcdef]']);
+  });
+
+  it("a screen behind a hook's turn end is waited for: the prompt goes in once it reads quiet, and busy after it proves it", async () => {
+    const tui = new LateSpinner('%1', profile, 'done');
+    tui.behind = 2000;
+    const pasted = new Promise<void>((resolve) => {
+      const paste = tui.paste.bind(tui);
+      tui.paste = async (paneId, text) => {
+        // Typed only once the spinner went: into a screen that no longer reads busy.
+        expect(tui.spinning).toBe(false);
+        await paste(paneId, text);
+        resolve();
+      };
+    });
+    setImmediate(() => tui.stopSpinning());
+    const d = await deliverNow(tui, tui, target(tui), 'read the inbox file [jg:0123456789abcdef]', { nonce: '0123456789abcdef', retryAfterMs: 50 });
+    await pasted;
+    expect(tui.behindAsked).toBe(1);
+    expect(d).toMatchObject({ kind: 'delivered', evidence: 'busy' });
+    expect(tui.prompts).toEqual(['read the inbox file [jg:0123456789abcdef]']);
+  });
+
+  it('the wait is bounded by what the watcher says is left of the grace; a screen that stays busy is typed into as before', async () => {
+    const tui = new LateSpinner('%1', profile, 'done');
+    tui.behind = 30;
+    const d = await deliverNow(tui, tui, target(tui), 'read the inbox file [jg:0123456789abcdef]', { nonce: '0123456789abcdef', retryAfterMs: 50 });
+    expect(tui.behindAsked).toBe(1);
+    expect(d.kind).toBe('timeout');
+    expect(tui.prompts).toEqual([]);
   });
 });

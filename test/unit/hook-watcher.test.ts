@@ -112,6 +112,32 @@ describe('hook signals in the pane watcher', () => {
     expect(t.warnings).toEqual([]);
   });
 
+  it('screenBehind: after a turn end by a hook, the ms left of the grace until the screen reads quiet (a look asked for), 0 after', async () => {
+    const t = await setup();
+    expect(t.w.screenBehind('%1')).toBe(0);
+    t.hook('UserPromptSubmit');
+    await t.shows(SPINNER);
+    expect(t.w.screenBehind('%1')).toBe(0);
+    t.hook('Stop', { session_id: 's-1' });
+    t.clock.advance(1000);
+    const before = t.captures();
+    expect(t.w.screenBehind('%1')).toBe(2000);
+    // The look it asked for: the screen still lags, so the wait goes on; once it reads quiet, no more.
+    t.clock.advance(0);
+    expect(t.captures()).toBe(before + 1);
+    await t.screen(SPINNER);
+    expect(t.w.screenBehind('%1')).toBe(2000);
+    await t.shows(IDLE);
+    expect(t.w.screenBehind('%1')).toBe(0);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.turns('%1')).toBe(1);
+    // A screen that never catches up is waited for no longer than the grace.
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1' });
+    t.clock.advance(3000);
+    expect(t.w.screenBehind('%1')).toBe(0);
+  });
+
   it('trap: Esc after a turn start gives no end event; the quiet screen ends the turn once it held for the grace', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
