@@ -161,6 +161,11 @@ export const jobCreatedEvent = z.object({
   headless: z.boolean().optional(),
   /** `assign --worktree`: the job's worker works in a git worktree of its own, `jaggers/<job id>`, made from `base`. */
   worktree: z.object({ base: z.string().min(1).nullable() }).optional(),
+  /**
+   * An agent on another host (docs/hosts.md): the item is forwarded to that host's supervisor, which runs
+   * it as its own item keyed by this one's id; its `terminalId` here is the queue's key, `<agent>@<host>`.
+   */
+  host: id.optional(),
 });
 
 export const jobStateEvent = z.object({

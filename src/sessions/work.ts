@@ -66,6 +66,8 @@ export const jobRecordSchema = z.object({
     .nullable()
     .default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
+  /** An agent on another host (docs/hosts.md): its item is run there by that host's supervisor; null: this machine. */
+  host: z.string().nullable().default(null),
   /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
   usage: byModelSchema.nullable().default(null),
   /**
@@ -162,6 +164,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     work: e.work ?? (e.workflow && e.task ? 'turn' : 'job'),
     headless: e.headless ?? false,
     worktree: e.worktree ? { base: e.worktree.base, result: null } : null,
+    host: e.host ?? null,
     seq: data.seq + 1,
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
