@@ -227,6 +227,8 @@ export const messageCreatedEvent = z.object({
   bytes: z.number().int().nonnegative(),
   /** The job whose result this is. */
   job: id.nullable(),
+  /** To an agent on another host (docs/hosts.md): delivered by that host's supervisor; `to` is `<agent>@<host>`. */
+  host: id.optional(),
 });
 
 /** About to be typed, with this nonce: after a crash, the nonce on screen or in the transcript says it went in. */

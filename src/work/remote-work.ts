@@ -5,15 +5,17 @@
 // or a restart here is not a second item there), follows it there to its end, and copies its end and its
 // reply back here, so `wait`, `result` and `jobs` show it as a local item. While the host's connection
 // is down the item waits (the runner asks `blocked`); the connection's next change kicks the queue.
-import type { JobResultView, JobView } from '../api/types.js';
-import type { JaggersError } from '../errors.js';
-import { isJaggersError } from '../errors.js';
+import type { JobResultView, JobView, MessageView } from '../api/types.js';
+import { isJaggersError, JaggersError } from '../errors.js';
 import { readConfinedText } from '../fs/confine.js';
 import type { Log } from '../logger.js';
-import { isFinal, type JobRecord, type JobState } from '../sessions/registry.js';
+import { isFinal, type JobRecord, type JobState, type MessageRecord } from '../sessions/registry.js';
 import { writeDurable } from './files.js';
 import type { WorkJournal } from './journal.js';
-import type { Clock, Dirs } from './ports.js';
+import type { Clock, Dirs, Publish, Store } from './ports.js';
+import { parseArtifact } from '../handover/artifact.js';
+import { makeNonce } from '../delivery/sanitize.js';
+import { publishMessage } from './run-message.js';
 import path from 'node:path';
 
 /** The key of a remote agent's queue here (where a local agent's terminal id goes). */
@@ -34,6 +36,9 @@ export interface HostReach {
 
 export interface RemoteWorkPorts {
   journal: WorkJournal;
+  /** The registry (messages are journaled here directly) and the event stream. */
+  store: Store;
+  hub: Publish;
   dirs: Dirs;
   /** The host's supervisor, or null when this supervisor keeps no connection to it. */
   reach(host: string): HostReach | null;
@@ -63,8 +68,7 @@ export class RemoteWork {
   constructor(private readonly p: RemoteWorkPorts) {}
 
   /** Why an item for a host cannot go on now (the connection is not up), or null when it can. */
-  blocked(j: JobRecord): string | null {
-    const host = j.host!;
+  blocked(host: string): string | null {
     const r = this.p.reach(host);
     if (!r) return `waits for host ${host}: this supervisor keeps no connection to it (run \`jaggers up\`)`;
     if (r.view.state !== 'connected') return `waits for host ${host}: the connection is ${r.view.detail}`;
@@ -144,10 +148,96 @@ export class RemoteWork {
     } catch (err) {
       if (signal.aborted) return;
       const x = err as JaggersError;
-      if (transient(err)) return this.pause(j, host, x, signal);
+      if (transient(err)) return this.pause(j.id, host, x, signal);
       this.answered(j.id);
       const code = typeof x.code === 'string' && /^E_[A-Z_]+$/.test(x.code) ? x.code : 'E_TURN_FAILED';
       await journal.change(j.id, 'failed', `host ${host}: ${x.message}`, { code });
+    }
+  }
+
+  /**
+   * Deliver an inbox message through the host's supervisor: claimed here, stored there under the same id
+   * (once: its API stores an id once), delivered here once it is delivered there (how it was, there).
+   * A refusal there throws (the runner tries again, then waits for the next event); the host out of
+   * reach resolves without an end, as for a job.
+   */
+  async deliver(given: MessageRecord, signal: AbortSignal): Promise<void> {
+    const { store, hub } = this.p;
+    const m = store.data.messages[given.id] ?? given;
+    if (m.state === 'delivered' || !m.host) return;
+    const host = m.host;
+    const reach = this.p.reach(host);
+    if (!reach) return;
+    const key = `m:${m.id}`;
+    try {
+      if (m.state === 'pending') {
+        const claimed = await store.update((d) => {
+          const cur = d.messages[m.id];
+          if (!cur || cur.state !== 'pending') return { events: [], result: false };
+          return { events: [{ type: 'message-claimed', messageId: m.id, nonce: makeNonce() }], result: true };
+        });
+        if (claimed) publishMessage(hub, store.data.messages[m.id]!, 'claimed');
+      }
+      const text = parseArtifact(await readConfinedText(this.p.dirs, m.file, `message ${m.id}`)).body;
+      // Its delivery there, from that supervisor's event stream (asked for before the message is sent).
+      let there: 'delivered' | null = null;
+      let how: MessageRecord['how'] = null;
+      let wake: () => void = () => {};
+      const follow = new AbortController();
+      const stop = () => follow.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      const watching = reach.api
+        .events?.(
+          '/v1/events?types=message',
+          (e) => {
+            if (e.data.id !== m.id || e.data.state !== 'delivered') return;
+            there = 'delivered';
+            wake();
+          },
+          { signal: follow.signal },
+        )
+        .catch(() => {})
+        .finally(() => wake());
+      try {
+        const waitMs = (this.p.waitS ?? 30) * 1000;
+        for (;;) {
+          // Sent again after each wait: the same id is stored once there, and the answer says how it stands.
+          const rec = await reach.api.call<MessageView>('POST', '/v1/messages', { id: m.id, to: m.toAgent, text }, { signal });
+          this.answered(key);
+          if (rec.state === 'delivered') {
+            how = rec.how;
+            break;
+          }
+          if (there === 'delivered') continue;
+          await new Promise<void>((resolve) => {
+            const timer = this.p.clock.setTimeout(() => resolve(), waitMs);
+            wake = () => {
+              this.p.clock.clearTimeout(timer);
+              resolve();
+            };
+            follow.signal.addEventListener('abort', wake, { once: true });
+          });
+          if (signal.aborted) return;
+          // The stream ended (the connection dropped): the next request says whether the host is there.
+        }
+      } finally {
+        follow.abort();
+        signal.removeEventListener('abort', stop);
+        await watching;
+      }
+      const rec = await store.update((d) => {
+        const cur = d.messages[m.id];
+        if (!cur || cur.state === 'delivered') return { events: [], result: null };
+        return { events: [{ type: 'message-delivered', messageId: m.id, how: how ?? 'verified' }], result: cur };
+      });
+      if (!rec) return;
+      this.p.log.info({ message: m.id, agent: m.toAgent, host, how }, 'message delivered on its host');
+      publishMessage(hub, { ...rec, state: 'delivered', how: how ?? 'verified' }, 'delivered');
+    } catch (err) {
+      if (signal.aborted) return;
+      if (transient(err)) return this.pause(key, host, err as Error, signal);
+      this.answered(key);
+      throw new JaggersError(isJaggersError(err) ? err.code : 'E_API', `message ${m.id} to ${m.toAgent} on host ${host}: ${(err as Error).message}`);
     }
   }
 
@@ -194,26 +284,27 @@ export class RemoteWork {
     await journal.change(j.id, 'done', `${agent} on host ${host}: ${there.reason}`, reply ? { reply } : {}, r.reply);
   }
 
-  private answered(id: string): void {
-    this.trouble.delete(id);
-    this.tries.delete(id);
+  /** A job's id, or `m:<id>` for a message. */
+  private answered(key: string): void {
+    this.trouble.delete(key);
+    this.tries.delete(key);
   }
 
   /**
    * The host's supervisor did not answer. With the connection down the runner waits for it (`blocked`);
    * with the connection up, after a pause that doubles from 1 s up to 30 s.
    */
-  private async pause(j: JobRecord, host: string, e: Error, signal: AbortSignal): Promise<void> {
+  private async pause(key: string, host: string, e: Error, signal: AbortSignal): Promise<void> {
     const r = this.p.reach(host);
     if (!r || r.view.state !== 'connected') {
-      this.trouble.delete(j.id);
+      this.trouble.delete(key);
       return;
     }
-    const n = (this.tries.get(j.id) ?? 0) + 1;
-    this.tries.set(j.id, n);
+    const n = (this.tries.get(key) ?? 0) + 1;
+    this.tries.set(key, n);
     const ms = Math.min(30_000, 1000 * 2 ** (n - 1));
-    this.trouble.set(j.id, `waits for host ${host}'s supervisor: ${e.message}; asked again in ${Math.round(ms / 1000)} s`);
-    this.p.log.warn({ job: j.id, host, tries: n, err: e.message }, "the host's supervisor did not answer; asked again");
+    this.trouble.set(key, `waits for host ${host}'s supervisor: ${e.message}; asked again in ${Math.round(ms / 1000)} s`);
+    this.p.log.warn({ item: key, host, tries: n, err: e.message }, "the host's supervisor did not answer; asked again");
     await new Promise<void>((resolve) => {
       const done = () => {
         this.p.clock.clearTimeout(timer);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
-import type { HealthView, JobResultView, JobView, TerminalView } from '../../src/api/types.js';
+import type { HealthView, InboxView, JobResultView, JobView, MessageView, TerminalView } from '../../src/api/types.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
 import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
@@ -230,7 +230,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(existsSync(path.join(rig.root, '.jaggers', 'hosts', 'box.json'))).toBe(false);
   }, 120_000);
 
-  it('assign to an agent on box: forwarded to its supervisor, done with its reply here; a cut in the middle of the job still ends it once', async () => {
+  it('assign and message to an agent on box: forwarded to its supervisor, done with its reply here; a cut in the middle of the job still ends it once', async () => {
     await writeFile(
       path.join(rig.root, 'jaggers.json'),
       JSON.stringify({
@@ -286,6 +286,19 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(remoteJobs.filter((j) => j.id === b || j.id === id).map((j) => j.state)).toEqual(['done', 'done']);
     const rb = JSON.parse((await rig.run(['result', b, '--json'], { env: env() })).stdout) as JobResultView;
     expect(rb.reply).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${b}/result`)).reply);
+
+    // A message to far: stored here, delivered once by the host's supervisor, delivered here then.
+    const sentMsg = await rig.run(['message', 'far', '-m', 'a note for far, from here', '--json'], { env: env() });
+    expect(sentMsg.code, sentMsg.stderr).toBe(0);
+    const msg = JSON.parse(sentMsg.stdout) as MessageView;
+    expect(msg).toMatchObject({ toAgent: 'far', to: 'far@box', host: 'box' });
+    const inboxHere = await until('the message delivered here', async () => {
+      const v = JSON.parse((await rig.run(['inbox', 'far', '--json'], { env: env() })).stdout) as InboxView;
+      return v.messages.find((m) => m.id === msg.id)?.state === 'delivered' ? v : undefined;
+    });
+    expect(inboxHere.messages.find((m) => m.id === msg.id)?.how).toBe('verified');
+    const inboxThere = await far.call<InboxView>('GET', '/v1/terminals/far/inbox');
+    expect(inboxThere.messages.filter((m) => m.id === msg.id).map((m) => m.state)).toEqual(['delivered']);
 
     expect((await rig.run(['down'], { env: env() })).code).toBe(0);
   }, 180_000);

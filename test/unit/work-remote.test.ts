@@ -14,7 +14,8 @@ import { RemoteWork, remoteKey, type HostReach } from '../../src/work/remote-wor
 import { Runner } from '../../src/work/runner.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { tempDirs } from '../helpers/temp-dir.js';
-import { FakeStore, jobEvent, recordingLog, settle, terminalEvents } from '../helpers/work-fakes.js';
+import { FakeAgents, FakeStore, jobEvent, recordingLog, settle, terminalEvents } from '../helpers/work-fakes.js';
+import { Inbox } from '../../src/work/inbox.js';
 import { readFile } from 'node:fs/promises';
 
 const temp = tempDirs('jaggers-remote-work-');
@@ -38,6 +39,7 @@ class FakeHostSupervisor {
   detail = 'connected';
   readonly jobs = new Map<string, { id: string; target: string; text: string; state: JobState; reason: string; reply: string | null }>();
   readonly posts: string[] = [];
+  readonly messages = new Map<string, { id: string; to: string; text: string; state: 'pending' | 'delivered'; how: string | null }>();
   /** The next answer of this request is lost (the request was taken; the connection dropped before the answer). */
   cutNext: 'POST' | 'wait' | null = null;
   private waiters: { id: string; resolve(v: JobView): void; reject(e: Error): void }[] = [];
@@ -86,6 +88,16 @@ class FakeHostSupervisor {
       }
       return this.view(b.id);
     }
+    if (method === 'POST' && at === '/v1/messages') {
+      const b = body as { id: string; to: string; text: string };
+      this.posts.push(b.id);
+      if (!this.messages.has(b.id)) this.messages.set(b.id, { id: b.id, to: b.to, text: b.text, state: 'pending', how: null });
+      if (this.cutNext === 'POST') {
+        this.cutNext = null;
+        throw this.down();
+      }
+      return { ...this.messages.get(b.id)! };
+    }
     const m = /^\/v1\/jobs\/([^/]+)\/(wait|result|cancel)/.exec(at);
     if (!m) throw new Error(`unexpected ${method} ${at}`);
     const id = decodeURIComponent(m[1]!);
@@ -116,6 +128,12 @@ class FakeHostSupervisor {
     for (const w of ready) w.resolve(this.view(id));
   }
 
+  /** The host's supervisor delivered a message to its agent. */
+  delivered(id: string, how: string): void {
+    Object.assign(this.messages.get(id)!, { state: 'delivered', how });
+    for (const st of [...this.streams]) st.onEvent({ type: 'message', data: { id, state: 'delivered' } });
+  }
+
   /** The connection drops: requests under way end without an answer. */
   drop(detail = 'retrying in 4 s (the connection dropped)'): void {
     this.state = 'retrying';
@@ -137,13 +155,13 @@ async function setup() {
   let connected = true;
   const journal = new WorkJournal({ store, hub, log, dirs, ended: async () => {} });
   const make = () => {
-    const remote = new RemoteWork({ journal, dirs, reach: () => (connected ? host.reach() : null), clock, log });
+    const remote = new RemoteWork({ journal, store, hub, dirs, reach: () => (connected ? host.reach() : null), clock, log });
     const runner = new Runner({
       data: () => store.data,
       pane: () => undefined,
       status: () => undefined,
-      run: (item, _e, signal) => (item.kind === 'job' ? remote.run(item.j, signal) : Promise.resolve()),
-      remote: (j) => remote.blocked(j),
+      run: (item, _e, signal) => (item.kind === 'job' ? remote.run(item.j, signal) : remote.deliver(item.m, signal)),
+      remote: (host) => remote.blocked(host),
       lost: async () => {},
       broken: async (j, err) => void (await journal.change(j.id, 'failed', err.message)),
       log,
@@ -155,7 +173,16 @@ async function setup() {
     await writeDurable(path.join(dirs.jaggersDir, 'jobs', `${id}.md`), text);
     store.seed(jobEvent(id, { target: 'far', terminalId: KEY, host: 'box', from }));
   };
-  return { root, dirs, store, host, clock, journal, make, assign, setConnected: (v: boolean) => (connected = v) };
+  const inbox = new Inbox({
+    store,
+    agents: new FakeAgents(),
+    hub,
+    log,
+    dirs,
+    runner: { kick: () => {}, waiting: () => null },
+    hostOf: async (a) => (a === 'far' ? 'box' : null),
+  });
+  return { root, dirs, store, host, clock, journal, make, assign, inbox, setConnected: (v: boolean) => (connected = v) };
 }
 
 describe('a job for an agent on another host', () => {
@@ -272,6 +299,37 @@ describe('a job for an agent on another host', () => {
     h.host.set('j-000000000006', 'failed', 'far never became ready (error)');
     await until(() => state(h, 'j-000000000006') === 'failed', 'failed here');
     expect(h.store.data.jobs['j-000000000006']).toMatchObject({ reason: 'on host box: far never became ready (error)' });
+    runner.stop();
+  });
+});
+
+describe('a message for an agent on another host', () => {
+  it('is stored here, sent there under its own id (once across a lost answer and a host down), delivered here when it is there', async () => {
+    const h = await setup();
+    const { runner } = h.make();
+    const m = await h.inbox.send({ id: 'm-0000aaaa', to: 'far', text: 'line one\nline two, exactly', from: 'near' });
+    expect(m).toMatchObject({ to: KEY, toAgent: 'far', host: 'box', fromAgent: 'near', state: 'pending' });
+    h.host.cutNext = 'POST';
+    runner.kick(KEY);
+    await until(() => h.clock.pending > 0, 'the pause after the lost answer');
+    expect(h.store.data.messages['m-0000aaaa']!.state).toBe('claimed');
+    // The host goes down meanwhile: the message waits for it, claimed, and says why.
+    h.host.drop();
+    h.clock.advance(1000);
+    await until(() => runner.current(KEY) === null, 'the run given up');
+    expect(runner.waiting(KEY, 'm-0000aaaa')).toBe('waits for host box: the connection is retrying in 4 s (the connection dropped)');
+    h.host.state = 'connected';
+    runner.kickAll();
+    await until(() => h.host.posts.length === 2, 'the message sent again');
+    expect(h.host.messages.size).toBe(1);
+    expect(h.host.messages.get('m-0000aaaa')).toMatchObject({ to: 'far', text: 'line one\nline two, exactly', state: 'pending' });
+    h.host.delivered('m-0000aaaa', 'verified');
+    await until(() => h.store.data.messages['m-0000aaaa']!.state === 'delivered', 'delivered here');
+    expect(h.store.data.messages['m-0000aaaa']).toMatchObject({ how: 'verified', claims: 1 });
+    expect(h.store.of('message-delivered')).toHaveLength(1);
+    expect(h.host.messages.size).toBe(1);
+    // Listed in its inbox here, as a local agent's.
+    expect(await h.inbox.list('far')).toMatchObject({ agent: 'far', terminalId: KEY, pending: 0 });
     runner.stop();
   });
 });
