@@ -488,7 +488,7 @@ export function compose(d: SupervisorDeps) {
     remote,
   });
   const inbox = new Inbox({ store, agents, hub, log, dirs, runner, hostOf: hostOfAgent });
-  const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal });
+  const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal, hostOf: hostOfAgent });
   const views = new AgentViews({
     table,
     watcher,

@@ -94,7 +94,9 @@ export class Jobs {
     let agent = resolveParty(this.p.agents, data, req.target, task);
     let kind: JobRecord['kind'] = 'agent';
     // An agent on another host (docs/hosts.md): its item is forwarded to that host's supervisor.
-    const host = !agent && (req.work ?? 'job') === 'job' && !task ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
+    // (A job from a task's window stays a local matter; a handoff carries a task of its own.)
+    const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff';
+    const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
     if (host) {
       const no = req.worktree ? '--worktree' : req.headless ? '--headless' : req.base !== undefined ? '--base' : null;
       if (no) throw new JaggersError('E_USAGE', `${what} ${no}: ${req.target} is an agent on host ${host}, where this is not supported yet`);

@@ -123,7 +123,7 @@ export class RemoteWork {
         .catch(() => {});
       try {
         let asked = seen;
-        let there = await reach.api.call<JobView>('POST', '/v1/jobs', body, { signal });
+        let there = await this.create(reach, j, text, body, signal);
         this.answered(j.id);
         const waitS = this.p.waitS ?? 30;
         while (!isFinal(there.state)) {
@@ -239,6 +239,25 @@ export class RemoteWork {
       this.answered(key);
       throw new JaggersError(isJaggersError(err) ? err.code : 'E_API', `message ${m.id} to ${m.toAgent} on host ${host}: ${(err as Error).message}`);
     }
+  }
+
+  /**
+   * Record the item there (its id recorded once there). A handoff goes through that supervisor's
+   * handoffs (its handover file written there), answered once its prompt went in; then its record.
+   */
+  private async create(reach: HostReach, j: JobRecord, text: string, body: Record<string, unknown>, signal: AbortSignal): Promise<JobView> {
+    if (j.work !== 'handoff') return reach.api.call<JobView>('POST', '/v1/jobs', body, { signal });
+    const handoff = {
+      id: j.id,
+      agent: j.agent ?? j.target,
+      message: text,
+      wait: false,
+      ...(j.task ? { task: j.task } : {}),
+      ...(j.workflow ? { workflow: j.workflow } : {}),
+      ...(j.timeoutMs ? { timeout: j.timeoutMs / 1000 } : {}),
+    };
+    await reach.api.call('POST', '/v1/handoffs', handoff, { signal });
+    return reach.api.call<JobView>('GET', `/v1/jobs/${encodeURIComponent(j.id)}`, undefined, { signal });
   }
 
   /** Cancel the item there too (best effort: it is cancelled here whatever the host says). */

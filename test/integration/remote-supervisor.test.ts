@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
-import type { HealthView, InboxView, JobResultView, JobView, MessageView, TerminalView } from '../../src/api/types.js';
+import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, MessageView, TerminalView } from '../../src/api/types.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
 import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
@@ -230,7 +230,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(existsSync(path.join(rig.root, '.jaggers', 'hosts', 'box.json'))).toBe(false);
   }, 120_000);
 
-  it('assign and message to an agent on box: forwarded to its supervisor, done with its reply here; a cut in the middle of the job still ends it once', async () => {
+  it('assign, message and handoff to an agent on box: forwarded to its supervisor, ended here with its reply; a cut in the middle of a job still ends it once', async () => {
     await writeFile(
       path.join(rig.root, 'jaggers.json'),
       JSON.stringify({
@@ -246,6 +246,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     const sock = hostSocketPath(path.join(rig.root, '.jaggers'), 'box');
     const far = new ApiClient({ socketPath: sock }, rig.session);
     const local = api(rig);
+    const root = path.join(proj, '.jaggers', 'hosted', rig.session);
 
     // A job for far: recorded here, run there under the same id, its end and reply copied here.
     const a = await rig.run(['assign', 'far', '-m', 'count the words in this prompt', '--name', 'remote-one'], { env: env() });
@@ -299,6 +300,18 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(inboxHere.messages.find((m) => m.id === msg.id)?.how).toBe('verified');
     const inboxThere = await far.call<InboxView>('GET', '/v1/terminals/far/inbox');
     expect(inboxThere.messages.filter((m) => m.id === msg.id).map((m) => m.state)).toEqual(['delivered']);
+
+    // A handoff to far: its handover file written there (the remote project's), its reply back here.
+    const ho = await rig.run(['handoff', 'far', '-m', 'hand this over to far', '--json'], { env: env() });
+    expect(ho.code, ho.stderr).toBe(0);
+    const hr = JSON.parse(ho.stdout) as HandoffResult;
+    expect(hr).toMatchObject({ agent: 'far', terminalId: 'far@box' });
+    const hj = await far.call<JobView>('GET', `/v1/jobs/${hr.job}`);
+    expect(hj).toMatchObject({ work: 'handoff', state: 'done', task: hr.task });
+    expect(existsSync(path.join(root, hj.artifact!))).toBe(true);
+    expect(readFileSync(path.join(root, hj.artifact!), 'utf8')).toContain('hand this over to far');
+    expect(hr.reply?.text).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${hr.job}/result`)).reply);
+    expect(hr.reply?.artifact).toBe(path.join(rig.root, '.jaggers', 'jobs', `${hr.job}.reply.md`));
 
     expect((await rig.run(['down'], { env: env() })).code).toBe(0);
   }, 180_000);

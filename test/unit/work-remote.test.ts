@@ -39,6 +39,7 @@ class FakeHostSupervisor {
   detail = 'connected';
   readonly jobs = new Map<string, { id: string; target: string; text: string; state: JobState; reason: string; reply: string | null }>();
   readonly posts: string[] = [];
+  readonly handoffs: { id: string; agent: string; message: string; task: string; wait: boolean }[] = [];
   readonly messages = new Map<string, { id: string; to: string; text: string; state: 'pending' | 'delivered'; how: string | null }>();
   /** The next answer of this request is lost (the request was taken; the connection dropped before the answer). */
   cutNext: 'POST' | 'wait' | null = null;
@@ -88,6 +89,13 @@ class FakeHostSupervisor {
       }
       return this.view(b.id);
     }
+    if (method === 'POST' && at === '/v1/handoffs') {
+      const b = body as { id: string; agent: string; message: string; task: string; wait: boolean };
+      this.posts.push(b.id);
+      this.handoffs.push(b);
+      if (!this.jobs.has(b.id)) this.jobs.set(b.id, { id: b.id, target: b.agent, text: b.message, state: 'queued', reason: 'recorded', reply: null });
+      return { job: b.id, task: b.task };
+    }
     if (method === 'POST' && at === '/v1/messages') {
       const b = body as { id: string; to: string; text: string };
       this.posts.push(b.id);
@@ -98,9 +106,10 @@ class FakeHostSupervisor {
       }
       return { ...this.messages.get(b.id)! };
     }
-    const m = /^\/v1\/jobs\/([^/]+)\/(wait|result|cancel)/.exec(at);
+    const m = /^\/v1\/jobs\/([^/?]+)(?:\/(wait|result|cancel))?/.exec(at);
     if (!m) throw new Error(`unexpected ${method} ${at}`);
     const id = decodeURIComponent(m[1]!);
+    if (m[2] === undefined) return this.view(id);
     if (m[2] === 'result') {
       const j = this.jobs.get(id)!;
       return { job: this.view(id), reply: j.reply, artifact: `.jaggers/handover/${id}_reply.md` };
@@ -185,9 +194,9 @@ async function setup() {
   return { root, dirs, store, host, clock, journal, make, assign, inbox, setConnected: (v: boolean) => (connected = v) };
 }
 
-describe('a job for an agent on another host', () => {
-  const state = (h: Awaited<ReturnType<typeof setup>>, id: string) => h.store.data.jobs[id]!.state;
+const state = (h: Awaited<ReturnType<typeof setup>>, id: string) => h.store.data.jobs[id]!.state;
 
+describe('a job for an agent on another host', () => {
   it('is recorded there under its own id, followed to its end, and its reply is copied here (and sent home)', async () => {
     const h = await setup();
     const { runner } = h.make();
@@ -299,6 +308,29 @@ describe('a job for an agent on another host', () => {
     h.host.set('j-000000000006', 'failed', 'far never became ready (error)');
     await until(() => state(h, 'j-000000000006') === 'failed', 'failed here');
     expect(h.store.data.jobs['j-000000000006']).toMatchObject({ reason: 'on host box: far never became ready (error)' });
+    runner.stop();
+  });
+});
+
+describe('a handoff to an agent on another host', () => {
+  it("goes through the host supervisor's handoffs (its handover file written there) under its id and task; its reply is copied here", async () => {
+    const h = await setup();
+    const { runner } = h.make();
+    await writeDurable(path.join(h.dirs.jaggersDir, 'jobs', 'j-00000000000a.md'), 'review the diff');
+    h.store.seed(
+      jobEvent('j-00000000000a', { target: 'far', terminalId: KEY, host: 'box', work: 'handoff', task: 't-0000beef', workflow: 'handoff', timeoutMs: 600_000 }),
+    );
+    runner.kick(KEY);
+    await until(() => h.host.jobs.has('j-00000000000a'), 'the handoff there');
+    expect(h.host.handoffs).toEqual([
+      { id: 'j-00000000000a', agent: 'far', message: 'review the diff', wait: false, task: 't-0000beef', workflow: 'handoff', timeout: 600 },
+    ]);
+    h.host.set('j-00000000000a', 'done', 'the agent finished its turn', 'looks good');
+    await until(() => state(h, 'j-00000000000a') === 'done', 'done here');
+    const j = h.store.data.jobs['j-00000000000a']!;
+    expect(await readFile(path.join(h.root, j.reply!), 'utf8')).toMatch(/\nlooks good\n$/);
+    // A handoff's caller waits for its reply itself: nothing goes to an inbox.
+    expect(Object.keys(h.store.data.messages)).toEqual([]);
     runner.stop();
   });
 });
