@@ -98,7 +98,15 @@ export class Jobs {
     const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff';
     const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
     if (host) {
-      const no = req.worktree ? '--worktree' : req.headless ? '--headless' : req.base !== undefined ? '--base' : null;
+      const no = req.worktree
+        ? '--worktree'
+        : req.headless
+          ? '--headless'
+          : req.base !== undefined
+            ? '--base'
+            : req.budget
+              ? 'with a budget (--budget-tokens, --budget-usd)'
+              : null;
       if (no) throw new JaggersError('E_USAGE', `${what} ${no}: ${req.target} is an agent on host ${host}, where this is not supported yet`);
       agent = { agent: req.target, terminalId: remoteKey(req.target, host) };
     }
@@ -200,8 +208,17 @@ export class Jobs {
   async cancel(id: string, by = 'the user'): Promise<JobView> {
     const j = this.record(id);
     if (isFinal(j.state)) return this.view(j);
-    if (j.host) await this.p.remote?.cancel(j);
-    else if (j.state !== 'queued') {
+    if (j.host) {
+      // Ended here first (its follower stops), then there; one still queued here never went there.
+      const there = j.state !== 'queued';
+      await this.p.journal.change(id, 'cancelled', `cancelled by ${by} while ${j.state}${there ? `; cancelled on host ${j.host} too` : ''}`, {
+        code: 'E_CANCELLED',
+      });
+      this.p.runner.abort(id);
+      if (there) await this.p.remote?.cancel(j);
+      return this.get(id);
+    }
+    if (j.state !== 'queued') {
       if (j.headless && j.pid) killGroup(j.pid);
       else if (j.terminalId && j.work !== 'send') {
         const e = this.p.agents.find(j.terminalId);

@@ -230,7 +230,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(existsSync(path.join(rig.root, '.jaggers', 'hosts', 'box.json'))).toBe(false);
   }, 120_000);
 
-  it('assign, message and handoff to an agent on box: forwarded to its supervisor, ended here with its reply; a cut in the middle of a job still ends it once', async () => {
+  it('assign, message and handoff to an agent on box: forwarded to its supervisor, ended here with its reply; a job cut by a dropped connection or a kill -9 here ends once', async () => {
     await writeFile(
       path.join(rig.root, 'jaggers.json'),
       JSON.stringify({
@@ -287,6 +287,21 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(remoteJobs.filter((j) => j.id === b || j.id === id).map((j) => j.state)).toEqual(['done', 'done']);
     const rb = JSON.parse((await rig.run(['result', b, '--json'], { env: env() })).stdout) as JobResultView;
     expect(rb.reply).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${b}/result`)).reply);
+
+    // The local supervisor killed (-9) while far works on a job: the next one follows it there, once.
+    const c = (await rig.run(['assign', 'far', '-m', 'a job through a kill -9 here'], { env: env() })).stdout.trim();
+    await until('the job running there', async () => ((await local.call<JobView>('GET', `/v1/jobs/${c}`)).state === 'running' ? true : undefined));
+    const before = await local.call<HealthView>('GET', '/v1/health');
+    process.kill(before.pid, 'SIGKILL');
+    const wc = await rig.run(['wait', c, '--timeout', '60'], { env: env() });
+    expect(wc.code, wc.stdout + wc.stderr).toBe(0);
+    expect((await local.call<HealthView>('GET', '/v1/health')).pid).not.toBe(before.pid);
+    const jc = await local.call<JobView>('GET', `/v1/jobs/${c}`);
+    expect(jc.history.filter((x) => x.state === 'done')).toHaveLength(1);
+    expect((await far.call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === c).map((j) => j.state)).toEqual(['done']);
+    expect(JSON.parse((await rig.run(['result', c, '--json'], { env: env() })).stdout).reply).toBe(
+      (await far.call<JobResultView>('GET', `/v1/jobs/${c}/result`)).reply,
+    );
 
     // A message to far: stored here, delivered once by the host's supervisor, delivered here then.
     const sentMsg = await rig.run(['message', 'far', '-m', 'a note for far, from here', '--json'], { env: env() });

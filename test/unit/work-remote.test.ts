@@ -16,6 +16,7 @@ import { FakeClock } from '../helpers/fake-clock.js';
 import { tempDirs } from '../helpers/temp-dir.js';
 import { FakeAgents, FakeStore, jobEvent, recordingLog, settle, terminalEvents } from '../helpers/work-fakes.js';
 import { Inbox } from '../../src/work/inbox.js';
+import { Jobs } from '../../src/work/jobs.js';
 import { readFile } from 'node:fs/promises';
 
 const temp = tempDirs('jaggers-remote-work-');
@@ -362,6 +363,61 @@ describe('a message for an agent on another host', () => {
     expect(h.host.messages.size).toBe(1);
     // Listed in its inbox here, as a local agent's.
     expect(await h.inbox.list('far')).toMatchObject({ agent: 'far', terminalId: KEY, pending: 0 });
+    runner.stop();
+  });
+});
+
+describe('assign and cancel of a job for an agent on another host (src/work/jobs.ts)', () => {
+  async function jobsOn(h: Awaited<ReturnType<typeof setup>>, remote: RemoteWork) {
+    const kicks: string[] = [];
+    const aborted: string[] = [];
+    const jobs = new Jobs({
+      store: h.store,
+      journal: h.journal,
+      agents: new FakeAgents(),
+      hub: new EventHub(),
+      log: recordingLog(),
+      dirs: h.dirs,
+      runner: { kick: (t) => void kicks.push(t), waiting: () => null, abort: (id) => void aborted.push(id) },
+      workers: { pump: () => {}, waiting: () => '' },
+      checkProfile: async (name) => {
+        throw new JaggersError('E_PROFILE_UNKNOWN', `unknown profile ${JSON.stringify(name)}: known profiles: claude`);
+      },
+      interrupt: async () => {},
+      untilEvent: async () => {},
+      hostOf: async (a) => (a === 'far' ? 'box' : null),
+      remote,
+    });
+    return { jobs, kicks, aborted };
+  }
+
+  it("records it for the agent's queue here, with its host; refuses what a host cannot do yet", async () => {
+    const h = await setup();
+    const { remote } = h.make();
+    const { jobs, kicks } = await jobsOn(h, remote);
+    const v = await jobs.create({ id: 'j-0000000000b1', target: 'far', text: 'go', fromTerminal: 'jg-near' });
+    expect(v).toMatchObject({ target: 'far', agent: 'far', terminalId: KEY, host: 'box', kind: 'agent', work: 'job', from: 'jg-near', state: 'queued' });
+    expect(kicks).toEqual([KEY]);
+    await expect(jobs.create({ target: 'far', text: 'go', worktree: true })).rejects.toThrow(
+      'assign --worktree: far is an agent on host box, where this is not supported yet',
+    );
+    await expect(jobs.create({ target: 'far', text: 'go', budget: { tokens: 10 } })).rejects.toMatchObject({ code: 'E_USAGE' });
+    await expect(jobs.create({ target: 'nowhere', text: 'go' })).rejects.toMatchObject({ code: 'E_AGENT_UNKNOWN' });
+  });
+
+  it('cancel: cancelled here and there', async () => {
+    const h = await setup();
+    const { runner, remote } = h.make();
+    const { jobs, aborted } = await jobsOn(h, remote);
+    await h.assign('j-0000000000b2', 'a long one');
+    runner.kick(KEY);
+    await until(() => h.host.jobs.has('j-0000000000b2'), 'the job there');
+    h.host.set('j-0000000000b2', 'running', 'far took the prompt (busy)');
+    await until(() => state(h, 'j-0000000000b2') === 'running', 'running here');
+    await jobs.cancel('j-0000000000b2');
+    expect(h.host.jobs.get('j-0000000000b2')!.state).toBe('cancelled');
+    expect(h.store.data.jobs['j-0000000000b2']).toMatchObject({ state: 'cancelled', reason: 'cancelled by the user while running; cancelled on host box too' });
+    expect(aborted).toEqual(['j-0000000000b2']);
     runner.stop();
   });
 });
