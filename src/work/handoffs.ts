@@ -74,7 +74,7 @@ export class Handoffs {
     const task = req.task ?? newTaskId();
     const data = this.p.store.data;
     // An agent on another host: the handoff is forwarded to that host's supervisor (src/work/remote-work.ts).
-    if (!this.p.agents.find(req.agent, task) && !resolveParty(this.p.agents, data, req.agent, task)) {
+    if (!resolveParty(this.p.agents, data, req.agent, task)) {
       const host = (await this.p.hostOf?.(req.agent)) ?? null;
       if (host) return this.remote(req, task, host);
     }

@@ -1,10 +1,11 @@
-// Work for an agent on another host (docs/hosts.md): the item is journaled here and joins a queue here
-// like any other (its key `<agent>@<host>`), and the runner hands its head to this forwarding kind. It
-// asks the host's supervisor, through the socket forwarded to `.jaggers/hosts/<host>.sock`, to record the
-// item there under the same id (its API records an id once: a request sent again after a cut connection
-// or a restart here is not a second item there), follows it there to its end, and copies its end and its
-// reply back here, so `wait`, `result` and `jobs` show it as a local item. While the host's connection
-// is down the item waits (the runner asks `blocked`); the connection's next change kicks the queue.
+// Work for an agent on another host (docs/hosts.md): a job, a handoff or an inbox message for it is
+// journaled here and joins a queue here like any other (its key `<agent>@<host>`), and the runner hands
+// its head to this forwarding kind. It asks the host's supervisor, through the socket forwarded to
+// `.jaggers/hosts/<host>.sock`, to record the item there under the same id (its API records an id once: a
+// request sent again after a cut connection or a restart here is not a second item there), follows it
+// there to its end, and copies its end (and a reply) back here, so `wait`, `result`, `jobs` and `inbox`
+// show it as a local item. While the host's connection is down the item waits (the runner asks
+// `blocked`); the connection's next change kicks the queue.
 import type { JobResultView, JobView, MessageView } from '../api/types.js';
 import { isJaggersError, JaggersError } from '../errors.js';
 import { readConfinedText } from '../fs/confine.js';
