@@ -53,7 +53,7 @@ export interface RemoteWorkPorts {
 const AGAIN = new Set(['E_SUPERVISOR_DOWN', 'E_SUPERVISOR_STOPPING', 'E_SSH', 'E_DISK_FULL']);
 
 function transient(e: unknown): boolean {
-  return isJaggersError(e) ? AGAIN.has(e.code) : true;
+  return isJaggersError(e) && AGAIN.has(e.code);
 }
 
 /** The state an item here shows while it runs there. */
@@ -149,6 +149,8 @@ export class RemoteWork {
     } catch (err) {
       if (signal.aborted) return;
       const x = err as JaggersError;
+      // Not an answer of the host's (a bug, a failing disk here): the runner's business, as for a local item.
+      if (!isJaggersError(err)) throw err;
       if (transient(err)) return this.pause(j.id, host, x, signal);
       this.answered(j.id);
       const code = typeof x.code === 'string' && /^E_[A-Z_]+$/.test(x.code) ? x.code : 'E_TURN_FAILED';
@@ -236,7 +238,8 @@ export class RemoteWork {
       publishMessage(hub, { ...rec, state: 'delivered', how: how ?? 'verified' }, 'delivered');
     } catch (err) {
       if (signal.aborted) return;
-      if (transient(err)) return this.pause(key, host, err as Error, signal);
+      if (!isJaggersError(err)) throw err;
+      if (transient(err)) return this.pause(key, host, err, signal);
       this.answered(key);
       throw new JaggersError(isJaggersError(err) ? err.code : 'E_API', `message ${m.id} to ${m.toAgent} on host ${host}: ${(err as Error).message}`);
     }
