@@ -72,7 +72,7 @@ export function renderJobs(list: JobView[], now = Date.now()): string {
     list.map((j) => [
       j.id,
       j.overBudget ? 'over_budget' : j.state,
-      j.agent ?? `(${j.target} worker)`,
+      j.host ? `${j.agent ?? j.target}@${j.host}` : (j.agent ?? `(${j.target} worker)`),
       j.name ?? '-',
       age(j.updated, now),
       j.usage ? (tokenTotal(j.usage)?.total ?? 0).toLocaleString('en-US') : '-',

@@ -2,10 +2,12 @@
 import type { ApiClient } from '../api/client.js';
 import { hostApi, withApi } from '../api/connect.js';
 import { hostOfAgent, startedHosts, withHostApi } from '../api/hosts.js';
-import type { HealthView, TerminalDetail, TerminalView } from '../api/types.js';
+import type { HealthView, InboxView, JobView, QueueEntry, TerminalDetail, TerminalView } from '../api/types.js';
 import type { Context } from '../context.js';
 import { describeQuestion } from '../describe-question.js';
+import { JaggersError } from '../errors.js';
 import { describeFailure } from '../fs/disk-health.js';
+import { isFinalState } from '../states.js';
 import { windowName } from '../window-name.js';
 import { clock, renderTable } from './render.js';
 
@@ -69,9 +71,40 @@ export async function status(ctx: Context, agent?: string): Promise<AgentStatusR
   );
 }
 
+/** The items (jobs and messages) for an agent on a host that this supervisor holds: not handed over yet, or waiting for the host. */
+async function heldHere(ctx: Context, agent: string, host: string): Promise<QueueEntry[]> {
+  const [jobs, inbox] = await withApi(
+    ctx,
+    (api) =>
+      Promise.all([api.call<JobView[]>('GET', '/v1/jobs'), api.call<InboxView>('GET', `/v1/terminals/${encodeURIComponent(agent)}/inbox`).catch(() => null)]),
+    { readOnly: true },
+  ).catch(() => [[] as JobView[], null] as const);
+  const open = [
+    ...jobs
+      .filter((j) => j.host === host && j.agent === agent && !isFinalState(j.state))
+      .map((j) => ({ seq: j.seq, id: j.id, work: j.work, state: j.state, waiting: j.waiting })),
+    ...(inbox?.messages ?? [])
+      .filter((m) => m.host === host && m.state !== 'delivered')
+      .map((m) => ({ seq: m.seq, id: m.id, work: 'message', state: m.state, waiting: inbox!.waiting })),
+  ];
+  return open.sort((a, b) => a.seq - b.seq).map(({ id, work, state, waiting }) => ({ id, work, state, waiting }));
+}
+
 export async function why(ctx: Context, agent: string): Promise<TerminalDetail> {
   const on = hostOfAgent(ctx, agent);
-  if (on) return withHostApi(ctx, on.host, (api) => api.call<TerminalDetail>('GET', agentPath(agent)));
+  if (on) {
+    // Its host's view, with the items still queued here for it; the host down: what waits here for it.
+    const detail = await withHostApi(ctx, on.host, (api) => api.call<TerminalDetail>('GET', agentPath(agent))).catch(async (e: unknown) => {
+      if (!(e instanceof JaggersError) || e.code !== 'E_SSH') throw e;
+      const held = await heldHere(ctx, agent, on.host);
+      if (!held.length) throw e;
+      const items = held.map((j) => `${j.id} ${j.work} ${j.state}: ${j.waiting ?? 'being forwarded'}`);
+      throw new JaggersError('E_SSH', `${e.message}\n${held.length} item${held.length === 1 ? '' : 's'} for ${agent} wait here:\n  ${items.join('\n  ')}`);
+    });
+    const there = new Set(detail.queue.map((q) => q.id));
+    const held = (await heldHere(ctx, agent, on.host)).filter((j) => !there.has(j.id));
+    return { ...detail, queue: [...detail.queue, ...held.map((q) => ({ ...q, waiting: q.waiting ?? 'queued here' }))] };
+  }
   return withApi(ctx, async (api) => (await Promise.all([api.call<TerminalDetail>('GET', agentPath(agent)), warnDisk(ctx, api)]))[0], { readOnly: true });
 }
 

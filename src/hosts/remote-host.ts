@@ -29,7 +29,11 @@ export interface RemoteHostPorts {
   /** The forwarded API socket's end here (`.jaggers/hosts/<host>.sock`). */
   localSocket: string;
   /** The API client on `localSocket`. */
-  api: { call<T>(method: string, path: string, body?: unknown): Promise<T> };
+  api: {
+    call<T>(method: string, path: string, body?: unknown, opts?: { signal?: AbortSignal }): Promise<T>;
+    /** Its event stream (work items for its agents follow their states there: src/work/remote-work.ts). */
+    events?(path: string, onEvent: (e: { type: string; data: Record<string, unknown> }) => void, opts?: { signal?: AbortSignal }): Promise<void>;
+  };
   /** This jaggers' version: the host's must be the same. */
   version: string;
   record: { read(): Promise<HostRecord | null>; write(r: HostRecord): Promise<void> };

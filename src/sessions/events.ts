@@ -161,6 +161,11 @@ export const jobCreatedEvent = z.object({
   headless: z.boolean().optional(),
   /** `assign --worktree`: the job's worker works in a git worktree of its own, `jaggers/<job id>`, made from `base`. */
   worktree: z.object({ base: z.string().min(1).nullable() }).optional(),
+  /**
+   * An agent on another host (docs/hosts.md): the item is forwarded to that host's supervisor, which runs
+   * it as its own item keyed by this one's id; its `terminalId` here is the queue's key, `<agent>@<host>`.
+   */
+  host: id.optional(),
 });
 
 export const jobStateEvent = z.object({
@@ -222,6 +227,8 @@ export const messageCreatedEvent = z.object({
   bytes: z.number().int().nonnegative(),
   /** The job whose result this is. */
   job: id.nullable(),
+  /** To an agent on another host (docs/hosts.md): delivered by that host's supervisor; `to` is `<agent>@<host>`. */
+  host: id.optional(),
 });
 
 /** About to be typed, with this nonce: after a crash, the nonce on screen or in the transcript says it went in. */

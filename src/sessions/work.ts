@@ -66,6 +66,8 @@ export const jobRecordSchema = z.object({
     .nullable()
     .default(null),
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
+  /** An agent on another host (docs/hosts.md): its item is run there by that host's supervisor; null: this machine. */
+  host: z.string().nullable().default(null),
   /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
   usage: byModelSchema.nullable().default(null),
   /**
@@ -103,6 +105,8 @@ export const messageRecordSchema = z.object({
   delivered: isoTime.nullable(),
   how: z.enum(DELIVERED_HOW).nullable(),
   seq: z.number().int().nonnegative().default(0),
+  /** To an agent on another host (docs/hosts.md): delivered there by its supervisor; null: this machine. */
+  host: z.string().nullable().default(null),
   /** Its turn was cut by a usage limit and it waits to be delivered again (docs/limits.md); null: never cut. */
   limited: z
     .object({ cuts: z.number().int().positive(), at: isoTime, resetAt: isoTime.nullable(), said: z.string().nullable(), reason: z.string() })
@@ -162,6 +166,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     work: e.work ?? (e.workflow && e.task ? 'turn' : 'job'),
     headless: e.headless ?? false,
     worktree: e.worktree ? { base: e.worktree.base, result: null } : null,
+    host: e.host ?? null,
     seq: data.seq + 1,
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],
@@ -329,6 +334,7 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?:
     case 'message-created': {
       if (own(data.messages, e.messageId)) throw invalid(e, `message "${e.messageId}" already exists`);
       const { messageId, to, toAgent, from, fromAgent, file, bytes, job } = e;
+      const host = e.host ?? null;
       const m: MessageRecord = {
         id: messageId,
         to,
@@ -345,6 +351,7 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?:
         delivered: null,
         how: null,
         seq: data.seq + 1,
+        host,
         limited: null,
       };
       return { ...data, seq: data.seq + 1, messages: put(data.messages, messageId, m, mode) };

@@ -39,6 +39,7 @@ import { WorkJournal } from '../work/journal.js';
 import { moveToFallback } from '../work/fallback.js';
 import { Outcomes } from '../work/outcomes.js';
 import { realClock, type Agents } from '../work/ports.js';
+import { RemoteWork } from '../work/remote-work.js';
 import { runHeadless } from '../work/run-headless.js';
 import { runMessage } from '../work/run-message.js';
 import { runSend } from '../work/run-send.js';
@@ -246,6 +247,8 @@ export function compose(d: SupervisorDeps) {
     version: d.version,
     log,
     commandOf: async (name) => (await profile(name)).command,
+    // Items for its agents wait while its connection is down, and go on once it is back.
+    changed: () => queueMicrotask(() => runner.kickAll()),
   });
   const launcher = new Launcher({
     tmux: commands,
@@ -331,6 +334,8 @@ export function compose(d: SupervisorDeps) {
     },
   });
 
+  // Items for agents on other hosts: forwarded to each host's supervisor, followed there, their end copied here.
+  const remote = new RemoteWork({ journal, store, hub, dirs, reach: (name) => hosts.reach(name), clock: realClock, log });
   const runner = new Runner({
     data: () => store.data,
     pane: (terminalId) => table.find(terminalId),
@@ -361,9 +366,11 @@ export function compose(d: SupervisorDeps) {
         why,
       ),
     run: (item, e, signal) => {
+      if (item.kind === 'message' && item.m.host) return remote.deliver(item.m, signal);
       if (item.kind === 'message')
         return runMessage({ env: turnEnv, store, hub, agents, limit: (paneId) => watcher.snapshot(paneId)?.context.limit }, item.m, e, signal);
       const j = item.j;
+      if (j.host) return remote.run(j, signal);
       if (j.work === 'send' || j.work === 'compact') return runSend({ env: turnEnv, journal, agents, outcomes }, j, e, signal);
       if (j.headless)
         return runHeadless(
@@ -402,6 +409,7 @@ export function compose(d: SupervisorDeps) {
       await journal.change(j.id, 'failed', `the agent's pane died ${when} (${why.replace(/: run .*$/, '')})`, { cause: 'agent-lost', code: 'E_PANE_GONE' });
     },
     broken: async (j, err) => void (await journal.change(j.id, 'failed', `internal error: ${err.message}`, { code: 'E_INTERNAL' })),
+    remote: (host) => remote.blocked(host),
     hold: (item) => budgets.hold(item),
     held: (item) => budgets.held(item),
     log,
@@ -461,6 +469,8 @@ export function compose(d: SupervisorDeps) {
   });
 
   const checkProfile = async (name: string) => void (await loadProfile(name, ctx.jaggersDir));
+  /** The host a team agent runs on (jaggers.json's `host`), or null: this machine. */
+  const hostOfAgent = async (agent: string) => (await project().catch(() => null))?.agents.find((a) => a.name === agent)?.host ?? null;
   const jobs = new Jobs({
     store,
     journal,
@@ -474,9 +484,11 @@ export function compose(d: SupervisorDeps) {
     interrupt: (e) => sendKeys(commands, e.pane.paneId, e.profile!.delivery.interruptKeys),
     untilEvent,
     overBudget: (j) => (j.terminalId ? budgets.verdict({ kind: 'job', id: j.id, seq: j.seq, created: j.created, j }) : null),
+    hostOf: hostOfAgent,
+    remote,
   });
-  const inbox = new Inbox({ store, agents, hub, log, dirs, runner });
-  const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal });
+  const inbox = new Inbox({ store, agents, hub, log, dirs, runner, hostOf: hostOfAgent });
+  const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal, hostOf: hostOfAgent });
   const views = new AgentViews({
     table,
     watcher,

@@ -29,6 +29,8 @@ export interface HostsPorts {
   log: Log;
   /** The command a profile runs (the host must have it). */
   commandOf(profile: string): Promise<string>;
+  /** A host's connection changed state (work items for its agents wait for it, docs/hosts.md). */
+  changed?(name: string): void;
   /** A host's connection: the real one runs ssh (tests hand in fakes). */
   link?(name: string, spec: HostSpec): Promise<HostLink>;
 }
@@ -59,7 +61,10 @@ export class Hosts {
     const host = (async () => {
       if (had) await (await had.host.catch(() => null))?.close();
       const link = await (this.p.link ?? ((n, s) => sshLink(this.p, n, s)))(name, spec);
-      link.on((s) => this.p.log.info({ host: name, state: s.state }, `host ${name}: ${describeState(s)}`));
+      link.on((s) => {
+        this.p.log.info({ host: name, state: s.state }, `host ${name}: ${describeState(s)}`);
+        this.p.changed?.(name);
+      });
       const localSocket = hostSocketPath(this.p.jaggersDir, name);
       const api = new ApiClient({ socketPath: localSocket }, this.p.session);
       this.clients.set(name, api);
@@ -128,6 +133,12 @@ export class Hosts {
         this.p.log.warn({ host: name, err: (e as Error).message }, `host ${name}: cannot connect again`);
       }
     }
+  }
+
+  /** A host this supervisor keeps a connection to: its supervisor's API (through the forwarded socket) and its state; null: none. */
+  reach(name: string): { api: RemoteHost['api']; view: HostView } | null {
+    const h = this.made.get(name);
+    return h && !h.ended ? { api: h.api, view: h.view() } : null;
   }
 
   /** The hosts this supervisor keeps a connection to. */

@@ -50,6 +50,8 @@ export interface HandoffsPorts {
   log: Log;
   /** Resolves when the supervisor stops: a follower then gives up (the item goes on in the next one). */
   stopping: AbortSignal;
+  /** The host a team agent runs on (jaggers.json's `host`, docs/hosts.md), or null: this machine. */
+  hostOf?(agent: string): Promise<string | null>;
 }
 
 export class Handoffs {
@@ -71,6 +73,11 @@ export class Handoffs {
   async handoff(req: HandoffRequest): Promise<HandoffResult> {
     const task = req.task ?? newTaskId();
     const data = this.p.store.data;
+    // An agent on another host: the handoff is forwarded to that host's supervisor (src/work/remote-work.ts).
+    if (!resolveParty(this.p.agents, data, req.agent, task)) {
+      const host = (await this.p.hostOf?.(req.agent)) ?? null;
+      if (host) return this.remote(req, task, host);
+    }
     // A headless turn needs no pane: the agent's terminal in the registry is enough.
     const party = req.headless ? resolveParty(this.p.agents, data, req.agent, task) : null;
     const e = req.headless && party ? this.p.agents.find(party.terminalId) : await this.p.agents.get(req.agent, task, 'agent', 'handoff');
@@ -97,6 +104,25 @@ export class Handoffs {
       ...(req.fromTerminal && !req.from ? { fromTerminal: req.fromTerminal } : {}),
     };
     const j = await this.p.jobs.create(item);
+    this.arm(this.p.jobs.record(j.id));
+    return this.follow(j.id, req.wait ? 'end' : 'delivered');
+  }
+
+  /** A handoff to an agent on another host: recorded here, run there under the same id, followed here. */
+  private async remote(req: HandoffRequest, task: string, host: string): Promise<HandoffResult> {
+    if (req.headless) throw new JaggersError('E_USAGE', `handoff --headless: ${req.agent} is an agent on host ${host}, where this is not supported yet`);
+    if (req.from) await this.p.agents.get(req.from, task, 'agent', 'handoff --from');
+    const j = await this.p.jobs.create({
+      target: req.agent,
+      text: req.message,
+      task,
+      workflow: req.workflow,
+      work: 'handoff',
+      timeout: req.timeout ?? DEFAULT_TURN_TIMEOUT_S,
+      ...(req.id ? { id: req.id } : {}),
+      ...(req.from ? { from: req.from } : {}),
+      ...(req.fromTerminal && !req.from ? { fromTerminal: req.fromTerminal } : {}),
+    });
     this.arm(this.p.jobs.record(j.id));
     return this.follow(j.id, req.wait ? 'end' : 'delivered');
   }

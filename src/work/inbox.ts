@@ -8,6 +8,7 @@ import type { Log } from '../logger.js';
 import { messageFile, renderMessage, writeDurable } from './files.js';
 import { knownAgents, resolveParty, resolveSender } from './parties.js';
 import type { Agents, Dirs, Publish, Store } from './ports.js';
+import { remoteKey } from './remote-work.js';
 import { publishMessage } from './run-message.js';
 
 export interface MessageRequest {
@@ -27,7 +28,12 @@ export interface InboxPorts {
   log: Log;
   dirs: Dirs;
   runner: { kick(terminalId: string): void; waiting(terminalId: string, itemId?: string): string | null };
+  /** The host a team agent runs on (jaggers.json's `host`, docs/hosts.md), or null: this machine. */
+  hostOf?(agent: string): Promise<string | null>;
 }
+
+/** An agent on another host (`far`, on host `box`): its messages here are keyed `far@box`. */
+type Party = { agent: string; terminalId: string; host?: string };
 
 export class Inbox {
   constructor(private readonly p: InboxPorts) {}
@@ -42,7 +48,7 @@ export class Inbox {
     const known = req.id && Object.hasOwn(data.messages, req.id) ? data.messages[req.id] : undefined;
     if (known) return known;
     const task = req.task ?? null;
-    const to = resolveParty(this.p.agents, data, req.to, task);
+    const to: Party | null = resolveParty(this.p.agents, data, req.to, task) ?? (await this.remoteParty(req.to, task));
     if (!to) throw new JaggersError('E_AGENT_UNKNOWN', `message: unknown agent ${JSON.stringify(req.to)}: agents are ${knownAgents(this.p.agents, data)}`);
     const from = resolveSender(this.p.agents, data, req, task, 'message');
     const id = req.id ?? newMessageId();
@@ -66,6 +72,7 @@ export class Inbox {
             file: path.relative(dirs.projectRoot, file),
             bytes: Buffer.byteLength(req.text),
             job: null,
+            ...(to.host ? { host: to.host } : {}),
           },
         ],
         result: true,
@@ -77,9 +84,15 @@ export class Inbox {
     return rec;
   }
 
+  /** An agent of the team on another host: its messages are forwarded there (src/work/remote-work.ts). */
+  private async remoteParty(agent: string, task: string | null): Promise<Party | null> {
+    const host = task ? null : ((await this.p.hostOf?.(agent)) ?? null);
+    return host ? { agent, terminalId: remoteKey(agent, host), host } : null;
+  }
+
   async list(agent: string, task?: string | null): Promise<InboxView> {
     const data = this.p.store.data;
-    const p = resolveParty(this.p.agents, data, agent, task ?? null);
+    const p = resolveParty(this.p.agents, data, agent, task ?? null) ?? (await this.remoteParty(agent, task ?? null));
     if (!p) throw new JaggersError('E_AGENT_UNKNOWN', `inbox: unknown agent ${JSON.stringify(agent)}: agents are ${knownAgents(this.p.agents, data)}`);
     const messages = Object.values(data.messages).filter((m) => m.to === p.terminalId);
     const pending = messages.filter((m) => m.state !== 'delivered');

@@ -17,6 +17,7 @@ import type { OverBudget } from './budget.js';
 import type { Budget } from '../usage/budget-schema.js';
 import { knownAgents, resolveParty, resolveSender } from './parties.js';
 import type { Agents, Dirs, Store, Subscribe, TerminalEntry } from './ports.js';
+import { remoteKey } from './remote-work.js';
 import { killGroup } from './run-headless.js';
 
 export type WorkKind = JobRecord['work'];
@@ -60,6 +61,10 @@ export interface JobsPorts {
   interrupt(e: TerminalEntry): Promise<void>;
   /** Resolves when an event on the stream matches or `ms` ran out. */
   untilEvent(match: (e: { type: string; data: Record<string, unknown> }) => boolean, ms: number): Promise<void>;
+  /** The host a team agent runs on (jaggers.json's `host`, docs/hosts.md), or null: this machine. */
+  hostOf?(agent: string): Promise<string | null>;
+  /** Items for agents on other hosts (src/work/remote-work.ts): why one in flight waits, and its cancel there. */
+  remote?: { waiting(j: JobRecord): string | null; cancel(j: JobRecord): Promise<void> };
   /** The budget that holds a queued item, if one does (src/work/budgets.ts). */
   overBudget?(j: JobRecord): OverBudget | null;
 }
@@ -70,6 +75,8 @@ export class Jobs {
   view(j: JobRecord): JobView {
     let waiting: string | null = null;
     if (j.state === 'queued') waiting = j.terminalId ? (this.p.runner.waiting(j.terminalId, j.id) ?? 'next for its agent') : this.p.workers.waiting(j);
+    // An item forwarded to a host waits for that host while in flight too (its connection down).
+    else if (j.host && j.terminalId && !isFinal(j.state)) waiting = this.p.runner.waiting(j.terminalId, j.id) ?? this.p.remote?.waiting(j) ?? null;
     const overBudget = j.state === 'queued' && this.p.overBudget ? this.p.overBudget(j) : null;
     return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null, waiting, ...(overBudget ? { overBudget } : {}) };
   }
@@ -84,8 +91,25 @@ export class Jobs {
     const known = req.id && Object.hasOwn(data.jobs, req.id) ? data.jobs[req.id] : undefined;
     if (known) return this.view(known);
     const task = req.task ?? null;
-    const agent = resolveParty(this.p.agents, data, req.target, task);
+    let agent = resolveParty(this.p.agents, data, req.target, task);
     let kind: JobRecord['kind'] = 'agent';
+    // An agent on another host (docs/hosts.md): its item is forwarded to that host's supervisor.
+    // (A job from a task's window stays a local matter; a handoff carries a task of its own.)
+    const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff';
+    const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
+    if (host) {
+      const no = req.worktree
+        ? '--worktree'
+        : req.headless
+          ? '--headless'
+          : req.base !== undefined
+            ? '--base'
+            : req.budget
+              ? 'with a budget (--budget-tokens, --budget-usd)'
+              : null;
+      if (no) throw new JaggersError('E_USAGE', `${what} ${no}: ${req.target} is an agent on host ${host}, where this is not supported yet`);
+      agent = { agent: req.target, terminalId: remoteKey(req.target, host) };
+    }
     if (!agent) {
       if (req.work && req.work !== 'job' && req.work !== 'flow')
         throw new JaggersError('E_AGENT_UNKNOWN', `${what}: unknown agent ${JSON.stringify(req.target)}: agents are ${knownAgents(this.p.agents, data)}`);
@@ -131,6 +155,7 @@ export class Jobs {
         ...(req.work ? { work: req.work } : {}),
         ...(req.headless ? { headless: true } : {}),
         ...(req.worktree ? { worktree: { base: req.base ?? null } } : {}),
+        ...(host ? { host } : {}),
       };
       const budget: NewJournalEvent[] = req.budget ? [{ type: 'budget-set', key: `job:${id}`, ...req.budget }] : [];
       return { events: [e, ...budget], result: true };
@@ -183,6 +208,16 @@ export class Jobs {
   async cancel(id: string, by = 'the user'): Promise<JobView> {
     const j = this.record(id);
     if (isFinal(j.state)) return this.view(j);
+    if (j.host) {
+      // Ended here first (its follower stops), then there; one still queued here never went there.
+      const there = j.state !== 'queued';
+      await this.p.journal.change(id, 'cancelled', `cancelled by ${by} while ${j.state}${there ? `; cancelled on host ${j.host} too` : ''}`, {
+        code: 'E_CANCELLED',
+      });
+      this.p.runner.abort(id);
+      if (there) await this.p.remote?.cancel(j);
+      return this.get(id);
+    }
     if (j.state !== 'queued') {
       if (j.headless && j.pid) killGroup(j.pid);
       else if (j.terminalId && j.work !== 'send') {

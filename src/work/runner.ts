@@ -39,6 +39,11 @@ export interface RunnerPorts {
    * src/work/budget.ts), in words; null when it may. Never asked of an item in flight.
    */
   hold?(item: WorkItem): string | null;
+  /**
+   * An item for an agent on another host (its `host`, src/work/remote-work.ts): why it cannot go on now (its
+   * host's connection is down), or null when it can. It needs no pane here; `run` forwards it.
+   */
+  remote?(host: string): string | null;
   /** The head waits for `hold`'s reason (told each time the runner looks; the port tells a person once). */
   held?(item: WorkItem, why: string): void;
   log: Log;
@@ -107,6 +112,8 @@ export class Runner {
   private blocked(head: WorkItem, terminalId: string): string | null {
     const held = inFlight(head) ? null : (this.p.hold?.(head) ?? null);
     if (held) return held;
+    const host = head.kind === 'job' ? head.j.host : head.m.host;
+    if (host) return this.p.remote ? this.p.remote(host) : `${itemAgent(head)} is on host ${host}, which this runner cannot reach`;
     const agent = itemAgent(head);
     if (head.kind === 'job' && head.j.headless) return inFlight(head) ? null : this.headlessLimited(head.j, terminalId);
     const e = this.p.pane(terminalId);

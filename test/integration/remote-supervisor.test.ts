@@ -15,7 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
-import type { HealthView, HostAgentsView, TerminalView } from '../../src/api/types.js';
+import type { HandoffResult, HealthView, HostAgentsView, InboxView, JobResultView, JobView, MessageView, TerminalView } from '../../src/api/types.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
 import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
@@ -339,4 +339,105 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     await until('the host user processes gone', async () => (sshd.userProcesses().some((p) => /supervise|fake-agent/.test(cmdline(p))) ? undefined : true));
     expect(existsSync(path.join(rig.root, '.jaggers', 'hosts', 'box.json'))).toBe(false);
   }, 120_000);
+
+  it('assign, message and handoff to an agent on box: forwarded to its supervisor, ended here with its reply; a job cut by a dropped connection or a kill -9 here ends once', async () => {
+    await writeFile(
+      path.join(rig.root, 'jaggers.json'),
+      JSON.stringify({
+        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
+        agents: [
+          { name: 'near', profile: 'demo' },
+          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50', '--think-ms', '2500'] },
+        ],
+      }),
+    );
+    const up = await rig.run(['up'], { env: env() });
+    expect(up.code, up.stderr).toBe(0);
+    const sock = hostSocketPath(path.join(rig.root, '.jaggers'), 'box');
+    const far = new ApiClient({ socketPath: sock }, rig.session);
+    const local = api(rig);
+    const root = path.join(proj, '.jaggers', 'hosted', rig.session);
+
+    // A job for far: recorded here, run there under the same id, its end and reply copied here.
+    const a = await rig.run(['assign', 'far', '-m', 'count the words in this prompt', '--name', 'remote-one'], { env: env() });
+    expect(a.code, a.stderr).toBe(0);
+    const id = a.stdout.trim();
+    expect(id).toMatch(/^j-[0-9a-f]{12}$/);
+    const w = await rig.run(['wait', id, '--timeout', '60'], { env: env() });
+    expect(w.code, w.stdout + w.stderr).toBe(0);
+    const here = JSON.parse((await rig.run(['jobs', '--json'], { env: env() })).stdout) as JobView[];
+    const mine = here.find((j) => j.id === id)!;
+    expect(mine).toMatchObject({ state: 'done', agent: 'far', host: 'box', name: 'remote-one', reply: `.jaggers/jobs/${id}.reply.md` });
+    // Its states there shown here as they changed (each change of reason there is a line of its history).
+    const states = mine.history.map((x) => x.state).filter((st, i, all) => st !== all[i - 1]);
+    expect(states, JSON.stringify(mine.history)).toEqual(['queued', 'starting', 'running', 'done']);
+    expect(mine.history[1]!.reason).toBe('forwarding to far on host box');
+    const there = await far.call<JobResultView>('GET', `/v1/jobs/${id}/result`);
+    expect(there.reply).toBeTruthy();
+    const res = JSON.parse((await rig.run(['result', id, '--json'], { env: env() })).stdout) as JobResultView;
+    expect(res.reply).toBe(there.reply);
+    expect((await rig.run(['result', id], { env: env() })).stdout).toBe(`${there.reply}\n`);
+
+    // The connection cut while far works on the next one: it waits, goes on once connected, ends once.
+    const b = (await rig.run(['assign', 'far', '-m', 'a job cut in the middle'], { env: env() })).stdout.trim();
+    await until('the job running there', async () => ((await local.call<JobView>('GET', `/v1/jobs/${b}`)).state === 'running' ? true : undefined));
+    const [conn] = sshd.connections();
+    expect(conn).toBeDefined();
+    process.kill(conn!, 'SIGTERM');
+    await until('the host seen lost', async () => {
+      const v = (await local.call<HealthView>('GET', '/v1/health')).hosts?.[0];
+      return v && v.state !== 'connected' ? v : undefined;
+    });
+    const wb = await rig.run(['wait', b, '--timeout', '60'], { env: env() });
+    expect(wb.code, wb.stdout + wb.stderr).toBe(0);
+    const jb = await local.call<JobView>('GET', `/v1/jobs/${b}`);
+    expect(jb.history.filter((x) => x.state === 'done')).toHaveLength(1);
+    const remoteJobs = await far.call<JobView[]>('GET', '/v1/jobs');
+    expect(remoteJobs.filter((j) => j.id === b)).toHaveLength(1);
+    expect(remoteJobs.filter((j) => j.id === b || j.id === id).map((j) => j.state)).toEqual(['done', 'done']);
+    const rb = JSON.parse((await rig.run(['result', b, '--json'], { env: env() })).stdout) as JobResultView;
+    expect(rb.reply).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${b}/result`)).reply);
+
+    // The local supervisor killed (-9) while far works on a job: the next one follows it there, once.
+    const c = (await rig.run(['assign', 'far', '-m', 'a job through a kill -9 here'], { env: env() })).stdout.trim();
+    await until('the job running there', async () => ((await local.call<JobView>('GET', `/v1/jobs/${c}`)).state === 'running' ? true : undefined));
+    const before = await local.call<HealthView>('GET', '/v1/health');
+    process.kill(before.pid, 'SIGKILL');
+    const wc = await rig.run(['wait', c, '--timeout', '60'], { env: env() });
+    expect(wc.code, wc.stdout + wc.stderr).toBe(0);
+    expect((await local.call<HealthView>('GET', '/v1/health')).pid).not.toBe(before.pid);
+    const jc = await local.call<JobView>('GET', `/v1/jobs/${c}`);
+    expect(jc.history.filter((x) => x.state === 'done')).toHaveLength(1);
+    expect((await far.call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === c).map((j) => j.state)).toEqual(['done']);
+    expect(JSON.parse((await rig.run(['result', c, '--json'], { env: env() })).stdout).reply).toBe(
+      (await far.call<JobResultView>('GET', `/v1/jobs/${c}/result`)).reply,
+    );
+
+    // A message to far: stored here, delivered once by the host's supervisor, delivered here then.
+    const sentMsg = await rig.run(['message', 'far', '-m', 'a note for far, from here', '--json'], { env: env() });
+    expect(sentMsg.code, sentMsg.stderr).toBe(0);
+    const msg = JSON.parse(sentMsg.stdout) as MessageView;
+    expect(msg).toMatchObject({ toAgent: 'far', to: 'far@box', host: 'box' });
+    const inboxHere = await until('the message delivered here', async () => {
+      const v = JSON.parse((await rig.run(['inbox', 'far', '--json'], { env: env() })).stdout) as InboxView;
+      return v.messages.find((m) => m.id === msg.id)?.state === 'delivered' ? v : undefined;
+    });
+    expect(inboxHere.messages.find((m) => m.id === msg.id)?.how).toBe('verified');
+    const inboxThere = await far.call<InboxView>('GET', '/v1/terminals/far/inbox');
+    expect(inboxThere.messages.filter((m) => m.id === msg.id).map((m) => m.state)).toEqual(['delivered']);
+
+    // A handoff to far: its handover file written there (the remote project's), its reply back here.
+    const ho = await rig.run(['handoff', 'far', '-m', 'hand this over to far', '--json'], { env: env() });
+    expect(ho.code, ho.stderr).toBe(0);
+    const hr = JSON.parse(ho.stdout) as HandoffResult;
+    expect(hr).toMatchObject({ agent: 'far', terminalId: 'far@box' });
+    const hj = await far.call<JobView>('GET', `/v1/jobs/${hr.job}`);
+    expect(hj).toMatchObject({ work: 'handoff', state: 'done', task: hr.task });
+    expect(existsSync(path.join(root, hj.artifact!))).toBe(true);
+    expect(readFileSync(path.join(root, hj.artifact!), 'utf8')).toContain('hand this over to far');
+    expect(hr.reply?.text).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${hr.job}/result`)).reply);
+    expect(hr.reply?.artifact).toBe(path.join(rig.root, '.jaggers', 'jobs', `${hr.job}.reply.md`));
+
+    expect((await rig.run(['down'], { env: env() })).code).toBe(0);
+  }, 180_000);
 });
