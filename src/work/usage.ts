@@ -57,12 +57,12 @@ export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: T
 }
 
 /** How long a turn's end waits at most for the CLI to write its record of the turn's answer. */
-export const USAGE_SETTLE_MS = 1500;
+export const USAGE_SETTLE_MS = 3000;
 
 /**
  * Until the session's records count an answer beyond the `before` ones (the warm read's), at most `capMs`:
  * a CLI may say its turn ended before it wrote the answer's record (claude 2.1.330 writes its transcript
- * a moment after its Stop hook), and the turn's tokens and the context share would then go with the
+ * a moment after its Stop hook, qwen 0.24.4 up to about 2 s after it), and the turn's tokens and the context share would then go with the
  * next turn. Returns at once when the record is there (a turn ended by the screen, mostly); a turn that
  * made no answer (an error before the model) waits the cap. Never throws.
  */
