@@ -139,7 +139,11 @@ export async function awaitReply(
   env: TurnEnv,
   target: TurnTarget,
   p: PreparedTurn,
-  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from' | 'signal'> & { cutByLimit?: boolean },
+  req: Pick<TurnRequest, 'timeoutMs' | 'label' | 'from' | 'signal'> & {
+    cutByLimit?: boolean;
+    /** Awaited after the turn's end is seen and before it is recorded (the CLI's record of the answer, src/work/usage.ts). */
+    settle?: () => Promise<void>;
+  },
   turnsBefore: number,
   extra?: (replyFile: string, reply: string, data: RegistryData) => Promise<NewJournalEvent[]>,
 ): Promise<(TurnReply & { cut?: undefined }) | CutTurn> {
@@ -154,6 +158,7 @@ export async function awaitReply(
       .discoverPin(target, home, `[jg:${nonce}]`)
       .catch((e: Error) => env.log.warn({ agent: target.agent, err: e.message }, 'could not pin the session the CLI made'));
   if (end.limit && req.cutByLimit) return { cut: true, limit: end.limit, text: reply.text, by: end.by };
+  await req.settle?.();
   const party: TurnParty = { agent: target.agent, terminalId: target.terminalId };
   const artifact = await writeReply(env.registry, dirs, {
     prompt,

@@ -82,7 +82,7 @@ export class ContextWatch {
       : !command
         ? 'its profile names no compactCommand'
         : item
-          ? `${command} queued as ${item}`
+          ? `${command.trim()} queued as ${item}`
           : 'a compaction is already queued';
     this.p.log.info({ agent: t.agent, terminal: terminalId, percent: use.percent, compactAt: use.compactAt, item }, `context past its threshold: ${why}`);
     this.p.hub.publish('context', {

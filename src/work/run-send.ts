@@ -13,6 +13,7 @@ import type { TurnEnv } from '../turns/turn.js';
 import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { Agents, TerminalEntry } from './ports.js';
+import { compactionOver } from './compact-wait.js';
 import { labelOf } from './run-turn.js';
 
 export interface SendRunPorts {
@@ -54,7 +55,13 @@ export async function runSend(p: SendRunPorts, given: JobRecord, e: TerminalEntr
       outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
       outcome.bytes = d.bytes;
       env.log.info({ agent: target.agent, terminal: target.terminalId, bytes: d.bytes, evidence: d.evidence }, 'input delivered');
-      await journal.change(j.id, 'done', `${target.agent} took the text (${d.evidence})`);
+      // A compaction ends when the CLI is done with it: the agent's next item goes in after it, not into it.
+      const over =
+        j.work === 'compact'
+          ? await compactionOver(env.watch, { paneId: target.paneId, agent: target.agent, ready: target.profile.delivery.ready, signal })
+          : null;
+      if (signal.aborted) return;
+      await journal.change(j.id, 'done', `${target.agent} took the text (${d.evidence})${over ? `; compaction over (${over})` : ''}`);
       return;
     }
     if (d.kind === 'pane-gone') throw new JaggersError('E_PANE_GONE', `send: ${target.agent}'s pane went away: ${d.error}`);

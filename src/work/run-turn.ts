@@ -20,7 +20,7 @@ import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { Agents, TerminalEntry } from './ports.js';
 import { cutByLimit, type LimitNow } from './limit-wait.js';
-import { turnUsageEvents, warmUsage, type UsageSource } from './usage.js';
+import { turnUsageEvents, usageSettled, warmUsage, type UsageSource } from './usage.js';
 
 /** A job's turn may run this long unless `--timeout` says otherwise. */
 export const DEFAULT_JOB_TIMEOUT_S = 3600;
@@ -88,6 +88,8 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
     const timeoutMs = j.timeoutMs ?? DEFAULT_JOB_TIMEOUT_S * 1000;
     let prepared: PreparedTurn;
     let turnsBefore = env.watch.turns(target.paneId);
+    /** The answers the session's records counted before the prompt went in (null: unknown). */
+    let warm: Promise<number | null> = Promise.resolve(null);
     if (j.state === 'running' || j.state === 'waiting_input') {
       if (j.pid && target.pid && j.pid !== target.pid) {
         await journal.change(
@@ -152,6 +154,15 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       } else {
         event('written');
         turnsBefore = env.watch.turns(target.paneId);
+        if (target.terminalId)
+          warm = warmUsage(p.usage, journal.data, {
+            job: j,
+            terminalId: target.terminalId,
+            agent: target.agent,
+            profile: target.profile,
+            pid: target.pid,
+            sessionId: prepared.prompt.meta.targetSession,
+          });
         const d = await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label });
         outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
         outcome.deliverMs = performance.now() - outcome.t0;
@@ -165,15 +176,6 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms), job: j.id }, 'prompt delivered');
         j = (await journal.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
         event('delivered');
-        if (target.terminalId)
-          warmUsage(p.usage, journal.data, {
-            job: j,
-            terminalId: target.terminalId,
-            agent: target.agent,
-            profile: target.profile,
-            pid: target.pid,
-            sessionId: prepared.prompt.meta.targetSession,
-          });
       }
     }
     if (isFinal(j.state) || signal.aborted) return;
@@ -184,29 +186,54 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
     const replyStart = performance.now();
     try {
       const id = j.id;
-      const r = await awaitReply(env, target, prepared, { timeoutMs: left, label, from, signal, cutByLimit: true }, turnsBefore, async (file, text, d) => {
-        const cur = d.jobs[id];
-        if (!cur || isFinal(cur.state)) return [];
-        const done = { ...cur, state: 'done' as const, reason: 'the agent finished its turn', reply: rel(root, file) };
-        // A --worktree job: its branch's commits and diff stat go with its end, and with its result home.
-        const worktree = cur.worktree && p.worktreeResult ? await p.worktreeResult(done) : null;
-        if (worktree && done.worktree) done.worktree = { ...done.worktree, result: worktree };
-        const usage = target.terminalId
-          ? await turnUsageEvents(p.usage, d, {
-              job: cur,
+      // The CLI's record of the answer, for the turn's tokens and its context share (a moment late on claude's Stop hook).
+      const settle = async () => {
+        const before = await warm;
+        if (before !== null && target.terminalId)
+          await usageSettled(
+            p.usage,
+            () => journal.data,
+            {
+              job: j,
               terminalId: target.terminalId,
               agent: target.agent,
               profile: target.profile,
               pid: target.pid,
               sessionId: prepared.prompt.meta.targetSession,
-            })
-          : [];
-        return [
-          ...usage,
-          { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply, ...(worktree ? { worktree } : {}) },
-          ...(await journal.resultEvents(d, done, text)),
-        ];
-      });
+            },
+            before,
+          );
+      };
+      const r = await awaitReply(
+        env,
+        target,
+        prepared,
+        { timeoutMs: left, label, from, signal, cutByLimit: true, settle },
+        turnsBefore,
+        async (file, text, d) => {
+          const cur = d.jobs[id];
+          if (!cur || isFinal(cur.state)) return [];
+          const done = { ...cur, state: 'done' as const, reason: 'the agent finished its turn', reply: rel(root, file) };
+          // A --worktree job: its branch's commits and diff stat go with its end, and with its result home.
+          const worktree = cur.worktree && p.worktreeResult ? await p.worktreeResult(done) : null;
+          if (worktree && done.worktree) done.worktree = { ...done.worktree, result: worktree };
+          const usage = target.terminalId
+            ? await turnUsageEvents(p.usage, d, {
+                job: cur,
+                terminalId: target.terminalId,
+                agent: target.agent,
+                profile: target.profile,
+                pid: target.pid,
+                sessionId: prepared.prompt.meta.targetSession,
+              })
+            : [];
+          return [
+            ...usage,
+            { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply, ...(worktree ? { worktree } : {}) },
+            ...(await journal.resultEvents(d, done, text)),
+          ];
+        },
+      );
       if (r.cut) {
         // The CLI showed its limit instead of a reply: the item waits for the reset and runs again.
         env.log.info({ job: j.id, agent: target.agent, by: r.by, limit: r.limit }, 'turn cut by a usage limit; the item waits for the reset');

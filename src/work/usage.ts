@@ -42,14 +42,47 @@ function whereOf(d: RegistryData, t: TurnOf): { sessionId: string; cwd: string }
 }
 
 /**
- * Read the session's records once while the turn runs (not awaited): the reader keeps what it read, so
- * the read at the turn's end, inside the registry's update, covers only the turn's own lines, even for
- * a long session a supervisor just started on. Never throws.
+ * Read the session's records once before the turn's prompt goes in (not awaited): the reader keeps what it
+ * read, so the read at the turn's end, inside the registry's update, covers only the turn's own lines,
+ * even for a long session a supervisor just started on. Resolves to the answers its records counted then
+ * (0 before the CLI wrote any; null: the profile has no reader or the session is not known). Never rejects.
  */
-export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: TurnOf): void {
+export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: TurnOf): Promise<number | null> {
   const w = whereOf(d, t);
-  if (!source || !w) return;
-  void source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
+  if (!source || !w) return Promise.resolve(null);
+  return source
+    .read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) })
+    .then((u) => u?.records ?? 0)
+    .catch(() => null);
+}
+
+/** How long a turn's end waits at most for the CLI to write its record of the turn's answer. */
+export const USAGE_SETTLE_MS = 3000;
+
+/**
+ * Until the session's records count an answer beyond the `before` ones (the warm read's), at most `capMs`:
+ * a CLI may say its turn ended before it wrote the answer's record (claude 2.1.330 writes its transcript
+ * a moment after its Stop hook, qwen 0.24.4 up to about 2 s after it), and the turn's tokens and the context share would then go with the
+ * next turn. Returns at once when the record is there (a turn ended by the screen, mostly); a turn that
+ * made no answer (an error before the model) waits the cap. Never throws.
+ */
+export async function usageSettled(
+  source: UsageSource | undefined,
+  d: () => RegistryData,
+  t: TurnOf,
+  before: number,
+  o: { capMs?: number; everyMs?: number } = {},
+): Promise<void> {
+  const { capMs = USAGE_SETTLE_MS, everyMs = 50 } = o;
+  if (!source) return;
+  const until = Date.now() + capMs;
+  for (;;) {
+    const w = whereOf(d(), t);
+    if (!w) return;
+    const now = await source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
+    if ((now?.records ?? 0) > before || Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(everyMs, Math.max(0, until - Date.now()))));
+  }
 }
 
 /** How full the context is after the session's last answer: its prompt, input and cache tokens together. */

@@ -1,9 +1,14 @@
 // Reading what a CLI sent the stub model server: which API, and the user's words in it.
 
+import { isCompaction } from './stub-compact.js';
+
 export type StubApi = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'other';
 
-/** `turn`: a request the test's script answers; `aux`: titles, model routing, token counts, probes. */
-export type RequestPurpose = 'turn' | 'aux';
+/**
+ * `turn`: a request the test's script answers; `aux`: titles, model routing, token counts, probes;
+ * `compact`: a CLI's summarise request when its compaction command runs (./stub-compact.ts).
+ */
+export type RequestPurpose = 'turn' | 'aux' | 'compact';
 
 export interface RecordedRequest {
   seq: number;
@@ -214,7 +219,7 @@ export function describeRequest(seq: number, method: string, path: string, body:
     method,
     path,
     body,
-    purpose: purposeOf(api, method, path, b),
+    purpose: isCompaction(conv.user.at(-1)) ? 'compact' : purposeOf(api, method, path, b),
     stream: b.stream === true || path.includes('alt=sse') || path.includes(':streamGenerateContent'),
     lastUserText: conv.user.at(-1),
     userTexts: conv.user,

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
+import { compactionReply } from './stub-compact.js';
 import { describeRequest, type RecordedRequest } from './stub-requests.js';
 import { limitAnswer, sendLimit, type LimitReply } from './stub-limits.js';
 import { defaultScript } from './stub-script.js';
@@ -213,7 +214,8 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     if (rec.api === 'gemini' && path.includes(':countTokens')) return sendJson(res, 200, { totalTokens: 10 });
     if (rec.api === 'other') return sendJson(res, 404, { error: { message: `stub: no route POST ${path}` } });
 
-    const answered = rec.purpose === 'turn' ? await script(rec) : ({ kind: 'text', text: auxText(rec) } as const);
+    const answered =
+      rec.purpose === 'turn' ? await script(rec) : rec.purpose === 'compact' ? compactionReply(rec) : ({ kind: 'text', text: auxText(rec) } as const);
     if (answered.kind === 'limit') return sendLimit(res, limitAnswer(rec, answered, Date.now(), anthropicHeaders()['request-id']!));
     const reply: Reply = answered;
     // A call of a named tool (jaggers' MCP tools), else the shell tool fitted to the request.

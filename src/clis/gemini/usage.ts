@@ -80,5 +80,7 @@ export const geminiUsage: UsageReader = async (q) => {
   if (!out) return null;
   const byModel: ByModel = {};
   for (const m of all.values()) addInto(byModel, m.model, m.tokens);
-  return { ...out, byModel, records: all.size };
+  // The newest model message (the files in date order, each in its own order): its prompt is how full the context is.
+  const last = [...all.values()].at(-1);
+  return { ...out, byModel, records: all.size, ...(last ? { last } : {}) };
 };

@@ -146,6 +146,8 @@ describe('gemini (0.61.0)', () => {
     const u = await USAGE_READERS.gemini({ home: root, cwd, sessionId: '53ce005d-04a7-40b5-92bb-bc455e1e1e95', env: {} });
     expect(u?.byModel).toEqual({ 'gemini-3.8-flash': TWO });
     expect(u?.files).toHaveLength(1);
+    // The newest answer's prompt is the context (docs/usage.md): 3,150 prompt tokens, 3,072 of them cached.
+    expect(u?.last).toEqual({ model: 'gemini-3.8-flash', tokens: { input: 78, output: 910, cacheRead: 3072, cacheWrite: 0 } });
   });
 });
 

@@ -7,7 +7,7 @@ import { costOf, priceOf, priceTable } from '../../../src/usage/prices.js';
 import { usageReport } from '../../../src/usage/report.js';
 import { subtractByModel } from '../../../src/usage/tokens.js';
 import { renderUsage } from '../../../src/commands/usage.js';
-import { turnUsageEvents, type UsageSource } from '../../../src/work/usage.js';
+import { turnUsageEvents, usageSettled, warmUsage, type UsageSource } from '../../../src/work/usage.js';
 import type { Profile } from '../../../src/profiles/schema.js';
 
 const T = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input, output, cacheRead, cacheWrite });
@@ -127,6 +127,44 @@ describe('a turn recorded with its end', () => {
     expect(await turnUsageEvents(source({ m: T(1, 1) }), d, { ...base, profile: { session: {} } as unknown as Profile })).toEqual([]);
     expect(await turnUsageEvents({ read: async () => null }, d, base)).toEqual([]);
     expect(await turnUsageEvents({ read: async () => Promise.reject(new Error('EIO')) }, d, base)).toEqual([]);
+  });
+});
+
+describe("a turn's end waits for the CLI's record of its answer", () => {
+  const d = registry();
+  const base = { job: d.jobs['j-1']!, terminalId: 't1', agent: 'alpha', profile, pid: null, sessionId: null };
+  /** A source whose records count `counts[i]` at its i-th read (the last one after that); null: no file yet. */
+  const counting = (counts: (number | null)[]) => {
+    let reads = 0;
+    const src: UsageSource = {
+      read: async () => {
+        const n = counts[Math.min(reads++, counts.length - 1)]!;
+        return n === null ? null : { byModel: {}, records: n, skipped: 0, files: [] };
+      },
+    };
+    return { src, reads: () => reads };
+  };
+
+  it('warms with the count before the prompt (0 before any file), and settles once the count grows', async () => {
+    expect(await warmUsage(counting([null]).src, d, base)).toBe(0);
+    expect(await warmUsage(counting([3]).src, d, base)).toBe(3);
+    expect(await warmUsage(undefined, d, base)).toBeNull();
+    expect(await warmUsage(source({ m: T(1, 1) }), d, { ...base, profile: { session: {} } as unknown as Profile })).toBeNull();
+    const late = counting([3, 3, 4]);
+    await usageSettled(late.src, () => d, base, 3, { capMs: 10_000, everyMs: 1 });
+    expect(late.reads()).toBe(3);
+    const there = counting([4]);
+    await usageSettled(there.src, () => d, base, 3, { capMs: 10_000, everyMs: 1 });
+    expect(there.reads()).toBe(1);
+  });
+
+  it('gives up after its cap when no record comes (a turn without an answer), and never throws', async () => {
+    const never = counting([3]);
+    const t0 = Date.now();
+    await usageSettled(never.src, () => d, base, 3, { capMs: 30, everyMs: 5 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(30);
+    expect(never.reads()).toBeGreaterThan(1);
+    await usageSettled({ read: async () => Promise.reject(new Error('EIO')) }, () => d, base, 0, { capMs: 10, everyMs: 5 });
   });
 });
 
