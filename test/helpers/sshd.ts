@@ -50,6 +50,11 @@ export interface SshdRig {
   pid: number;
   /** The per-connection sshd processes (the listener's children): killing one cuts that connection. */
   connections(): number[];
+  /**
+   * Cut every connection now (SIGTERM to each per-connection sshd process; one that ended meanwhile, such
+   * as an `ssh -t` session just closed, is passed over): how many were cut.
+   */
+  cut(): number;
   /** Every process running as the throwaway user. */
   userProcesses(): number[];
   /** The listener's log so far (sshd -e: to stderr). */
@@ -248,6 +253,18 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
       clientKey,
       pid,
       connections: () => allPids().filter((p) => procStat(p)?.ppid === pid),
+      cut: () => {
+        let n = 0;
+        for (const p of allPids().filter((q) => procStat(q)?.ppid === pid)) {
+          try {
+            process.kill(p, 'SIGTERM');
+            n++;
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+          }
+        }
+        return n;
+      },
       userProcesses,
       log: () => stderr,
       stop,
