@@ -58,6 +58,7 @@ export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: T
 
 /** How long a turn's end waits at most for the CLI to write its record of the turn's answer. */
 export const USAGE_SETTLE_MS = 3000;
+const SETTLE_GAP_MAX_MS = 400;
 
 /**
  * Until the session's records count an answer beyond the `before` ones (the warm read's), at most `capMs`:
@@ -73,15 +74,17 @@ export async function usageSettled(
   before: number,
   o: { capMs?: number; everyMs?: number } = {},
 ): Promise<void> {
-  const { capMs = USAGE_SETTLE_MS, everyMs = 50 } = o;
+  const { capMs = USAGE_SETTLE_MS, everyMs = 25 } = o;
   if (!source) return;
   const until = Date.now() + capMs;
-  for (;;) {
+  // Looked at again after 25 ms, then twice as long each time up to 400 ms: a record written a moment
+  // late is seen at once, and qwen's 2 s cost about ten reads, not forty.
+  for (let gap = everyMs; ; gap = Math.min(gap * 2, Math.max(everyMs, SETTLE_GAP_MAX_MS))) {
     const w = whereOf(d(), t);
     if (!w) return;
     const now = await source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
     if ((now?.records ?? 0) > before || Date.now() >= until) return;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(everyMs, Math.max(0, until - Date.now()))));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(gap, Math.max(0, until - Date.now()))));
   }
 }
 

@@ -164,6 +164,11 @@ describe("a turn's end waits for the CLI's record of its answer", () => {
     await usageSettled(never.src, () => d, base, 3, { capMs: 30, everyMs: 5 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(30);
     expect(never.reads()).toBeGreaterThan(1);
+    // Looked at less and less often: over 700 ms from 25 ms on (gaps 25, 50, 100, 200, 400), six reads at most.
+    const slow = counting([3]);
+    await usageSettled(slow.src, () => d, base, 3, { capMs: 700 });
+    expect(slow.reads()).toBeGreaterThanOrEqual(3);
+    expect(slow.reads()).toBeLessThanOrEqual(6);
     await usageSettled({ read: async () => Promise.reject(new Error('EIO')) }, () => d, base, 0, { capMs: 10, everyMs: 5 });
   });
 });
