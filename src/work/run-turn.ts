@@ -90,6 +90,15 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
     let turnsBefore = env.watch.turns(target.paneId);
     /** The answers the session's records counted before the prompt went in (null: unknown). */
     let warm: Promise<number | null> = Promise.resolve(null);
+    /** This turn, as the usage readers take it (src/work/usage.ts). */
+    const turnOf = (job: JobRecord, terminalId: string) => ({
+      job,
+      terminalId,
+      agent: target.agent,
+      profile: target.profile,
+      pid: target.pid,
+      sessionId: prepared.prompt.meta.targetSession,
+    });
     if (j.state === 'running' || j.state === 'waiting_input') {
       if (j.pid && target.pid && j.pid !== target.pid) {
         await journal.change(
@@ -154,15 +163,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       } else {
         event('written');
         turnsBefore = env.watch.turns(target.paneId);
-        if (target.terminalId)
-          warm = warmUsage(p.usage, journal.data, {
-            job: j,
-            terminalId: target.terminalId,
-            agent: target.agent,
-            profile: target.profile,
-            pid: target.pid,
-            sessionId: prepared.prompt.meta.targetSession,
-          });
+        if (target.terminalId) warm = warmUsage(p.usage, journal.data, turnOf(j, target.terminalId));
         const d = await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label });
         outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
         outcome.deliverMs = performance.now() - outcome.t0;
@@ -189,20 +190,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       // The CLI's record of the answer, for the turn's tokens and its context share (a moment late on claude's Stop hook).
       const settle = async () => {
         const before = await warm;
-        if (before !== null && target.terminalId)
-          await usageSettled(
-            p.usage,
-            () => journal.data,
-            {
-              job: j,
-              terminalId: target.terminalId,
-              agent: target.agent,
-              profile: target.profile,
-              pid: target.pid,
-              sessionId: prepared.prompt.meta.targetSession,
-            },
-            before,
-          );
+        if (before !== null && target.terminalId) await usageSettled(p.usage, () => journal.data, turnOf(j, target.terminalId), before);
       };
       const r = await awaitReply(
         env,
@@ -217,16 +205,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
           // A --worktree job: its branch's commits and diff stat go with its end, and with its result home.
           const worktree = cur.worktree && p.worktreeResult ? await p.worktreeResult(done) : null;
           if (worktree && done.worktree) done.worktree = { ...done.worktree, result: worktree };
-          const usage = target.terminalId
-            ? await turnUsageEvents(p.usage, d, {
-                job: cur,
-                terminalId: target.terminalId,
-                agent: target.agent,
-                profile: target.profile,
-                pid: target.pid,
-                sessionId: prepared.prompt.meta.targetSession,
-              })
-            : [];
+          const usage = target.terminalId ? await turnUsageEvents(p.usage, d, turnOf(cur, target.terminalId)) : [];
           return [
             ...usage,
             { type: 'job-state', jobId: id, state: 'done', reason: done.reason, reply: done.reply, ...(worktree ? { worktree } : {}) },

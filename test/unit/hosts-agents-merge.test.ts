@@ -15,32 +15,11 @@ import { callTool } from '../../src/mcp/server.js';
 import type { ToolDeps } from '../../src/mcp/tools.js';
 import { registerHostRoutes } from '../../src/web/host-routes.js';
 import { tempDirs } from '../helpers/temp-dir.js';
+import { terminalView } from '../helpers/terminal-view.js';
 
 const temp = tempDirs('jg-hostagents-');
 
-const view = (agent: string, more: Partial<TerminalView> = {}): TerminalView => ({
-  agent,
-  terminalId: `jg-${agent}`,
-  task: null,
-  profile: 'demo',
-  window: '@1',
-  windowIndex: 1,
-  pane: '%1',
-  pid: 42,
-  state: 'idle',
-  since: null,
-  rule: null,
-  lines: [],
-  source: 'screen',
-  turns: 0,
-  sessionId: null,
-  exitStatus: null,
-  waitingFor: null,
-  question: null,
-  problem: null,
-  usage: null,
-  ...more,
-});
+const view = terminalView;
 
 /** A host whose connection is `state`, whose supervisor answers `answer` (or fails with it, or never answers). */
 function fakeHost(name: string, state: HostView['state'], answer: TerminalView[] | Error | 'hang', recorded: string[] = []): HostSource {

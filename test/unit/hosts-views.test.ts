@@ -5,7 +5,6 @@ import http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostOfAgent, startedHosts } from '../../src/api/hosts.js';
-import type { TerminalView } from '../../src/api/types.js';
 import { hostSocketPath } from '../../src/api/paths.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
 import { agentRows, renderAgents } from '../../src/commands/ls.js';
@@ -13,32 +12,11 @@ import { resolveContext } from '../../src/context.js';
 import { socketNameFor } from '../../src/tmux/server.js';
 import { renderStatus, type AgentStatusRow } from '../../src/commands/status.js';
 import { tempDirs } from '../helpers/temp-dir.js';
+import { terminalView } from '../helpers/terminal-view.js';
 
 const temp = tempDirs('jg-hostviews-');
 
-const view = (agent: string, more: Partial<TerminalView> = {}): TerminalView => ({
-  agent,
-  terminalId: `jg-${agent}`,
-  task: null,
-  profile: 'demo',
-  window: '@1',
-  windowIndex: 1,
-  pane: '%1',
-  pid: 42,
-  state: 'idle',
-  since: null,
-  rule: null,
-  lines: [],
-  source: 'screen',
-  turns: 0,
-  sessionId: null,
-  exitStatus: null,
-  waitingFor: null,
-  question: null,
-  problem: null,
-  usage: null,
-  ...more,
-});
+const view = terminalView;
 
 describe('agents on other hosts in the views', () => {
   it('finds an agent’s host by the records, a task’s window by its agent; a broken record is skipped', async () => {

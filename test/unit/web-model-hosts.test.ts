@@ -6,35 +6,13 @@ import { describe, expect, it } from 'vitest';
 import type { HostAgentsView, TerminalView } from '../../src/api/types.js';
 import { cardView } from '../../web/card.js';
 import { agentKey, applyEvent, emptyModel, setHosts, setTerminals, splitKey, terminalPath } from '../../web/model.js';
+import { terminalView } from '../helpers/terminal-view.js';
 
 const T0 = Date.parse('2026-11-26T12:00:00.000Z');
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
 
-function term(agent: string, over: Partial<TerminalView> = {}): TerminalView {
-  return {
-    agent,
-    terminalId: `t-${agent}`,
-    task: null,
-    profile: 'demo',
-    window: '@1',
-    windowIndex: 1,
-    pane: '%1',
-    pid: 1,
-    state: 'idle',
-    since: iso(0),
-    rule: null,
-    lines: [],
-    source: 'screen',
-    turns: 0,
-    sessionId: null,
-    exitStatus: null,
-    waitingFor: null,
-    question: null,
-    problem: null,
-    usage: null,
-    ...over,
-  };
-}
+const term = (agent: string, over: Partial<TerminalView> = {}): TerminalView =>
+  terminalView(agent, { terminalId: `t-${agent}`, pid: 1, since: iso(0), ...over });
 
 const up = (host: string, agents: TerminalView[]): HostAgentsView => ({
   host,
