@@ -224,6 +224,15 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
         ['far', 'box'],
       ]);
       expect(answer.hosts).toEqual([{ host: 'box', state: 'connected', detail: 'connected', agents: ['far'], shown: true }]);
+      // MCP's assign and wait_job to the host's agent: the job forwarded there, its reply back here.
+      const given = (await mcp.callTool({ name: 'assign', arguments: { agent: 'far', message: 'a job given through MCP' } })) as {
+        content: { text: string }[];
+      };
+      const job = (JSON.parse(given.content[0]!.text) as { job: string }).job;
+      const waited = (await mcp.callTool({ name: 'wait_job', arguments: { job, timeout: 60 } })) as { content: { text: string }[] };
+      const end = JSON.parse(waited.content[0]!.text) as { state: string; agent: string; reply: string; replyFile: string };
+      expect(end, waited.content[0]!.text).toMatchObject({ state: 'done', agent: 'far', replyFile: `.jaggers/jobs/${job}.reply.md` });
+      expect(end.reply).toContain('a job given through MCP');
     } finally {
       await mcp.close();
     }
