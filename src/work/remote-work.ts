@@ -18,6 +18,8 @@ import { parseArtifact } from '../handover/artifact.js';
 import { makeNonce } from '../delivery/sanitize.js';
 import { publishMessage } from './run-message.js';
 import path from 'node:path';
+import type { NewJournalEvent } from '../sessions/events.js';
+import { addByModel } from '../usage/tokens.js';
 
 /** The key of a remote agent's queue here (where a local agent's terminal id goes). */
 export const remoteKey = (agent: string, host: string): string => `${agent}@${host}`;
@@ -297,6 +299,7 @@ export class RemoteWork {
     }
     const r = await reach.api.call<JobResultView>('GET', `/v1/jobs/${encodeURIComponent(j.id)}/result`, undefined, { signal });
     this.answered(j.id);
+    await this.countUsage(j, there, host);
     let reply: string | undefined;
     if (r.reply !== null) {
       const file = remoteReplyFile(dirs.jaggersDir, j.id);
@@ -305,6 +308,34 @@ export class RemoteWork {
       reply = path.relative(dirs.projectRoot, file);
     }
     await journal.change(j.id, 'done', `${agent} on host ${host}: ${there.reason}`, reply ? { reply } : {}, r.reply);
+  }
+
+  /**
+   * The tokens its turn spent there (its record there), counted here too: by agent and session
+   * `<agent>@<host>`, its task, the day and the job; once (an end copied again after a restart here finds
+   * the job's tokens counted).
+   */
+  private async countUsage(j: JobRecord, there: JobView, host: string): Promise<void> {
+    const turn = there.usage;
+    if (!turn || Object.keys(turn).length === 0) return;
+    const key = remoteKey(j.agent ?? j.target, host);
+    await this.p.store.update((d) => {
+      const cur = d.jobs[j.id];
+      if (!cur || isFinal(cur.state) || cur.usage) return { events: [], result: null };
+      const before = Object.hasOwn(d.usage.sessions, key) ? d.usage.sessions[key]! : {};
+      const usage: NewJournalEvent = {
+        type: 'usage',
+        terminalId: key,
+        agent: key,
+        sessionId: key,
+        jobId: j.id,
+        task: cur.task,
+        reader: 'remote',
+        turn,
+        session: addByModel(before, turn),
+      };
+      return { events: [usage], result: null };
+    });
   }
 
   /** A job's id, or `m:<id>` for a message. */

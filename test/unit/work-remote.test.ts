@@ -223,6 +223,51 @@ describe('a job for an agent on another host', () => {
     runner.stop();
   });
 
+  it('counts the tokens its turn spent there here too (agent and session far@box, the job), once', async () => {
+    const h = await setup();
+    let { runner } = h.make();
+    const spent = { 'claude-sonnet-4-5': { input: 1200, output: 340, cacheRead: 5000, cacheWrite: 60 } };
+    await h.assign('j-00000000000a', 'count');
+    runner.kick(KEY);
+    await until(() => h.store.data.jobs['j-00000000000a']!.reason.startsWith('forwarded'), 'the item forwarded');
+    Object.assign(h.host.jobs.get('j-00000000000a')!, { usage: spent });
+    h.host.set('j-00000000000a', 'done', 'the agent finished its turn', 'counted');
+    await until(() => state(h, 'j-00000000000a') === 'done', 'done here');
+    expect(h.store.data.jobs['j-00000000000a']!.usage).toEqual(spent);
+    expect(h.store.data.usage.agents[KEY]).toEqual(spent);
+    expect(h.store.data.usage.sessions[KEY]).toEqual(spent);
+    expect(h.store.of('usage')).toHaveLength(1);
+    runner.stop();
+    // Counted by a supervisor that died before it journaled the end: the next one copies the end, not the tokens again.
+    ({ runner } = h.make());
+    await h.assign('j-00000000000b', 'count again');
+    h.store.seed({
+      type: 'usage',
+      terminalId: KEY,
+      agent: KEY,
+      sessionId: KEY,
+      jobId: 'j-00000000000b',
+      task: null,
+      reader: 'remote',
+      turn: spent,
+      session: spent,
+    });
+    h.host.jobs.set('j-00000000000b', {
+      id: 'j-00000000000b',
+      target: 'far',
+      text: 'count again',
+      state: 'done',
+      reason: 'the agent finished its turn',
+      reply: 'again',
+      usage: spent,
+    } as never);
+    runner.kick(KEY);
+    await until(() => state(h, 'j-00000000000b') === 'done', 'the second done here');
+    expect(h.store.of('usage')).toHaveLength(2);
+    expect(h.store.data.usage.agents[KEY]).toEqual({ 'claude-sonnet-4-5': { input: 2400, output: 680, cacheRead: 10000, cacheWrite: 120 } });
+    runner.stop();
+  });
+
   it('is created once there across an answer lost to a cut connection and a restart here', async () => {
     const h = await setup();
     let { runner } = h.make();
