@@ -215,9 +215,15 @@ export const TOOLS: Tool[] = [
     }),
     async (deps, a, signal) => {
       const task = a.task ?? deps.caller.task ?? undefined;
-      const self = await deps.call<TerminalView>('GET', `/v1/terminals/${q(a.agent)}${taskQuery(task)}`, undefined, { retry: true, signal });
-      if (deps.caller.terminalId && self.terminalId === deps.caller.terminalId)
-        throw new JaggersError('E_USAGE', `handoff: ${JSON.stringify(a.agent)} is you; hand off to another agent (list_agents)`);
+      // Not to yourself. An agent this supervisor has no terminal of (one on another host, or none) is the
+      // handoff's own to judge.
+      if (deps.caller.terminalId) {
+        const self = await deps
+          .call<TerminalView>('GET', `/v1/terminals/${q(a.agent)}${taskQuery(task)}`, undefined, { retry: true, signal })
+          .catch((e: unknown) => (e instanceof JaggersError && e.code === 'E_AGENT_UNKNOWN' ? null : Promise.reject(e)));
+        if (self?.terminalId === deps.caller.terminalId)
+          throw new JaggersError('E_USAGE', `handoff: ${JSON.stringify(a.agent)} is you; hand off to another agent (list_agents)`);
+      }
       const r = await deps.call<HandoffResult>(
         'POST',
         '/v1/handoffs',

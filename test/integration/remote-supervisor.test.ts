@@ -233,6 +233,23 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       const end = JSON.parse(waited.content[0]!.text) as { state: string; agent: string; reply: string; replyFile: string };
       expect(end, waited.content[0]!.text).toMatchObject({ state: 'done', agent: 'far', replyFile: `.jaggers/jobs/${job}.reply.md` });
       expect(end.reply).toContain('a job given through MCP');
+      // MCP's handoff and send_message to it.
+      const handed = (await mcp.callTool({ name: 'handoff', arguments: { agent: 'far', message: 'a handoff through MCP', timeout: 60 } })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
+      expect(handed.isError, handed.content[0]!.text).toBeFalsy();
+      expect((JSON.parse(handed.content[0]!.text) as { reply: string }).reply).toContain('a handoff through MCP');
+      const sent = (await mcp.callTool({ name: 'send_message', arguments: { to: 'far', text: 'a note through MCP' } })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
+      expect(sent.isError, sent.content[0]!.text).toBeFalsy();
+      const note = (JSON.parse(sent.content[0]!.text) as { message: string }).message;
+      await until('the note delivered there', async () => {
+        const v = JSON.parse((await rig.run(['inbox', 'far', '--json'], { env: env() })).stdout) as InboxView;
+        return v.messages.find((m) => m.id === note)?.state === 'delivered' ? true : undefined;
+      });
     } finally {
       await mcp.close();
     }
