@@ -13,7 +13,7 @@
 // A message is read until it is final (a prompt, or an answer with `time.completed`), then kept: a turn
 // reads the messages it added, and the session's index entries. Not a documented contract: a database of another shape gives no usage, never an error.
 import path from 'node:path';
-import { count, type Tokens } from '../../usage/tokens.js';
+import { addInto, count, type ByModel, type Tokens } from '../../usage/tokens.js';
 import { SqliteSnapshot, type SqlValue } from '../shared/sqlite-read.js';
 import { addRecord, newUsageState, objectOf, type UsageState } from '../shared/usage-fold.js';
 import type { SessionUsage, UsageReader } from '../types.js';
@@ -52,6 +52,21 @@ interface Roots {
 /** Messages read, per database file: completed ones are not read again. */
 const seen = new Map<string, Map<string, MessageSeen>>();
 const MAX_MESSAGES = 200_000;
+
+/**
+ * A session's leading run of final messages, summed: where its index entries were left (the columns after
+ * the session's id) and their steps. A turn's read starts after it, so it reads the messages the turn
+ * added, not the whole session again. Messages are added at the index's end (created later); a message
+ * removed from that run (opencode's revert of a turn) keeps its tokens here: they were spent.
+ */
+interface Prefix {
+  after: SqlValue[];
+  byModel: ByModel;
+  records: number;
+  messages: number;
+  last: Step | undefined;
+}
+const prefixes = new Map<string, Map<string, Prefix>>();
 
 /** The columns of a `CREATE TABLE` statement, in order (opencode's are back-quoted). */
 function columnsOf(sql: string): string[] {
@@ -154,19 +169,31 @@ export function opencodeUsageSlice(dbFile: string, sessionId: string, budget: nu
     if (!r) return null;
     let known = seen.get(dbFile);
     if (!known || known.size > MAX_MESSAGES) seen.set(dbFile, (known = new Map()));
+    let runs = prefixes.get(dbFile);
+    if (!runs || runs.size > MAX_MESSAGES) prefixes.set(dbFile, (runs = new Map()));
     const state: UsageState = newUsageState();
     let messages = 0;
     let read = 0;
     let main: Step | undefined;
     for (const [i, session] of sessionTree(s, r, sessionId).entries()) {
-      for (const entry of s.indexEquals(r.messagesOfSession, session)) {
+      const had = runs.get(session);
+      const run: Prefix = had ? { ...had, byModel: { ...had.byModel } } : { after: [], byModel: {}, records: 0, messages: 0, last: undefined };
+      for (const [model, t] of Object.entries(run.byModel)) addInto(state.byModel, model, t);
+      state.records += run.records;
+      messages += run.messages;
+      if (i === 0 && run.last) main = run.last;
+      let leading = true;
+      for (const entry of s.indexEquals(r.messagesOfSession, session, had ? had.after : null)) {
         const id = entry[2];
         const rowid = rowidOf(entry);
         if (typeof id !== 'string' || rowid === null) continue;
         messages++;
         let m = known.get(id);
         if (!m?.final) {
-          if (++read > budget) continue;
+          if (++read > budget) {
+            leading = false;
+            continue;
+          }
           m = readMessage(s, r, id, rowid);
           known.set(id, m);
         }
@@ -174,7 +201,18 @@ export function opencodeUsageSlice(dbFile: string, sessionId: string, budget: nu
           addRecord(state, step.model, step.tokens);
           if (i === 0) main = step;
         }
+        leading &&= m.final;
+        if (leading) {
+          run.after = entry.slice(1);
+          run.messages++;
+          for (const step of m.steps) {
+            addInto(run.byModel, step.model, step.tokens);
+            run.records++;
+            run.last = step;
+          }
+        }
       }
+      runs.set(session, run);
     }
     if (messages === 0) return null;
     if (read > budget) return 'more';
@@ -215,4 +253,5 @@ export const opencodeUsage: UsageReader = async (q) => {
 /** Forget the messages read (tests). */
 export function forgetOpencodeMessages(): void {
   seen.clear();
+  prefixes.clear();
 }

@@ -274,9 +274,13 @@ export class SqliteSnapshot {
     }
   }
 
-  /** The entries of the index whose b-tree starts at `root` whose first column is the text `key`, in index order. */
-  *indexEquals(root: number, key: string): Generator<SqlValue[]> {
-    yield* this.indexWalk(root, Buffer.from(key, 'utf8'), 0);
+  /**
+   * The entries of the index whose b-tree starts at `root` whose first column is the text `key`, in index
+   * order; with `after` (the values of an entry's next columns), only those that come after it: the pages
+   * before it are not read.
+   */
+  *indexEquals(root: number, key: string, after: readonly SqlValue[] | null = null): Generator<SqlValue[]> {
+    yield* this.indexWalk(root, Buffer.from(key, 'utf8'), after, 0);
   }
 
   /**
@@ -316,19 +320,21 @@ export class SqliteSnapshot {
     return page;
   }
 
-  private *indexWalk(n: number, key: Buffer, depth: number): Generator<SqlValue[]> {
+  private *indexWalk(n: number, key: Buffer, after: readonly SqlValue[] | null, depth: number): Generator<SqlValue[]> {
     if (depth > 64) throw new SqliteReadError('an index b-tree deeper than 64');
     const page = this.indexPage(n);
-    // Entries left of a cell are at most its key; right of the last cell, at least it.
+    // Entries left of a cell are at most its key; right of the last cell, at least it. A cell of the key
+    // that is not after `after` counts as before the key: nothing left of it is wanted.
     let lastCmp = -1;
     for (const c of page.cells) {
-      const cmp = typeof c.first === 'number' ? c.first : c.first.compare(key);
-      if (page.interior && cmp >= 0 && lastCmp <= 0) yield* this.indexWalk(c.child, key, depth + 1);
+      let cmp = typeof c.first === 'number' ? c.first : c.first.compare(key);
+      if (cmp === 0 && after !== null && compareTail(c.values, after) <= 0) cmp = -1;
+      if (page.interior && cmp >= 0 && lastCmp <= 0) yield* this.indexWalk(c.child, key, after, depth + 1);
       if (cmp === 0) yield c.values;
       if (cmp > 0) return;
       lastCmp = cmp;
     }
-    if (page.interior && lastCmp <= 0) yield* this.indexWalk(page.right, key, depth + 1);
+    if (page.interior && lastCmp <= 0) yield* this.indexWalk(page.right, key, after, depth + 1);
   }
 
   private schema: Map<string, { root: number; sql: string }> | null = null;
@@ -347,6 +353,27 @@ export class SqliteSnapshot {
 }
 
 /** A varint at `at`: its value and where the next field starts. */
+/** SQLite's order of two values (BINARY collation): NULL, then numbers, then text, then blobs. */
+export function compareValues(a: SqlValue, b: SqlValue): number {
+  const rank = (v: SqlValue) => (v === null ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 1) return (a as number | bigint) < (b as number | bigint) ? -1 : (a as number | bigint) > (b as number | bigint) ? 1 : 0;
+  if (ra === 2) return Buffer.compare(Buffer.from(a as string, 'utf8'), Buffer.from(b as string, 'utf8'));
+  if (ra === 3) return Buffer.compare(a as Buffer, b as Buffer);
+  return 0;
+}
+
+/** An index entry's columns after the first against `after`, column by column (`after`'s length of them). */
+function compareTail(values: readonly SqlValue[], after: readonly SqlValue[]): number {
+  for (let i = 0; i < after.length; i++) {
+    const r = compareValues(values[i + 1] ?? null, after[i] ?? null);
+    if (r !== 0) return r;
+  }
+  return 0;
+}
+
 export function varint(buf: Buffer, at: number): [number, number] {
   let v = 0;
   for (let i = 0; i < 8; i++) {

@@ -2,7 +2,8 @@
 // on the real file and write-ahead log of two headless turns (test/fixtures/usage/README.md): what
 // opencode itself sums for the session (its `opencode export`), the log followed as it grows commit by
 // commit, and files that are torn, foreign or missing.
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ const BASE = path.join(FIX, 'opencode-1.18.33-two-turns');
 const SESSION = readFileSync(`${BASE}.session`, 'utf8').trim();
 const WAL = readFileSync(`${BASE}.db-wal`);
 const FRAME = 24 + 4096;
+/** python3 with its sqlite3 module, to grow a database as SQLite writes it. */
+const python3 = spawnSync('python3', ['-c', 'import sqlite3'], { stdio: 'ignore' }).status === 0;
 
 /** Requests 1 and 2 of the stub's table as opencode records them over an OpenAI-style API (no cache writes). */
 const FIRST = { input: 1234, output: 56, cacheRead: 0, cacheWrite: 0 };
@@ -128,6 +131,73 @@ describe('opencode usage (1.18.33, SQLite)', () => {
     while ((v = opencodeUsageSlice(db, SESSION, 1)) === 'more') slices++;
     expect(slices).toBeGreaterThan(1);
     expect(v?.byModel).toEqual({ 'stub-model-opencode': TWO });
+  });
+
+  // A session of hundreds of turns (its index over several pages, an interior one above them), grown by
+  // SQLite itself (python3's sqlite3) while the reader keeps what it read: each read starts after the
+  // leading run of final messages and sums the same as a fresh read; a message still being answered is
+  // read again until it is final.
+  it.skipIf(!python3)(`a long session read again after each turn sums as a fresh read does${python3 ? '' : ' (skipped: no python3 with sqlite3 here)'}`, () => {
+    copyFileSync(`${BASE}.db`, db);
+    copyFileSync(`${BASE}.db-wal`, `${db}-wal`);
+    const grow = (turns: number, open = false) => {
+      const script = `
+import sqlite3, sys, json
+db, session, turns, open_ = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == '1'
+c = sqlite3.connect(db)
+t = c.execute('select max(time_created) from message').fetchone()[0]
+n = c.execute('select count(*) from message').fetchone()[0]
+for k in range(turns):
+    t += 10; n += 1
+    u = 'msg_u%06d' % n
+    c.execute('insert into message values (?,?,?,?,?)', (u, session, t, t, json.dumps({'role': 'user', 'time': {'created': t}})))
+    t += 10; n += 1
+    a = 'msg_a%06d' % n
+    last = open_ and k == turns - 1
+    data = {'role': 'assistant', 'modelID': 'stub-model-opencode', 'time': {'created': t} if last else {'created': t, 'completed': t + 5}}
+    c.execute('insert into message values (?,?,?,?,?)', (a, session, t, t, json.dumps(data)))
+    if not last:
+        step = {'type': 'step-finish', 'tokens': {'input': 10, 'output': 2, 'reasoning': 1, 'cache': {'read': 100, 'write': 0}}}
+        c.execute('insert into part values (?,?,?,?,?,?)', ('prt_%06d' % n, a, session, t, t, json.dumps(step)))
+c.commit()
+`;
+      execFileSync('python3', ['-c', script, db, SESSION, String(turns), open ? '1' : '0']);
+    };
+    const fresh = () => {
+      const copy = path.join(root, `fresh-${Math.random().toString(16).slice(2)}.db`);
+      copyFileSync(db, copy);
+      if (existsSync(`${db}-wal`)) copyFileSync(`${db}-wal`, `${copy}-wal`);
+      const u = opencodeSessionUsage(copy, SESSION);
+      return u ? { ...u, files: [db] } : null;
+    };
+    const per = (turns: number) => ({ input: TWO.input + 10 * turns, output: TWO.output + 3 * turns, cacheRead: TWO.cacheRead + 100 * turns, cacheWrite: 0 });
+    grow(300);
+    const first = opencodeSessionUsage(db, SESSION);
+    expect(first?.byModel).toEqual({ 'stub-model-opencode': per(300) });
+    expect(first?.records).toBe(302);
+    // Two more turns, the last one still being answered (no step yet, not completed).
+    grow(2, true);
+    const mid = opencodeSessionUsage(db, SESSION);
+    expect(mid?.byModel).toEqual({ 'stub-model-opencode': per(301) });
+    expect(mid).toEqual(fresh());
+    // It completes with its step: read again, not kept from before.
+    execFileSync('python3', [
+      '-c',
+      `import sqlite3, sys, json
+c = sqlite3.connect(sys.argv[1])
+(a, t) = c.execute("select id, time_created from message order by time_created desc limit 1").fetchone()
+c.execute('update message set data = ? where id = ?', (json.dumps({'role': 'assistant', 'modelID': 'stub-model-opencode', 'time': {'created': t, 'completed': t + 5}}), a))
+c.execute('insert into part values (?,?,?,?,?,?)', ('prt_last', a, sys.argv[2], t, t, json.dumps({'type': 'step-finish', 'tokens': {'input': 10, 'output': 2, 'reasoning': 1, 'cache': {'read': 100, 'write': 0}}})))
+c.commit()`,
+      db,
+      SESSION,
+    ]);
+    const done = opencodeSessionUsage(db, SESSION);
+    expect(done?.byModel).toEqual({ 'stub-model-opencode': per(302) });
+    expect(done?.last).toEqual({ model: 'stub-model-opencode', tokens: { input: 10, output: 3, cacheRead: 100, cacheWrite: 0 } });
+    expect(done).toEqual(fresh());
+    grow(40);
+    expect(opencodeSessionUsage(db, SESSION)).toEqual(fresh());
   });
 
   it('gives no usage for a database that is missing, not SQLite, or of another shape, and never throws', async () => {
