@@ -196,10 +196,13 @@ export async function startStubServer(opts: StubServerOptions = {}): Promise<Stu
     const body = method === 'POST' ? await readBody(req) : undefined;
     const rec = describeRequest(requests.length + 1, method, path, body);
     requests.push(rec);
-    // The time of the answer's last byte: hook latencies are measured from it.
-    res.once('finish', () => {
-      rec.endedAt = Date.now();
-    });
+    // The time of the answer's last byte: hook latencies are measured from it. Taken as the last chunk is
+    // handed to the socket (its 'finish' event came after the CLI's hook on a loaded machine: CI).
+    const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+    res.end = ((...a: unknown[]) => {
+      rec.endedAt ??= Date.now();
+      return end(...a);
+    }) as typeof res.end;
     const model = modelOf(rec);
 
     if (method !== 'POST') {
