@@ -246,6 +246,10 @@ export class Tasks {
 
   /** Continue a task from its stored snapshot (a failed or cancelled one from the last turn it was in). */
   async resume(id: string): Promise<TaskView> {
+    // A task that has just ended keeps its machine until its last snapshot is saved (CI: a `resume` right
+    // after a failed `run` found it there and resumed nothing): that is waited for first.
+    const ending = own((await Promise.resolve(this.p.store.data)).tasks, id);
+    if (ending && finalTask(ending.status)) await this.settled(id);
     const data = await Promise.resolve(this.p.store.data);
     const t = own(data.tasks, id);
     if (!t) return this.get(id);

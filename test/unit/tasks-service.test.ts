@@ -250,6 +250,28 @@ describe('workflow tasks', () => {
     expect(g.store.data.tasks['t-1']!.reason).toBe('the supervisor restarted during turn 1; `jaggers resume t-1` continues it');
   });
 
+  it('a task resumed the moment it fails (its machine not let go yet): its failed turn is tried once more, a new job', async () => {
+    const h = await setup();
+    h.setFinishing(false);
+    const { tasks } = h.make();
+    await tasks.create(h.req);
+    const turn1 = await h.nthJob(1);
+    const resumed = new Promise<unknown>((resolve) => {
+      const off = h.hub.subscribe((e) => {
+        if (e.type !== 'task' || e.data.status !== 'failed') return;
+        off();
+        resolve(tasks.resume('t-1'));
+      });
+    });
+    h.store.seed({ type: 'job-state', jobId: turn1, state: 'failed', reason: 'the agent fell over', code: 'E_TIMEOUT' });
+    h.hub.publish('job', { id: turn1, state: 'failed' });
+    await resumed;
+    const turn1again = await h.nthJob(2);
+    expect(turn1again).not.toBe(turn1);
+    expect(h.created.map((j) => j.id)).toEqual([turn1, turn1again]);
+    tasks.stop();
+  });
+
   it('refuses a role without an agent and an unknown agent', async () => {
     const h = await setup();
     const { tasks } = h.make();
