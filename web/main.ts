@@ -139,16 +139,7 @@ function connect(): void {
     es.addEventListener(type, (ev) => {
       const m = ev as MessageEvent<string>;
       const e = parseFrame(type, m.lastEventId, m.data);
-      if (!e) return;
-      const fx = applyEvent(model, e);
-      for (const k of fx.cards) overview.render(k, Date.now(), e.id);
-      if (e.type === 'job' && route().view === 'work') work.renderJobs();
-      if (fx.reload) return schedule('all');
-      if (fx.terminals) schedule('terminals', fx.terminals === 'soon' ? SOON_MS : LATER_MS);
-      if (fx.jobs) schedule('jobs', fx.jobs === 'soon' ? SOON_MS : LATER_MS);
-      if (fx.tasks && route().view === 'work') schedule('tasks');
-      if (fx.worktrees) schedule('worktrees');
-      for (const k of fx.inbox) schedule(`inbox:${k}`);
+      if (e) apply(e, applyEvent(model, e));
     });
   }
 }

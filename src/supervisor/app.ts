@@ -8,7 +8,7 @@ import { describeValue, ERROR_STATUS, isErrorCode, JaggersError } from '../error
 import type { Log } from '../logger.js';
 import type { Supervisor } from './compose.js';
 import { isLoopback, parseListen, type ListenAddress } from './tcp.js';
-import { sseFrame, type EventHub } from './event-hub.js';
+import { sseFrame, type EventHub, openEventStream } from './event-hub.js';
 import { clientErrorHandler, errorBody as body, frameworkErrors, installJsonParser, methodTable, routeOf } from './http-edge.js';
 import {
   AgentParams,
@@ -313,12 +313,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
       (!q.types || q.types.includes(e.type) || e.type === 'gap') && (!q.agent || e.type === 'gap' || e.data.agent === q.agent || e.data.terminalId === q.agent);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    openEventStream(res);
     // Replay what the client missed, then live events: subscribed first, so nothing falls in between.
     const queued: StreamEvent[] = [];
     let live = false;

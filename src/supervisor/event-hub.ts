@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { StreamEvent, StreamEventType } from '../api/types.js';
 
 /**
@@ -43,6 +44,16 @@ export class EventHub {
   get lastId(): number {
     return this.next - 1;
   }
+}
+
+/** Start a text/event-stream answer on `res` (no caching, no proxy buffering). */
+export function openEventStream(res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
 }
 
 /** One event in text/event-stream framing. */

@@ -19,6 +19,7 @@ import { allHostAgents, type HostSource } from '../hosts/host-agents.js';
 import { HOST_NAME } from '../hosts/schema.js';
 import { isAgentRef, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import type { HostView } from '../hosts/remote-host.js';
+import { openEventStream } from '../supervisor/event-hub.js';
 
 export interface HostRoutePorts {
   /** The hosts the local supervisor keeps a connection to, as they are now. */
@@ -100,12 +101,7 @@ export function registerHostRoutes(app: FastifyInstance, p: HostRoutePorts): voi
   r.get('/v1/hosts/events', { schema: { querystring: z.strictObject({}) } }, (_req, reply) => {
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    openEventStream(res);
     res.write(": the hosts' agents\n\n");
     const stop = new AbortController();
     const offs: (() => void)[] = [];
@@ -214,12 +210,7 @@ function passStream(h: HostSource, path: string, reply: FastifyReply): Promise<v
         }
         reply.hijack();
         const out = reply.raw;
-        out.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-        });
+        openEventStream(out);
         res.pipe(out);
         out.on('close', () => res.destroy());
         res.on('close', () => out.end());

@@ -8,6 +8,7 @@ import { readConfined, type ConfineDirs } from '../fs/confine.js';
 import { AgentParams, KeysBody, TaskQuery, TurnParams } from '../supervisor/schemas.js';
 import type { PaneTaps } from './pane-taps.js';
 import { TerminalStream } from './terminal-stream.js';
+import { openEventStream } from '../supervisor/event-hub.js';
 
 /** What the routes need of the supervisor. */
 export interface TerminalPorts {
@@ -91,12 +92,7 @@ export function registerTerminalRoutes(app: FastifyInstance, p: TerminalPorts): 
     }
     const made = new TerminalStream(out, () => tap.snapshot());
     reply.hijack();
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    openEventStream(res);
     res.write(`: terminal of ${e.agent}, pane ${e.paneId}\n\n`);
     made.start(snap);
     stream = made;
