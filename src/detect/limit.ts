@@ -92,27 +92,28 @@ export function readReset(lines: readonly string[], at: number, zone = Intl.Date
     const ms = durationOf(dur[1]!);
     if (ms !== null) return { resetAt: at + ms, said: dur[0].trim() };
   }
-  // A time of day, maybe after a date: `resets 10:14pm`, `at 11:53 PM`, `resets at 23:53`, `resets Dec 2, 3pm`.
+  // A time of day, maybe after a date: `resets 10:14pm`, `at 11:53 PM`, `resets at 23:53`, `resets Dec 2, 3pm`,
+  // codex's `try again at Jul 10th, 2026 11:52 AM` (a reset on another day), copilot's `reset on April 20, 2026 at 2:00 AM`.
   const tod =
-    /\b(?:resets?|reset at|try again at|again at|until)\b[^0-9]{0,12}?(?:\b([A-Z][a-z]{2})\s+(\d{1,2}),?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?![\d:])/i.exec(
+    /\b(?:resets?|reset at|try again at|again at|until)\b[^0-9]{0,12}?(?:\b([A-Z][a-z]{2,8})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?![\d:])/i.exec(
       text,
     );
   if (tod) {
-    let h = Number(tod[3]);
-    const mi = Number(tod[4] ?? 0);
-    const ampm = tod[5]?.toLowerCase().replace(/\./g, '');
+    let h = Number(tod[4]);
+    const mi = Number(tod[5] ?? 0);
+    const ampm = tod[6]?.toLowerCase().replace(/\./g, '');
     // A bare number with neither minutes nor am/pm is no time of day (`resets in 5`).
-    if ((tod[4] !== undefined || ampm) && h <= 23 && mi <= 59 && (!ampm || (h >= 1 && h <= 12))) {
+    if ((tod[5] !== undefined || ampm) && h <= 23 && mi <= 59 && (!ampm || (h >= 1 && h <= 12))) {
       if (ampm === 'pm' && h < 12) h += 12;
       if (ampm === 'am' && h === 12) h = 0;
       const z = zoneIn(text, zone);
-      const month = tod[1] ? MONTHS.indexOf(tod[1].toLowerCase()) : -1;
+      const month = tod[1] ? MONTHS.indexOf(tod[1].slice(0, 3).toLowerCase()) : -1;
       const said = tod[0].trim();
       if (month >= 0) {
-        const { y } = wallDate(at, z);
+        const y = tod[3] ? Number(tod[3]) : wallDate(at, z).y;
         let t = wallToInstant(y, month, Number(tod[2]), h, mi, z);
-        // `Jan 2` seen on Dec 30 is next year's.
-        if (t < at - 86_400_000) t = wallToInstant(y + 1, month, Number(tod[2]), h, mi, z);
+        // `Jan 2` seen on Dec 30 is next year's (when no year is written).
+        if (!tod[3] && t < at - 86_400_000) t = wallToInstant(y + 1, month, Number(tod[2]), h, mi, z);
         return { resetAt: t, said };
       }
       const { y, m, d } = wallDate(at, z);
@@ -124,21 +125,56 @@ export function readReset(lines: readonly string[], at: number, zone = Intl.Date
   return { resetAt: null, said: null };
 }
 
-/** How an HTTP answer says when to try again: `retry-after` (seconds or a date), anthropic's reset headers, or null. */
+/** A Go-style duration as openai's headers and messages write it (`120ms`, `6m0s`, `18.642s`, `1h2m`), in ms; null when it is none. */
+export function goDuration(text: string): number | null {
+  const t = text.trim();
+  if (!/^(?:\d+(?:\.\d+)?(?:ms|h|m|s))+$/.test(t)) return null;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) ms += Number(m[1]) * (m[2] === 'ms' ? 1 : UNIT_MS[m[2]!]!);
+  return Math.round(ms);
+}
+
+/**
+ * How an HTTP answer's headers say when to try again (test/fixtures/limits/http/ holds real ones), or null:
+ * anthropic's subscription reset (`anthropic-ratelimit-unified-reset`, epoch seconds); `retry-after-ms`;
+ * `retry-after` (seconds or an HTTP date); codex's plan windows spent (`x-codex-primary-used-percent: 100`
+ * with `x-codex-primary-reset-at`, epoch seconds); else the latest reset of the limits with nothing left:
+ * anthropic's `anthropic-ratelimit-<limit>-remaining: 0` with its `-reset` (RFC 3339), openai's
+ * `x-ratelimit-remaining-<limit>: 0` with `x-ratelimit-reset-<limit>` (a duration, `6m0s`).
+ */
 export function resetFromHeaders(headers: Record<string, string | undefined>, at: number): number | null {
-  const h = (k: string) => headers[k] ?? headers[k.toLowerCase()];
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v?.trim()]));
+  const h = (k: string) => lower[k] || undefined;
   const unified = h('anthropic-ratelimit-unified-reset');
   if (unified && /^\d+$/.test(unified)) return Number(unified) * 1000;
+  const afterMs = h('retry-after-ms');
+  if (afterMs && /^\d+(\.\d+)?$/.test(afterMs)) return at + Math.round(Number(afterMs));
   const after = h('retry-after');
   if (after !== undefined) {
-    if (/^\d+(\.\d+)?$/.test(after.trim())) return at + Number(after) * 1000;
+    if (/^\d+(\.\d+)?$/.test(after)) return at + Number(after) * 1000;
     const t = Date.parse(after);
     if (!Number.isNaN(t)) return t;
   }
-  for (const k of ['anthropic-ratelimit-requests-reset', 'anthropic-ratelimit-tokens-reset', 'anthropic-ratelimit-input-tokens-reset']) {
-    const v = h(k);
-    const t = v ? Date.parse(v) : NaN;
-    if (!Number.isNaN(t)) return t;
+  const spent: number[] = [];
+  for (const w of ['primary', 'secondary']) {
+    const used = Number(h(`x-codex-${w}-used-percent`));
+    const resetAt = h(`x-codex-${w}-reset-at`);
+    const afterS = h(`x-codex-${w}-reset-after-seconds`);
+    if (!(used >= 100)) continue;
+    if (resetAt && /^\d+$/.test(resetAt)) spent.push(Number(resetAt) * 1000);
+    else if (afterS && /^\d+$/.test(afterS)) spent.push(at + Number(afterS) * 1000);
   }
-  return null;
+  for (const [k, v] of Object.entries(lower)) {
+    const anthropic = /^anthropic-ratelimit-(.+)-remaining$/.exec(k);
+    if (anthropic && v === '0') {
+      const t = Date.parse(h(`anthropic-ratelimit-${anthropic[1]!}-reset`) ?? '');
+      if (!Number.isNaN(t)) spent.push(t);
+    }
+    const openai = /^x-ratelimit-remaining-(.+)$/.exec(k);
+    if (openai && v === '0') {
+      const d = goDuration(h(`x-ratelimit-reset-${openai[1]!}`) ?? '');
+      if (d !== null) spent.push(at + d);
+    }
+  }
+  return spent.length > 0 ? Math.max(...spent) : null;
 }

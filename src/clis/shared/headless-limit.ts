@@ -21,7 +21,7 @@ export interface HeadlessOutput {
 
 /** What services and CLIs say at a limit, besides a profile's own rules. */
 const LIMIT_WORDS =
-  /\b429\b|RESOURCE_EXHAUSTED|usage[ _]limit|rate[ _]limit|hit your [\w-]+ limit|exhausted your (?:daily )?quota|insufficient_quota|Too Many Requests/i;
+  /\b429\b|RESOURCE_EXHAUSTED|usage[ _]limit|rate[ _]limit|hit your [\w-]+ limit|exhausted your (?:daily )?quota|quota exceeded|exceeded your (?:current )?quota|insufficient_quota|Too Many Requests/i;
 
 /** A reply no longer than this (non-empty lines) can be a limit's message alone; a longer one is an answer. */
 const ALONE_LINES = 3;
@@ -80,7 +80,9 @@ function errorLines(e: Obj, at: number): string[] {
   const code = [e.api_error_status, err?.code, data?.statusCode, e.status].find((c) => typeof c === 'number');
   const text = [...new Set(words)].join(' · ') + (code !== undefined && !words.some((w) => w.includes(String(code))) ? ` (HTTP ${String(code)})` : '');
   const wait = waitOf(e, err, at);
-  return text === '' ? [] : [wait === null ? text : `${text} · try again in ${wait} seconds`];
+  // The wait goes last and is kept whole when a long message (gemini's names each quota on its own line) is cut.
+  const tail = wait === null ? '' : ` · try again in ${wait} seconds`;
+  return text === '' ? [] : [text.replace(/\s*\n\s*/g, ' ').slice(0, LINE_MAX - tail.length) + tail];
 }
 
 /** Seconds until the limit resets, where the event gives it; null when it does not. */

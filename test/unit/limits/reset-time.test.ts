@@ -32,6 +32,36 @@ describe('reading a limit reset time from what the CLI printed', () => {
     expect(iso(readReset(['Weekly limit reached · resets Dec 2, 3pm (UTC)'], AT).resetAt)).toBe('2026-12-02T15:00:00.000Z');
   });
 
+  it('a reset on another day as codex and copilot write it (codex-rs core/src/error.rs `%b %-d{suffix}, %Y %-I:%M %p`)', () => {
+    expect(
+      iso(
+        readReset(['■ You’ve hit your usage limit. Upgrade to Plus to continue using Codex, or try again at Dec 3rd, 2026 11:52 AM.'], AT, 'Europe/Paris')
+          .resetAt,
+      ),
+    ).toBe('2026-12-03T10:52:00.000Z');
+    // https://github.com/github/copilot-cli/issues/2828
+    expect(
+      iso(
+        readReset(
+          ["✗ You've reached your weekly rate limit. Please wait for your limit to reset on April 20, 2027 at 2:00 AM or switch to auto model"],
+          AT,
+          'UTC',
+        ).resetAt,
+      ),
+    ).toBe('2027-04-20T02:00:00.000Z');
+    // https://github.com/github/copilot-cli/issues/2144
+    expect(
+      iso(
+        readReset(
+          [
+            "✗ Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 2 hours.",
+          ],
+          AT,
+        ).resetAt,
+      ),
+    ).toBe('2026-11-26T15:30:00.000Z');
+  });
+
   it('durations and the headless epoch', () => {
     expect(iso(readReset(['try again in 2 hours 5 minutes.'], AT).resetAt)).toBe('2026-11-26T15:35:00.000Z');
     expect(iso(readReset(['↻ Retrying in 60 seconds… (attempt 1/10)'], AT).resetAt)).toBe('2026-11-26T13:31:00.000Z');
