@@ -1,7 +1,11 @@
 // The stub model server's limit answers on their own (no CLI needed): each service's status, headers and
 // body as it sends them, and what jaggers reads from them (src/detect/limit.ts `resetFromHeaders`).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { limitOfAnswer } from '../../src/detect/limit-answer.js';
 import { resetFromHeaders } from '../../src/detect/limit.js';
+import { limitAnswer } from './stub-limits.js';
 import { startStubServer, type StubServer } from './stub-server.js';
 
 describe('stub model server: the services limit answers', () => {
@@ -74,9 +78,63 @@ describe('stub model server: the services limit answers', () => {
     expect(r.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
     const details = r.body.error.details as { '@type': string; retryDelay?: string; violations?: { quotaId: string }[] }[];
     expect(details.find((d) => d['@type'].endsWith('RetryInfo'))?.retryDelay).toBe('43s');
-    expect(details[0]!.violations![0]!.quotaId).toMatch(/PerMinute/);
+    expect(details.find((d) => d['@type'].endsWith('QuotaFailure'))!.violations![0]!.quotaId).toMatch(/PerMinute/);
     stub.setScript(() => ({ kind: 'limit', limit: 'plan' }));
     const day = await post('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
-    expect((day.body.error.details as { violations?: { quotaId: string }[] }[])[0]!.violations![0]!.quotaId).toMatch(/PerDay/);
+    expect((day.body.error.details as { violations?: { quotaId: string }[] }[]).find((d) => d.violations)!.violations![0]!.quotaId).toMatch(/PerDay/);
+  });
+});
+
+// The stub's answers beside the real ones (test/fixtures/limits/http/): the same status, the header names
+// (and the formats of their values) and body fields the real answer has, and read as the same kind of limit.
+describe("stub model server: its limit answers have the real answers' shape", () => {
+  const fixtureDir = path.join(import.meta.dirname, '..', 'fixtures', 'limits', 'http');
+  const real = (name: string) =>
+    JSON.parse(readFileSync(path.join(fixtureDir, `${name}.json`), 'utf8')) as { status: number; headers: Record<string, string> | null; body: unknown };
+  /** Every path of keys in a JSON value (`error.details.RetryInfo.retryDelay`...): gemini's details by their type (their order varies), other items by position. */
+  const keys = (v: unknown, at = ''): string[] =>
+    typeof v === 'object' && v !== null
+      ? Object.entries(v).flatMap(([k, x]) => {
+          const name = at.endsWith('details.')
+            ? String((x as Record<string, unknown>)['@type'])
+                .split('.')
+                .pop()!
+            : k;
+          return [`${at}${name}`, ...keys(x, `${at}${name}.`)];
+        })
+      : [];
+  /** A header value's format: digits, an RFC 3339 instant, a duration, or the value itself. */
+  const format = (v: string) =>
+    /^\d+$/.test(v) ? 'integer' : /^\d{4}-\d\d-\d\dT[\d:]+Z$/.test(v) ? 'rfc3339' : /^(\d+(\.\d+)?(ms|h|m|s))+$/.test(v) ? 'duration' : v;
+  const NOW = Date.UTC(2026, 10, 26, 12);
+  const transport = /^(date|content-length|connection|server-timing|alt-svc|cf-.*|via|x-cloud-trace-context|request-id|x-oai-request-id|set-cookie)$/;
+
+  it.each([
+    ['anthropic', 'rate', 'anthropic-429-requests-per-minute-headers', 'headers'],
+    ['anthropic', 'rate', 'anthropic-429-account-rate-limit-body', 'body'],
+    ['openai-chat', 'rate', 'openai-ratelimit-headers', 'headers'],
+    ['openai-chat', 'rate', 'openai-429-tokens-per-minute-message', 'body'],
+    ['openai-responses', 'plan', 'codex-429-usage-limit-reached-plus', 'headers'],
+    ['openai-responses', 'plan', 'codex-429-usage-limit-reached-free', 'body'],
+    ['gemini', 'rate', 'gemini-429-headers', 'headers'],
+    ['gemini', 'rate', 'gemini-429-free-tier-per-minute', 'body'],
+    ['gemini', 'plan', 'gemini-429-free-tier-per-day', 'body'],
+  ] as const)('%s %s limit beside %s (%s)', (api, limit, name, part) => {
+    const stubbed = limitAnswer({ api }, { kind: 'limit', limit }, NOW, 'req_stub');
+    const f = real(name);
+    expect(stubbed.status).toBe(f.status);
+    if (part === 'headers') {
+      const want = Object.entries(f.headers!).filter(([k]) => !transport.test(k));
+      // The same names; the same values' formats (an epoch, an instant, a duration) or, for content-type, the same value.
+      const got = want.map(([k, v]) => [k, k in stubbed.headers, k === 'content-type' || format(v) !== v ? format(stubbed.headers[k] ?? '') : 'a value']);
+      expect(got).toEqual(want.map(([k, v]) => [k, true, k === 'content-type' || format(v) !== v ? format(v) : 'a value']));
+    } else {
+      const body = f.body;
+      expect(keys(stubbed.body)).toEqual(
+        expect.arrayContaining(keys(body).filter((k) => !/\.links\.|quotaDimensions\.|^error\.param$|^error\.type$/.test(k) || keys(stubbed.body).includes(k))),
+      );
+    }
+    const read = limitOfAnswer({ status: stubbed.status, headers: stubbed.headers, body: stubbed.body }, NOW);
+    expect(read?.kind).toBe(limitOfAnswer({ status: f.status, headers: f.headers, body: f.body }, NOW)?.kind);
   });
 });

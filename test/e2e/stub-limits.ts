@@ -1,12 +1,18 @@
 // The model services' limit answers, as they send them (status, headers, body), for the stub model server:
-// a script that returns a LimitReply gets, for the request's wire format, the service's own answer.
-// - `rate`: the per-minute rate limit (HTTP 429 with retry-after). anthropic: `rate_limit_error` with
-//   its `anthropic-ratelimit-*` headers; openai: `rate_limit_exceeded`; gemini: `RESOURCE_EXHAUSTED`
-//   with a `RetryInfo` delay.
+// a script that returns a LimitReply gets, for the request's wire format, the service's own answer. Each is
+// shaped on the real answers kept in test/fixtures/limits/http/ (with where each was captured), and
+// stub-limits.test.ts checks the two agree (status, header names and formats, body fields).
+// - `rate`: the per-minute rate limit (HTTP 429). anthropic: `rate_limit_error` with retry-after and its
+//   `anthropic-ratelimit-*` headers (resets in RFC 3339); openai: `rate_limit_exceeded` with the
+//   `x-ratelimit-*` headers (resets as durations, `30s`); gemini: `RESOURCE_EXHAUSTED` with a
+//   `RetryInfo` delay and no retry-after (Google sends none).
 // - `plan`: the plan's or the day's limit. anthropic: the subscription's `unified` headers (status
 //   `rejected`, the reset as epoch seconds); openai (codex's ChatGPT plan): `usage_limit_reached` with
-//   `resets_at`; gemini: the daily quota (a per-day quota id, a long retry delay). Those two plan answers
-//   are built from the header and field names the CLIs read (/work/shared/REAL-CLIS.md), not captured.
+//   `resets_at` and the `x-codex-*` window headers codex reads; gemini: the daily quota (a per-day quota id).
+//   anthropic's subscription answer is built from the header names claude reads (no capture of one was
+//   found); codex's and gemini's follow captures.
+// qwen, opencode and copilot talk to the stub as an OpenAI-compatible provider, so they get openai's answer
+// (what such a provider sends); DashScope's and Copilot's own answers are fixtures only.
 import type { ServerResponse } from 'node:http';
 import type { RecordedRequest } from './stub-requests.js';
 
@@ -31,6 +37,7 @@ function anthropic(reply: LimitReply, now: number, requestId: string): LimitAnsw
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'request-id': requestId,
+    server: 'cloudflare',
     'x-should-retry': reply.limit === 'rate' ? 'true' : 'false',
   };
   if (reply.limit === 'rate') {
@@ -105,11 +112,35 @@ function openai(reply: LimitReply, now: number, requestId: string): LimitAnswer 
     };
   }
   const resetsAt = Math.floor((now + inS * 1000) / 1000);
+  // The windows as codex-429-usage-limit-reached-plus.json has them: the 5-hour one spent, the weekly not.
+  Object.assign(headers, {
+    'x-codex-active-limit': 'premium',
+    'x-codex-plan-type': 'plus',
+    'x-codex-primary-used-percent': '100',
+    'x-codex-secondary-used-percent': '80',
+    'x-codex-primary-window-minutes': '300',
+    'x-codex-primary-over-secondary-limit-percent': '0',
+    'x-codex-secondary-window-minutes': '10080',
+    'x-codex-primary-reset-after-seconds': String(inS),
+    'x-codex-secondary-reset-after-seconds': String(inS + 3 * 86400),
+    'x-codex-primary-reset-at': String(resetsAt),
+    'x-codex-secondary-reset-at': String(resetsAt + 3 * 86400),
+    'x-codex-credits-has-credits': 'False',
+    'x-codex-credits-balance': '0',
+    'x-codex-credits-unlimited': 'False',
+  });
   return {
     status: 429,
     headers,
     body: {
-      error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: resetsAt, resets_in_seconds: inS },
+      error: {
+        type: 'usage_limit_reached',
+        message: 'The usage limit has been reached',
+        plan_type: 'plus',
+        resets_at: resetsAt,
+        eligible_promo: null,
+        resets_in_seconds: inS,
+      },
     },
   };
 }
@@ -117,33 +148,39 @@ function openai(reply: LimitReply, now: number, requestId: string): LimitAnswer 
 function gemini(reply: LimitReply): LimitAnswer {
   const daily = reply.limit === 'plan';
   const inS = reply.resetInS ?? (daily ? 6 * 3600 : 43);
+  const model = 'gemini-2.5-pro';
+  const help = {
+    '@type': 'type.googleapis.com/google.rpc.Help',
+    links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
+  };
+  const quota = {
+    '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+    violations: [
+      {
+        quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+        quotaId: daily ? 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' : 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+        quotaDimensions: { location: 'global', model },
+        quotaValue: daily ? '100' : '5',
+      },
+    ],
+  };
   return {
     status: 429,
-    headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Origin, X-Origin, Referer', server: 'scaffolding on HTTPServer2' },
+    // As gemini-429-headers.json: Google's front end, no retry-after.
+    headers: {
+      'content-type': 'application/json; charset=UTF-8',
+      vary: 'Origin, X-Origin, Referer',
+      server: 'ESF',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+    },
     body: {
       error: {
         code: 429,
-        message:
-          'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/usage?tab=rate-limit.',
+        // As gemini-429-free-tier-per-day.json (2026): the quota named in the message, then when to retry.
+        message: `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: ${daily ? 100 : 5}, model: ${model}\nPlease retry in ${inS}.${String(inS * 7919).slice(-6)}s.`,
         status: 'RESOURCE_EXHAUSTED',
-        details: [
-          {
-            '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-            violations: [
-              {
-                quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
-                quotaId: daily ? 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' : 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
-                quotaDimensions: { location: 'global', model: 'gemini-2.5-pro' },
-                quotaValue: daily ? '100' : '5',
-              },
-            ],
-          },
-          {
-            '@type': 'type.googleapis.com/google.rpc.Help',
-            links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
-          },
-          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${inS}s` },
-        ],
+        details: [help, quota, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${inS}s` }],
       },
     },
   };
