@@ -26,6 +26,10 @@ describe('the limit screens of the real CLIs: limited, with the reset time they 
     ['claude', 'claude-2.1.330-limited-plan-stub.txt', null],
     ['codex', 'codex-0.169.0-limited-plan-stub.txt', '2026-11-26T16:07:00.000Z'],
     ['gemini', 'gemini-0.61.0-limited-plan-stub.txt', null],
+    // copilot's done screen with the limit lines users pasted in https://github.com/github/copilot-cli/issues/2144
+    // (`Please try again in 2 hours`: seen at 13:30) and /2828 (`reset on April 20, 2026 at 2:00 AM`, in the pane's zone).
+    ['copilot', 'copilot-1.0.102-limited-rate-from-issue.txt', '2026-11-26T15:30:00.000Z'],
+    ['copilot', 'copilot-1.0.102-limited-weekly-from-issue.txt', '2026-04-20T00:00:00.000Z'],
   ])('%s %s', (profile, file, reset) => {
     const c = classify({ screen: readFileSync(path.join(screens, file), 'utf8'), raw: '', rules: load(profile).detect.rules });
     expect(c.status).toBe('limited');
