@@ -47,7 +47,7 @@ function codexSpent(headers: Record<string, string | undefined>): boolean {
 }
 
 /** When the body says to try again: codex's `resets_at` / `resets_in_seconds`, gemini's RetryInfo, or the message's `try again in 18.642s`. */
-function resetFromBody(err: Obj, message: string, at: number): number | null {
+export function resetFromBody(err: Obj, message: string, at: number): number | null {
   if (typeof err.resets_at === 'number') return err.resets_at * 1000;
   if (typeof err.resets_in_seconds === 'number') return at + err.resets_in_seconds * 1000;
   for (const d of details(err, 'RetryInfo')) {

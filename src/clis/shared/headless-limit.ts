@@ -4,6 +4,7 @@
 // stderr), their error events are read; else the plain lines of a failed run, or a reply that is a
 // limit's message alone. Pure: the run's text in, the lines that say so out (each CLI's own words,
 // `readReset` reads their reset time; a JSON delay or reset instant becomes `try again in N seconds`).
+import { resetFromBody } from '../../detect/limit-answer.js';
 import { jsonObjects } from './jsonl.js';
 
 export interface HeadlessOutput {
@@ -85,15 +86,8 @@ function errorLines(e: Obj, at: number): string[] {
   return text === '' ? [] : [text.replace(/\s*\n\s*/g, ' ').slice(0, LINE_MAX - tail.length) + tail];
 }
 
-/** Seconds until the limit resets, where the event gives it; null when it does not. */
+/** Seconds until the limit resets, where the event gives it (as an HTTP answer's body does); null when it does not. */
 function waitOf(e: Obj, err: Obj | null, at: number): number | null {
-  for (const d of Array.isArray(err?.details) ? (err.details as unknown[]) : []) {
-    const delay = str(obj(d)?.retryDelay);
-    const m = delay ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
-    if (m) return Math.ceil(Number(m[1]));
-  }
-  const epoch = [err?.resets_at, e.resets_at].find((v) => typeof v === 'number');
-  if (typeof epoch === 'number') return Math.max(0, Math.round(epoch - at / 1000));
-  const secs = [err?.resets_in_seconds, e.resets_in_seconds].find((v) => typeof v === 'number');
-  return typeof secs === 'number' ? Math.round(secs) : null;
+  const t = resetFromBody(err ?? {}, '', at) ?? resetFromBody(e, '', at);
+  return t === null ? null : Math.max(0, Math.ceil((t - at) / 1000));
 }
