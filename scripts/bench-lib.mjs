@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 /** The `p`th percentile of `xs` (nearest rank below), NaN for none. */
 export const pct = (xs, p) => {
@@ -18,6 +19,23 @@ export const cpuPressure = () => {
   } catch {
     return '?';
   }
+};
+
+/**
+ * The garbage collections of this process while it runs: `within(start, end)` is the ms of collection
+ * that fell between two performance.now() readings (a read's CPU time holds the collections that ran in
+ * it, of garbage made before it or in it). Call `stop()` at the end.
+ */
+export const gcWatch = () => {
+  const spans = [];
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) spans.push([e.startTime, e.startTime + e.duration]);
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  return {
+    within: (start, end) => spans.reduce((ms, [a, b]) => ms + Math.max(0, Math.min(b, end) - Math.max(a, start)), 0),
+    stop: () => obs.disconnect(),
+  };
 };
 
 /** Clock ticks per second, the unit of /proc/<pid>/stat's times. */
