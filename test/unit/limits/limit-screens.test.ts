@@ -24,7 +24,7 @@ describe('the limit screens of the real CLIs: limited, with the reset time they 
     ['qwen', 'qwen-0.15.10-limited-429.txt', null],
     // Captured from the real CLIs answered by the stub's plan limit (test/e2e/limits-real.test.ts).
     ['claude', 'claude-2.1.330-limited-plan-stub.txt', null],
-    ['codex', 'codex-0.169.0-limited-plan-stub.txt', '2026-11-26T16:07:00.000Z'],
+    ['codex', 'codex-0.169.0-limited-plan-stub.txt', '2026-11-27T00:49:00.000Z'],
     ['gemini', 'gemini-0.61.0-limited-plan-stub.txt', null],
     // copilot's done screen with the limit lines users pasted in https://github.com/github/copilot-cli/issues/2144
     // (`Please try again in 2 hours`: seen at 13:30) and /2828 (`reset on April 20, 2026 at 2:00 AM`, in the pane's zone).
