@@ -148,7 +148,9 @@ export class Launcher {
         : teamSpecs(req, project, store.data, where.projectRoot);
     const remote = given.filter((s) => s.host !== undefined);
     const hosts = this.p.hosts;
-    if (!hosts || !project || task || req.resume) assertLocalTeam(given, task ? 'for a task' : 'this way');
+    if (!hosts || !project) assertLocalTeam(given, task ? 'for a task' : 'this way');
+    // A task's agent on another host works in its window there (its team's): a worktree here is not there.
+    if (req.worktree && remote.length) assertLocalTeam(remote, 'in a task of its own worktree (--worktree)');
     const local = given.filter((s) => s.host === undefined);
     // Every profile first, so a bad one stops `up` before anything starts.
     const profiles = await Promise.all(local.map((spec) => this.p.loadProfile(spec.profile)));
@@ -218,6 +220,11 @@ export class Launcher {
     const agents = new Map<string, string>();
     for (const t of terminals) agents.set(t.agent, t.profile);
     const fromProject = new Map((project?.agents ?? []).map((a) => [a.name, a]));
+    // Its roles on other hosts have no terminal here: their hosts' supervisors are started again with them.
+    for (const a of Object.values(own(data.tasks, task)?.roles ?? {})) {
+      const spec = fromProject.get(a);
+      if (spec?.host !== undefined && !agents.has(a)) agents.set(a, spec.profile);
+    }
     return [...agents].map(([name, profile]) => ({ args: [], env: {}, ...fromProject.get(name), name, profile }));
   }
 

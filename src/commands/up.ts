@@ -59,8 +59,8 @@ async function checkTeam(ctx: Context, opts: UpOptions): Promise<void> {
   const { loadProfile } = await import('../profiles/load.js');
   const data = readStored(ctx);
   const specs = opts.names ? namedTeam(opts.names, project, data, ctx.projectRoot) : teamSpecs(opts, project, data, ctx.projectRoot);
-  // Agents on other hosts start there (the supervisor starts each host's), not for a task yet.
-  if (opts.task) assertLocalTeam(specs, 'for a task');
+  // Agents on other hosts start there (the supervisor starts each host's team); a task's own worktree is only here.
+  if (opts.task && opts.worktree) assertLocalTeam(specs, 'in a task of its own worktree (--worktree)');
   for (const s of specs) await loadProfile(s.profile, ctx.jaggersDir);
 }
 

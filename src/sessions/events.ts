@@ -166,6 +166,8 @@ export const jobCreatedEvent = z.object({
    * it as its own item keyed by this one's id; its `terminalId` here is the queue's key, `<agent>@<host>`.
    */
   host: id.optional(),
+  /** A workflow's turn for an agent on another host: files of this project its prompt names, carried there with it (src/work/carry.ts). */
+  carry: z.array(z.string().min(1)).optional(),
 });
 
 export const jobStateEvent = z.object({

@@ -68,6 +68,8 @@ export const jobRecordSchema = z.object({
   history: z.array(z.object({ state: z.enum(JOB_STATES), at: isoTime, reason: z.string() })),
   /** An agent on another host (docs/hosts.md): its item is run there by that host's supervisor; null: this machine. */
   host: z.string().nullable().default(null),
+  /** A turn for an agent on another host: files of this project its prompt names, carried there with it. */
+  carry: z.array(z.string()).optional(),
   /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
   usage: byModelSchema.nullable().default(null),
   /**
@@ -167,6 +169,7 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     headless: e.headless ?? false,
     worktree: e.worktree ? { base: e.worktree.base, result: null } : null,
     host: e.host ?? null,
+    ...(e.carry?.length ? { carry: e.carry } : {}),
     seq: data.seq + 1,
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],

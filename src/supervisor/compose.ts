@@ -525,6 +525,7 @@ export function compose(d: SupervisorDeps) {
     project,
     checkProfile,
     profileNames: () => listProfileNames(ctx.jaggersDir),
+    hostOf: hostOfAgent,
     stopping: stopping.signal,
   });
   const flows = new Flows({

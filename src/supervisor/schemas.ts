@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { USAGE_BY } from '../usage/by.js';
 import { AGENT_STATES } from '../states.js';
+import { NAME as WORKFLOW_NAME } from '../workflows/schema.js';
 
 /**
  * Over this, a body that carries a text (a prompt, a message, a handoff) is refused with
@@ -89,11 +90,16 @@ export const HandoffBody = z.strictObject({
   timeout: z.number().positive().max(86_400).optional(),
   wait: z.boolean().default(true),
   headless: z.boolean().default(false),
-  workflow: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,31}$/)
-    .refine(isName, `must be ${NAME_RULE}`)
-    .default('handoff'),
+  /** The workflow whose turn it is (a name of workflows' rule: a project's may have `_`, src/workflows/schema.ts). */
+  workflow: z.string().regex(WORKFLOW_NAME).refine(isName, `must be ${NAME_RULE}`).default('handoff'),
+  /**
+   * Files of the sender's project that the message names (a workflow's turn forwarded from another
+   * host): written here beside the handover files, the message pointed at them (src/work/carry.ts).
+   */
+  files: z
+    .array(z.strictObject({ path: z.string().min(1).max(1000), text: z.string() }))
+    .max(64)
+    .optional(),
 });
 
 export const EventsQuery = z.strictObject({

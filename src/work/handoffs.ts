@@ -18,6 +18,7 @@ import type { Outcomes } from './outcomes.js';
 import { resolveParty } from './parties.js';
 import type { Agents, Clock, Dirs, Store, Subscribe } from './ports.js';
 import { queueOf } from './queue.js';
+import { placeCarried, type CarriedFile } from './carry.js';
 
 export interface HandoffRequest {
   /** Chosen by the caller, so it can follow the item again after a dropped connection. */
@@ -32,6 +33,8 @@ export interface HandoffRequest {
   wait: boolean;
   headless: boolean;
   workflow: string;
+  /** Files of the sender's project the message names (src/work/carry.ts): written here, the message pointed at them. */
+  files?: CarriedFile[];
 }
 
 export const DEFAULT_TURN_TIMEOUT_S = 600;
@@ -70,9 +73,10 @@ export class Handoffs {
   }
 
   /** One turn: waits for the reply unless `wait` is false (then for the delivery; the turn still runs to its end). */
-  async handoff(req: HandoffRequest): Promise<HandoffResult> {
-    const task = req.task ?? newTaskId();
+  async handoff(given: HandoffRequest): Promise<HandoffResult> {
+    const task = given.task ?? newTaskId();
     const data = this.p.store.data;
+    const req = given.files?.length ? await this.carried(given) : given;
     // An agent on another host: the handoff is forwarded to that host's supervisor (src/work/remote-work.ts).
     if (!resolveParty(this.p.agents, data, req.agent, task)) {
       const host = (await this.p.hostOf?.(req.agent)) ?? null;
@@ -106,6 +110,13 @@ export class Handoffs {
     const j = await this.p.jobs.create(item);
     this.arm(this.p.jobs.record(j.id));
     return this.follow(j.id, req.wait ? 'end' : 'delivered');
+  }
+
+  /** A handoff that carries files (a turn forwarded from another host): they are written here once, its message pointed at them. */
+  private async carried(req: HandoffRequest): Promise<HandoffRequest> {
+    if (req.id === undefined) throw new JaggersError('E_USAGE', 'handoff: a handoff that carries files needs its id');
+    if (Object.hasOwn(this.p.store.data.jobs, req.id)) return req;
+    return { ...req, message: await placeCarried(this.p.dirs.jaggersDir, req.id, req.files!, req.message) };
   }
 
   /** A handoff to an agent on another host: recorded here, run there under the same id, followed here. */

@@ -42,6 +42,8 @@ export interface JobRequest {
   base?: string;
   /** The job's own budget (docs/usage.md, Budgets). */
   budget?: Budget;
+  /** A workflow's turn for an agent on another host: files of this project its prompt names, carried there with it. */
+  carry?: string[];
 }
 
 export interface JobsPorts {
@@ -94,8 +96,9 @@ export class Jobs {
     let agent = resolveParty(this.p.agents, data, req.target, task);
     let kind: JobRecord['kind'] = 'agent';
     // An agent on another host (docs/hosts.md): its item is forwarded to that host's supervisor.
-    // (A job from a task's window stays a local matter; a handoff carries a task of its own.)
-    const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff';
+    // (A job from a task's window stays a local matter; a handoff carries a task of its own, and a
+    // workflow's turn is its task's.)
+    const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff' || req.work === 'turn';
     const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
     if (host) {
       const no = req.worktree
@@ -156,6 +159,7 @@ export class Jobs {
         ...(req.headless ? { headless: true } : {}),
         ...(req.worktree ? { worktree: { base: req.base ?? null } } : {}),
         ...(host ? { host } : {}),
+        ...(host && req.carry?.length ? { carry: req.carry } : {}),
       };
       const budget: NewJournalEvent[] = req.budget ? [{ type: 'budget-set', key: `job:${id}`, ...req.budget }] : [];
       return { events: [e, ...budget], result: true };

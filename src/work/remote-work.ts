@@ -20,6 +20,7 @@ import { publishMessage } from './run-message.js';
 import path from 'node:path';
 import type { NewJournalEvent } from '../sessions/events.js';
 import { addByModel } from '../usage/tokens.js';
+import { readCarried } from './carry.js';
 
 /** The key of a remote agent's queue here (where a local agent's terminal id goes). */
 export const remoteKey = (agent: string, host: string): string => `${agent}@${host}`;
@@ -248,11 +249,13 @@ export class RemoteWork {
   }
 
   /**
-   * Record the item there (its id recorded once there). A handoff goes through that supervisor's
-   * handoffs (its handover file written there), answered once its prompt went in; then its record.
+   * Record the item there (its id recorded once there). A handoff, or a workflow's turn, goes through
+   * that supervisor's handoffs (its handover file written there, with the files the turn carries),
+   * answered once its prompt went in; then its record.
    */
   private async create(reach: HostReach, j: JobRecord, text: string, body: Record<string, unknown>, signal: AbortSignal): Promise<JobView> {
-    if (j.work !== 'handoff') return reach.api.call<JobView>('POST', '/v1/jobs', body, { signal });
+    if (j.work !== 'handoff' && j.work !== 'turn') return reach.api.call<JobView>('POST', '/v1/jobs', body, { signal });
+    const files = j.carry?.length ? await readCarried(this.p.dirs, j.carry, `job ${j.id}`) : [];
     const handoff = {
       id: j.id,
       agent: j.agent ?? j.target,
@@ -261,6 +264,7 @@ export class RemoteWork {
       ...(j.task ? { task: j.task } : {}),
       ...(j.workflow ? { workflow: j.workflow } : {}),
       ...(j.timeoutMs ? { timeout: j.timeoutMs / 1000 } : {}),
+      ...(files.length ? { files } : {}),
     };
     await reach.api.call('POST', '/v1/handoffs', handoff, { signal });
     return reach.api.call<JobView>('GET', `/v1/jobs/${encodeURIComponent(j.id)}`, undefined, { signal });

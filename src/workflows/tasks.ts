@@ -29,6 +29,7 @@ import type { Jobs } from '../work/jobs.js';
 import { resolveSender } from '../work/parties.js';
 import type { Agents, Dirs, Hub, Store } from '../work/ports.js';
 import { bindRoles, loadWorkflow } from './load.js';
+import { namedFiles } from '../work/carry.js';
 import { workflowSchema, type WorkflowDef } from './schema.js';
 
 export interface TasksPorts {
@@ -53,6 +54,11 @@ export interface TasksPorts {
   /** Throws E_PROFILE_UNKNOWN for a name that is no profile. */
   checkProfile(name: string): Promise<void>;
   profileNames(): Promise<string[]>;
+  /**
+   * The host a team agent runs on (jaggers.json's `host`, docs/hosts.md), or null: this machine. A role
+   * on a host takes its turns there (forwarded, src/work/remote-work.ts), in that agent's window there.
+   */
+  hostOf?(agent: string): Promise<string | null>;
   stopping: AbortSignal;
 }
 
@@ -203,6 +209,8 @@ export class Tasks {
 
   /** The agent's terminal of this task, with a live window: made and opened here when `up --task` did not. */
   private async taskAgent(task: string, agent: string): Promise<void> {
+    // An agent on another host has no window here: its host's supervisor runs its turns.
+    if (await this.hostOf(agent)) return;
     const data = await Promise.resolve(this.p.store.data);
     const a = own(own(data.tasks, task)?.agents, agent);
     if (a && this.p.agents.find(a.terminalId) && !this.p.agents.find(a.terminalId)!.pane.dead) return;
@@ -445,9 +453,13 @@ export class Tasks {
       const done = jobs.find((j) => j.state === 'done');
       if (done) return this.output(done);
       const last = jobs.at(-1);
+      const host = await this.hostOf(input.agent);
+      if (host && input.mode === 'headless')
+        throw new JaggersError('E_USAGE', `step ${input.step}: ${input.agent} is an agent on host ${host}, where a headless step is not run yet`);
       if (last && !isFinal(last.state)) {
         // Its window gone with its tmux server (a reboot): opened again, so the turn is found finished or lost there.
-        if (input.mode !== 'headless') await this.ensureAgent(input);
+        // (A turn on another host is followed there: its host's supervisor keeps its window.)
+        if (input.mode !== 'headless' && !host) await this.ensureAgent(input);
         // Followed again after a restart: the step's time counts from when its job was made.
         await this.follow(last.id, input, signal, Date.parse(last.created) + input.timeoutMs);
         continue;
@@ -463,11 +475,13 @@ export class Tasks {
       retry = false;
       // A headless step needs no pane: the agent's terminal of this task runs its CLI once, outside it.
       const headless = input.mode === 'headless';
-      const terminalId = headless ? this.terminalOf(input) : await this.ensureAgent(input);
+      // A role on another host: the item names the agent, and is forwarded with the files its prompt names.
+      const target = host ? input.agent : headless ? this.terminalOf(input) : await this.ensureAgent(input);
       const id = turnJobId(input.taskId, input.seq, jobs.length + 1);
       await this.p.jobs.create({
         id,
-        target: terminalId,
+        target,
+        ...(host ? { carry: this.carried(input) } : {}),
         text: input.prompt,
         name: `${input.taskId} turn ${input.seq}: ${input.step}`,
         // The step's deadline is kept by the workflow; the job's own is a backstop.
@@ -479,6 +493,19 @@ export class Tasks {
       });
       await this.follow(id, input, signal, Date.now() + input.timeoutMs);
     }
+  }
+
+  private async hostOf(agent: string): Promise<string | null> {
+    return (await this.p.hostOf?.(agent)) ?? null;
+  }
+
+  /** The earlier turns' reply files (of this project) that the turn's prompt names: they go to its host with it. */
+  private carried(input: TurnInput): string[] {
+    const ctx = this.running.get(input.taskId)?.actor.getSnapshot().context;
+    return namedFiles(
+      input.prompt,
+      Object.values(ctx?.latest ?? {}).map((l) => l.reply),
+    );
   }
 
   private async output(j: JobRecord): Promise<TurnOutput> {

@@ -25,6 +25,7 @@ import { cliEntry, packageRoot } from '../../src/package-root.js';
 import { CHROMIUM, launchBrowser } from '../browser/browser.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
+import { until } from '../helpers/remote-rig.js';
 import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
@@ -35,22 +36,6 @@ function cmdline(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   } catch {
     return '';
-  }
-}
-
-/** Ask `probe` until it returns a value (not undefined), at most `ms`; fails with the last thing it saw. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -149,7 +149,7 @@ describe('bad input stops up before anything starts', () => {
     expect(await serverUp()).toBe(false);
   });
 
-  it('an agent on another host: not for a task yet; a host that cannot be reached is said after the local agents started', async () => {
+  it("an agent on another host: not in a task's own worktree; a host that cannot be reached is said after the local agents started", async () => {
     await writeProfile(rig.root, 'echo', catProfile);
     await writeProject(rig.root, {
       hosts: { box: { ssh: 'me@127.0.0.1', port: 1, dir: '/srv/p' } },
@@ -158,16 +158,20 @@ describe('bad input stops up before anything starts', () => {
         { name: 'far', profile: 'echo', host: 'box' },
       ],
     });
-    const t = await rig.run(['up', '--task', 't-1']);
+    const t = await rig.run(['run', 'collaborative', '-m', 'x', '--agents', 'here,far', '--worktree']);
     expect(t.code).toBe(1);
     expect(t.stderr).toBe(
-      "jaggers: up: far (host box): agents on other hosts are not started for a task yet; `jaggers up` starts jaggers.json's team there (docs/hosts.md)\n",
+      "jaggers: up: far (host box): agents on other hosts are not started in a task of its own worktree (--worktree) yet; `jaggers up` starts jaggers.json's team there (docs/hosts.md)\n",
     );
     expect(await serverUp()).toBe(false);
     const r = await rig.run(['up', '--no-wait']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^jaggers: host box \(me@127\.0\.0\.1 port 1\): cannot connect \(.*Connection refused/);
     expect(await rig.paneOf('here')).toMatch(/^%\d+$/);
+    // A task's team: its local agents here, then its host, not reached either.
+    const task = await rig.run(['up', '--task', 't-1', '--no-wait']);
+    expect(task.code).toBe(1);
+    expect(task.stderr).toMatch(/^jaggers: host box \(me@127\.0\.0\.1 port 1\): cannot connect \(.*Connection refused/);
   });
 
   it('a malformed jaggers.json', async () => {

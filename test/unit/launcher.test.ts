@@ -169,8 +169,37 @@ describe('the launcher', () => {
     expect(opened.windows.map((w) => w.agent)).toEqual(['here']);
     expect(opened.remote).toEqual([far]);
     expect(opened.missing).toEqual([{ agent: 'far2', command: 'x', path: '/bin', install: null }]);
-    // A task's team is not opened on other hosts yet.
-    await expect(h.launcher.up({ task: 't-1' })).rejects.toThrow(/far \(host box\): agents on other hosts are not started for a task yet/);
+  });
+
+  it("up --task: the task's local agents in windows of its own here, its agents on other hosts in their windows there; resume asks their hosts again", async () => {
+    const asked: string[][] = [];
+    const h = await setup(twoHosts(), {
+      up: async (specs) => {
+        asked.push(specs.map((s) => s.name));
+        return { windows: [], missing: [] };
+      },
+    });
+    await h.launcher.up({ task: 't-1', names: ['here', 'far'] });
+    expect(h.agentsOf()).toEqual(['here']);
+    expect(h.store.data.terminals[h.store.data.tasks['t-1']!.agents.here!.terminalId]).toMatchObject({ agent: 'here', task: 't-1' });
+    expect(asked).toEqual([['far']]);
+    // Resumed (its roles name far): far's host is asked again.
+    h.store.seed({
+      type: 'task-workflow',
+      taskId: 't-1',
+      workflow: 'pair',
+      source: 'built-in',
+      definition: {},
+      text: 'x',
+      roles: { a: 'here', b: 'far' },
+      detached: true,
+    });
+    await h.launcher.up({ task: 't-1', resume: true });
+    expect(asked).toEqual([['far'], ['far']]);
+    // A task of its own worktree is only here.
+    await expect(h.launcher.up({ task: 't-2', names: ['here', 'far'], worktree: true })).rejects.toThrow(
+      /far \(host box\): agents on other hosts are not started in a task of its own worktree \(--worktree\) yet/,
+    );
   });
 
   it('records a window tmux knows and the registry lost (a registry rebuilt after a crash)', async () => {

@@ -98,6 +98,8 @@ async function setup() {
       agents.add({ agent: t.agent, terminalId, task }, 'idle');
     },
   };
+  /** Agents on other hosts (jaggers.json's `host`), by name. */
+  const hosts: Record<string, string> = {};
   const make = () => {
     const stopping = new AbortController();
     const tasks = new Tasks({
@@ -124,6 +126,7 @@ async function setup() {
         if (name !== 'fake') throw new Error(`unknown profile ${name}`);
       },
       profileNames: async () => ['fake'],
+      hostOf: async (agent) => hosts[agent] ?? null,
       stopping: stopping.signal,
     });
     return { tasks, stopping };
@@ -139,7 +142,7 @@ async function setup() {
       });
     });
   const req = { id: 't-1', workflow: 'pair', text: 'a poem', roles: { writer: 'alpha', critic: 'beta' }, detached: true, definition: PAIR, source: 'built-in' };
-  return { root, store, hub, agents, created, finish, opened, restarted, closed, make, nthJob, req, setFinishing: (v: boolean) => (finishing = v) };
+  return { root, store, hub, agents, created, finish, opened, restarted, closed, make, nthJob, req, hosts, setFinishing: (v: boolean) => (finishing = v) };
 }
 
 describe('workflow tasks', () => {
@@ -286,5 +289,84 @@ describe('workflow tasks', () => {
     expect(h.created).toEqual([]);
     const jobs: JobRecord[] = Object.values(h.store.data.jobs);
     expect(jobs).toEqual([]);
+  });
+});
+
+/** Three turns across two hosts: alpha here drafts, far (on box) reviews the draft, alpha revises from both. */
+const ACROSS = {
+  name: 'across',
+  agents: ['writer', 'critic'],
+  steps: [
+    { id: 'draft', agent: 'writer', prompt: 'Draft: {{task}}' },
+    { id: 'review', agent: 'critic', reads: ['draft'], prompt: 'Review:\n{{reads}}' },
+    { id: 'revise', agent: 'writer', reads: ['draft', 'review'], prompt: 'Revise:\n{{reads}}' },
+  ],
+};
+
+describe('a workflow whose roles are on two hosts', () => {
+  const across = (h: Awaited<ReturnType<typeof setup>>) => {
+    h.hosts.far = 'box';
+    return { ...h.req, workflow: 'across', definition: ACROSS, roles: { writer: 'alpha', critic: 'far' } };
+  };
+
+  it("runs the remote role's turn as an item for the agent there, carrying the reply files its prompt names; the next turn here reads its reply", async () => {
+    const h = await setup();
+    const { tasks } = h.make();
+    await tasks.create(across(h));
+    const done = await tasks.wait('t-1', 60_000);
+    expect(done.status).toBe('done');
+    const [draft, review, revise] = [1, 2, 3].map((n) => turnJobId('t-1', n, 1));
+    const draftReply = h.store.data.jobs[draft!]!.reply!;
+    const reviewReply = h.store.data.jobs[review!]!.reply!;
+    // No window here for far: only alpha's task window was opened.
+    const t = h.store.data.tasks['t-1']!;
+    expect(Object.keys(t.agents)).toEqual(['alpha']);
+    expect(h.opened).toEqual([t.agents.alpha!.terminalId]);
+    // The remote turn names the agent (the job forwards it to its host) and carries the draft's reply file.
+    expect(h.created.map((r) => [r.id, r.target, r.carry])).toEqual([
+      [draft, t.agents.alpha!.terminalId, undefined],
+      [review, 'far', [draftReply]],
+      [revise, t.agents.alpha!.terminalId, undefined],
+    ]);
+    expect(h.created[1]!.text).toBe(`Review:\n- draft (by alpha): ${draftReply}`);
+    // The turn after it, here, reads far's reply (copied here) by its file.
+    expect(h.created[2]!.text).toBe(`Revise:\n- draft (by alpha): ${draftReply}\n- review (by far): ${reviewReply}`);
+    expect(t.final).toBe(h.store.data.jobs[revise!]!.reply);
+  });
+
+  it('a remote turn under way after a restart is followed, neither made again nor opened here', async () => {
+    const h = await setup();
+    h.setFinishing(false);
+    const first = h.make();
+    await first.tasks.create(across(h));
+    await h.finish(await h.nthJob(1));
+    const review = await h.nthJob(2);
+    await new Promise((r) => setImmediate(r));
+    first.stopping.abort();
+    first.tasks.stop();
+    const opened = h.opened.length;
+    const second = h.make();
+    await second.tasks.startAll();
+    await new Promise((r) => setImmediate(r));
+    expect(h.created.map((r) => r.id)).toEqual([turnJobId('t-1', 1, 1), review]);
+    h.setFinishing(true);
+    await h.finish(review);
+    expect((await second.tasks.wait('t-1', 60_000)).status).toBe('done');
+    expect(h.created.map((r) => r.id)).toEqual([1, 2, 3].map((n) => turnJobId('t-1', n, 1)));
+    // Its window here (alpha's) was alive: nothing was opened or restarted for the remote turn.
+    expect(h.opened).toHaveLength(opened);
+    expect(h.restarted).toEqual([]);
+  });
+
+  it('a headless step of a role on another host fails the task, saying so', async () => {
+    const h = await setup();
+    const { tasks } = h.make();
+    const req = across(h);
+    const def = { ...ACROSS, steps: [ACROSS.steps[0]!, { ...ACROSS.steps[1]!, mode: 'headless' }] };
+    await tasks.create({ ...req, definition: def });
+    const failed = await tasks.wait('t-1', 60_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toContain('step review: far is an agent on host box, where a headless step is not run yet');
+    expect(h.created).toHaveLength(1);
   });
 });

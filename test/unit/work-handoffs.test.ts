@@ -2,6 +2,7 @@
 // fake panes, the real jobs, journal and event hub, and a simulated clock for the deadlines: the
 // item's end (or its delivery) resolves the request, its failure is the caller's error with its code,
 // an agent that waits for a person refuses at once, and a queued item is cancelled at its deadline.
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HandoffResult } from '../../src/api/types.js';
@@ -135,6 +136,41 @@ describe('handoff', () => {
     expect(done).toBe(false);
     await h.journal.change(j.id, 'running', 'took it');
     expect((await p).reply).toBeNull();
+  });
+
+  it('one that carries files (a turn forwarded from another host): they are written beside the handover files, once, and its prompt points at them', async () => {
+    const h = await setup();
+    const draft = '.jaggers/handover/turn_1_ab12.reply.md';
+    const notes = '.jaggers/jobs/j-000000000009.reply.md';
+    const files = [
+      { path: draft, text: 'the draft, written on the other host\n' },
+      { path: notes, text: 'notes\n' },
+    ];
+    const message = `Review:\n- draft: ${draft}\n- notes: ${notes}\n- draft again: ${draft}`;
+    const p = h.handoffs.handoff(h.req({ id: 'j-0000000000f1', task: 't-0000f10e', workflow: 'pair', wait: false, message, files }));
+    const j = await h.item();
+    const dir = path.join(h.root, '.jaggers', 'handover', 'carried', 'j-0000000000f1');
+    const here = (n: string) => path.join(dir, n);
+    expect(await readFile(here('turn_1_ab12.reply.md'), 'utf8')).toBe('the draft, written on the other host\n');
+    expect(await readFile(here('j-000000000009.reply.md'), 'utf8')).toBe('notes\n');
+    const prompt = await readFile(path.join(h.root, j.prompt), 'utf8');
+    expect(prompt).toBe(
+      `Review:\n- draft: ${here('turn_1_ab12.reply.md')}\n- notes: ${here('j-000000000009.reply.md')}\n- draft again: ${here('turn_1_ab12.reply.md')}`,
+    );
+    await h.journal.change(j.id, 'running', 'took it');
+    await p;
+    // Sent again (a cut answer): the item is the one recorded, its files not written again.
+    await writeFile(here('turn_1_ab12.reply.md'), 'read by the agent meanwhile');
+    await h.handoffs.handoff(h.req({ id: 'j-0000000000f1', task: 't-0000f10e', workflow: 'pair', wait: false, message, files }));
+    expect(await readFile(here('turn_1_ab12.reply.md'), 'utf8')).toBe('read by the agent meanwhile');
+    expect(Object.keys(h.store.data.jobs)).toEqual(['j-0000000000f1']);
+    // A name that is not a plain file name is refused, naming it; so is a carrying handoff without its id.
+    const bad = failed(h.handoffs.handoff(h.req({ id: 'j-0000000000f2', files: [{ path: '../..', text: 'x' }], message: 'see ../..' })));
+    expect(await bad).toEqual({ code: 'E_USAGE', message: 'handoff j-0000000000f2: a carried file\'s name must be a plain file name, got "../.."' });
+    expect(await failed(h.handoffs.handoff(h.req({ files })))).toMatchObject({
+      code: 'E_USAGE',
+      message: 'handoff: a handoff that carries files needs its id',
+    });
   });
 
   it("a failed or cancelled item is the caller's error, with the item's code", async () => {

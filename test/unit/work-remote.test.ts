@@ -381,6 +381,64 @@ describe('a handoff to an agent on another host', () => {
   });
 });
 
+describe("a workflow's turn for an agent on another host", () => {
+  it("goes through the host's handoffs under its id and task, with the files of this project its prompt names; its reply is copied here", async () => {
+    const h = await setup();
+    const { runner } = h.make();
+    const draft = '.jaggers/handover/turn_1_ab12.reply.md';
+    await writeDurable(path.join(h.root, draft), '---\nturn: 1\n---\nthe draft, by near\n');
+    await writeDurable(path.join(h.dirs.jaggersDir, 'jobs', 'j-0000000000c1.md'), `Review the draft:\n- draft (by near): ${draft}\n`);
+    h.store.seed(
+      jobEvent('j-0000000000c1', {
+        target: 'far',
+        terminalId: KEY,
+        host: 'box',
+        work: 'turn',
+        task: 't-0000f10e',
+        workflow: 'pair',
+        timeoutMs: 605_000,
+        carry: [draft],
+      }),
+    );
+    runner.kick(KEY);
+    await until(() => h.host.jobs.has('j-0000000000c1'), 'the turn there');
+    expect(h.host.handoffs).toEqual([
+      {
+        id: 'j-0000000000c1',
+        agent: 'far',
+        message: `Review the draft:\n- draft (by near): ${draft}\n`,
+        wait: false,
+        task: 't-0000f10e',
+        workflow: 'pair',
+        timeout: 605,
+        files: [{ path: draft, text: '---\nturn: 1\n---\nthe draft, by near\n' }],
+      },
+    ]);
+    expect(h.store.data.jobs['j-0000000000c1']).toMatchObject({ state: 'starting', work: 'turn', carry: [draft] });
+    h.host.set('j-0000000000c1', 'done', 'the agent finished its turn', 'the review, by far');
+    await until(() => state(h, 'j-0000000000c1') === 'done', 'done here');
+    const j = h.store.data.jobs['j-0000000000c1']!;
+    expect(j.reply).toBe('.jaggers/jobs/j-0000000000c1.reply.md');
+    expect(await readFile(path.join(h.root, j.reply!), 'utf8')).toMatch(/\nthe review, by far\n$/);
+    expect(h.host.posts).toEqual(['j-0000000000c1']);
+    runner.stop();
+  });
+
+  it('a carried file that is no longer here fails the turn, naming it; nothing is sent', async () => {
+    const h = await setup();
+    const { runner } = h.make();
+    await writeDurable(path.join(h.dirs.jaggersDir, 'jobs', 'j-0000000000c2.md'), 'Review .jaggers/handover/gone.reply.md');
+    h.store.seed(
+      jobEvent('j-0000000000c2', { target: 'far', terminalId: KEY, host: 'box', work: 'turn', task: 't-0000f10e', carry: ['.jaggers/handover/gone.reply.md'] }),
+    );
+    runner.kick(KEY);
+    await until(() => state(h, 'j-0000000000c2') === 'failed', 'failed here');
+    expect(h.store.data.jobs['j-0000000000c2']!.reason).toContain('.jaggers/handover/gone.reply.md');
+    expect(h.host.posts).toEqual([]);
+    runner.stop();
+  });
+});
+
 describe('a message for an agent on another host', () => {
   it('is stored here, sent there under its own id (once across a lost answer and a host down), delivered here when it is there', async () => {
     const h = await setup();
@@ -448,6 +506,18 @@ describe('assign and cancel of a job for an agent on another host (src/work/jobs
     );
     await expect(jobs.create({ target: 'far', text: 'go', budget: { tokens: 10 } })).rejects.toMatchObject({ code: 'E_USAGE' });
     await expect(jobs.create({ target: 'nowhere', text: 'go' })).rejects.toMatchObject({ code: 'E_AGENT_UNKNOWN' });
+    // A workflow's turn (its task's) is forwarded too, with the files it carries; a task's own job stays here.
+    const turn = await jobs.create({
+      id: 'j-0000000000b3',
+      target: 'far',
+      text: 'review',
+      task: 't-0000f10e',
+      workflow: 'pair',
+      work: 'turn',
+      carry: ['.jaggers/a.md'],
+    });
+    expect(turn).toMatchObject({ terminalId: KEY, host: 'box', work: 'turn', task: 't-0000f10e', carry: ['.jaggers/a.md'] });
+    await expect(jobs.create({ target: 'far', text: 'go', task: 't-0000f10e' })).rejects.toMatchObject({ code: 'E_AGENT_UNKNOWN' });
   });
 
   it('cancel: cancelled here and there', async () => {

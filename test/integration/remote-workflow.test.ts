@@ -1,0 +1,180 @@
+// A workflow whose two roles are on two hosts (docs/workflows.md, docs/hosts.md), against a real sshd on
+// loopback (test/helpers/remote-rig.ts): `collaborative` with `near` here (a task window of its own) and
+// `far` on host box (the throwaway user's fake agent, through that host's supervisor). The remote turn
+// is forwarded under its id with the local reply it reads carried there; its reply comes back here for
+// the last turn, here. Then the same workflow through a `kill -9` of the local supervisor (by pid) at a
+// random moment of the remote turn and again of the local turn after it: the next supervisor follows
+// each turn to its end, and each agent took each of its prompts once (the fake agents' prompt logs).
+// A kill of the host's supervisor (issue 31's other fault) goes beside these, in this file.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { hostSocketPath } from '../../src/api/paths.js';
+import type { HealthView, JobResultView, JobView, TaskView } from '../../src/api/types.js';
+import { turnJobId } from '../../src/workflows/task-view.js';
+import { api } from '../helpers/api.js';
+import { startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
+import { HOST_ALIAS, sshdSkipReason } from '../helpers/sshd.js';
+
+const skip = sshdSkipReason();
+
+/** The prompts a fake agent took (FAKE_AGENT_PROMPTS: one JSON line each). */
+function prompts(file: string): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+}
+
+describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let r: RemoteRig;
+  let nearPrompts: string;
+  let farPrompts: string;
+  beforeAll(async () => {
+    r = await startRemoteRig();
+    nearPrompts = path.join(r.rig.root, 'near-prompts.jsonl');
+    farPrompts = path.join(r.proj, 'far-prompts.jsonl');
+    await writeFile(
+      path.join(r.rig.root, 'jaggers.json'),
+      JSON.stringify({
+        hosts: { box: { ssh: HOST_ALIAS, dir: r.proj } },
+        agents: [
+          { name: 'near', profile: 'demo', args: ['--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: nearPrompts } },
+          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50', '--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: farPrompts } },
+        ],
+      }),
+    );
+    const up = await r.rig.run(['up'], { env: r.env() });
+    expect(up.code, up.stderr).toBe(0);
+  }, 120_000);
+  afterAll(async () => {
+    await r?.stop();
+  }, 60_000);
+
+  const local = () => api(r.rig);
+  const far = () => new ApiClient({ socketPath: hostSocketPath(path.join(r.rig.root, '.jaggers'), 'box') }, r.rig.session);
+  /** The host's project: `<dir>/.jaggers/hosted/<session>`. */
+  const remoteRoot = () => path.join(r.proj, '.jaggers', 'hosted', r.rig.session);
+  const job = (id: string) => local().call<JobView>('GET', `/v1/jobs/${id}`);
+  /** Every turn of the task done once, each by its first job (none made again), with its reply here. */
+  async function checkTurns(task: string): Promise<JobView[]> {
+    const v = await local().call<TaskView>('GET', `/v1/tasks/${task}`);
+    expect(v.status, JSON.stringify(v)).toBe('done');
+    expect(v.turns.map((t) => [t.step, t.agent, t.state])).toEqual([
+      ['propose', 'near', 'done'],
+      ['critique', 'far', 'done'],
+      ['synthesize', 'near', 'done'],
+    ]);
+    const jobs = await Promise.all([1, 2, 3].map((n) => job(turnJobId(task, n, 1))));
+    for (const j of jobs)
+      expect(
+        j.history.filter((x) => x.state === 'done'),
+        JSON.stringify(j.history),
+      ).toHaveLength(1);
+    const all = await local().call<JobView[]>('GET', '/v1/jobs');
+    expect(all.filter((j) => j.task === task).map((j) => j.id)).toEqual(jobs.map((j) => j.id));
+    expect(v.final).toBe(jobs[2]!.reply);
+    return jobs;
+  }
+
+  it("runs to its end: the remote turn's handover file written there with the local reply it reads, its reply copied here for the next turn", async () => {
+    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three prime numbers', '--agents', 'near,far', '--json'], { env: r.env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const task = (JSON.parse(run.stdout) as TaskView).id;
+    const [propose, critique, synthesize] = await checkTurns(task);
+    // The remote turn: an item for far on box here, run there under the same id.
+    expect(critique).toMatchObject({ agent: 'far', host: 'box', terminalId: 'far@box', work: 'turn', reply: `.jaggers/jobs/${critique!.id}.reply.md` });
+    expect(critique!.carry).toEqual([propose!.reply]);
+    const there = await far().call<JobView>('GET', `/v1/jobs/${critique!.id}`);
+    expect(there).toMatchObject({ work: 'handoff', state: 'done', task, workflow: 'collaborative' });
+    // Its handover file is there, and points at the proposal carried there (written by the host's user).
+    const handover = readFileSync(path.join(remoteRoot(), there.artifact!), 'utf8');
+    const carried = path.join(remoteRoot(), '.jaggers', 'handover', 'carried', critique!.id, path.basename(propose!.reply!));
+    expect(handover).toContain(carried);
+    expect(handover).not.toContain(propose!.reply!);
+    expect(readFileSync(carried, 'utf8')).toBe(readFileSync(path.join(r.rig.root, propose!.reply!), 'utf8'));
+    expect(statSync(carried).uid).toBe(r.sshd.uid);
+    // Its reply, copied here, is what the host recorded, and the next turn (here) read it by that file.
+    const reply = (await far().call<JobResultView>('GET', `/v1/jobs/${critique!.id}/result`)).reply!;
+    expect((await local().call<JobResultView>('GET', `/v1/jobs/${critique!.id}/result`)).reply).toBe(reply);
+    expect(readFileSync(path.join(r.rig.root, synthesize!.artifact!), 'utf8')).toContain(critique!.reply!);
+    // Each agent took each of its prompts once: near two, far one.
+    expect(prompts(nearPrompts)).toHaveLength(2);
+    expect(prompts(farPrompts)).toHaveLength(1);
+    expect(prompts(farPrompts)[0]).toContain(there.artifact!.replace(/^\.jaggers\//, ''));
+  }, 180_000);
+
+  it('resumes after a kill -9 of the local supervisor during the remote turn and again during the local turn after it: each turn once', async () => {
+    const before = { near: prompts(nearPrompts).length, far: prompts(farPrompts).length };
+    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three even numbers', '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as TaskView).id;
+    /** Kill the local supervisor (by its pid) at a random moment while turn `seq`'s job is in flight, then start the next one. */
+    const killDuring = async (seq: number) => {
+      const jid = turnJobId(id, seq, 1);
+      await until(`turn ${seq} in flight`, async () => {
+        const j = await job(jid).catch(() => null);
+        return j && (j.state === 'starting' || j.state === 'running') ? j : undefined;
+      });
+      // A random moment of the turn (the agents think 1.5 s): chosen, not waited for.
+      await new Promise((res) => setTimeout(res, Math.floor(Math.random() * 1200)));
+      const pid = (await local().call<HealthView>('GET', '/v1/health')).pid;
+      const inFlight = (await job(jid)).state;
+      process.kill(pid, 'SIGKILL');
+      await until('the supervisor gone', async () => (existsSync(`/proc/${pid}`) ? undefined : true));
+      // Any command starts the next supervisor; the detached task goes on by itself there.
+      const jobs = await r.rig.run(['jobs', '--json'], { env: r.env() });
+      expect(jobs.code, jobs.stderr).toBe(0);
+      expect((await local().call<HealthView>('GET', '/v1/health')).pid).not.toBe(pid);
+      return inFlight;
+    };
+    const remoteState = await killDuring(2);
+    const localState = await killDuring(3);
+    const done = await until(
+      'the task done',
+      async () => {
+        const v = await local().call<TaskView>('GET', `/v1/tasks/${id}/wait?timeout=30`);
+        return ['done', 'failed', 'cancelled'].includes(v.status) ? v : undefined;
+      },
+      120_000,
+    );
+    expect(done.status, `${done.reason} (killed while turn 2 was ${remoteState}, turn 3 ${localState})`).toBe('done');
+    const [, critique] = await checkTurns(id);
+    // The last supervisor connects to the host in the background (it may have ended the task before that).
+    await until('the host connected again', async () =>
+      (await local().call<HealthView>('GET', '/v1/health')).hosts?.[0]?.state === 'connected' ? true : undefined,
+    );
+    // The host recorded the remote turn once, and far took its prompt once; near took its two once each.
+    expect((await far().call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === critique!.id).map((j) => j.state)).toEqual(['done']);
+    expect(prompts(farPrompts).length - before.far).toBe(1);
+    expect(prompts(nearPrompts).length - before.near).toBe(2);
+    expect((await local().call<JobResultView>('GET', `/v1/jobs/${critique!.id}/result`)).reply).toBe(
+      (await far().call<JobResultView>('GET', `/v1/jobs/${critique!.id}/result`)).reply,
+    );
+  }, 240_000);
+
+  it('waits for the host while its connection is cut during the remote turn (`jobs` says so), then goes on to its end', async () => {
+    const before = prompts(farPrompts).length;
+    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three odd numbers', '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as TaskView).id;
+    const jid = turnJobId(id, 2, 1);
+    await until('the remote turn running', async () => ((await job(jid).catch(() => null))?.state === 'running' ? true : undefined));
+    expect(r.sshd.cut()).toBeGreaterThan(0);
+    const waiting = await until('the turn seen waiting for its host', async () => {
+      const rows = JSON.parse((await r.rig.run(['jobs', '--json'], { env: r.env() })).stdout) as JobView[];
+      const row = rows.find((j) => j.id === jid);
+      return row?.waiting?.startsWith('waits for host box: the connection is') ? row : undefined;
+    });
+    expect(waiting).toMatchObject({ agent: 'far', host: 'box', work: 'turn', task: id });
+    const shown = await local().call<TaskView>('GET', `/v1/tasks/${id}`);
+    expect(shown).toMatchObject({ status: 'running', step: 'critique', agent: 'far' });
+    const done = await local().call<TaskView>('GET', `/v1/tasks/${id}/wait?timeout=60`);
+    expect(done.status, done.reason ?? '').toBe('done');
+    await checkTurns(id);
+    expect(prompts(farPrompts).length - before).toBe(1);
+  }, 180_000);
+});
