@@ -5,18 +5,21 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Isolation, WorktreeView } from '../agents/isolation.js';
 import type { MergeResult, WorktreeDiff } from '../agents/worktrees/worktrees.js';
+import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
+import { hostOfAgent, startedHosts, withHostApi } from '../api/hosts.js';
 import { liveOrStored } from '../api/live-or-stored.js';
 import type { RegistryData } from '../api/stored.js';
 import type { Context } from '../context.js';
+import { isJaggersError } from '../errors.js';
 import { givenAgent } from '../ids.js';
 import { renderTable } from './render.js';
 
 export type { WorktreeView };
-/** What `diff` answers: the git layer's diff, and whose worktree it is. */
-export type DiffView = WorktreeDiff & { agent: string | null; job: string | null };
-/** What `merge` answers. */
-export type MergeView = MergeResult & { name: string; committed: string | null };
+/** What `diff` answers: the git layer's diff, and whose worktree it is (`host`: made on that host). */
+export type DiffView = WorktreeDiff & { agent: string | null; job: string | null; host?: string };
+/** What `merge` answers (`host`: merged there, into that host's checkout). */
+export type MergeView = MergeResult & { name: string; committed: string | null; host?: string };
 
 const enc = (x: string) => encodeURIComponent(x);
 
@@ -38,17 +41,48 @@ function either<T>(ctx: Context, live: () => Promise<T>, stored: (i: Isolation) 
   return liveOrStored(ctx, live, async (data) => stored(await offline(ctx, data)));
 }
 
-export async function worktrees(ctx: Context): Promise<WorktreeView[]> {
-  return either(
+/**
+ * The worktrees here, then those of each host's supervisor (docs/hosts.md: an isolated agent on a host
+ * works in a worktree made there), each with its `host`. A host that does not answer is said in
+ * `unreached` (its worktrees are not listed), the others are listed as ever.
+ */
+export async function worktrees(ctx: Context, unreached: (host: string, why: string) => void = () => {}): Promise<WorktreeView[]> {
+  const hosts = startedHosts(ctx.jaggersDir);
+  const here = await either(
     ctx,
     () => withApi(ctx, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'), { readOnly: true }),
     (i) => i.list(),
+  ).catch((e: unknown) => {
+    // This machine's project outside git has no worktree; its hosts' may have.
+    if (hosts.length > 0 && isJaggersError(e) && e.code === 'E_NOT_A_REPO') return [];
+    throw e;
+  });
+  if (hosts.length === 0) return here;
+  const there = await Promise.all(
+    hosts.map(async (h) => {
+      try {
+        const list = await withHostApi(ctx, h.host, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'));
+        return list.map((w) => ({ ...w, host: h.host }));
+      } catch (e) {
+        unreached(h.host, (e as Error).message);
+        return [];
+      }
+    }),
   );
+  return [...here, ...there.flat()];
+}
+
+/** `diff`, `merge` and `discard` of an agent on a host go to that host's supervisor (its worktree is there). */
+function onHost<T>(ctx: Context, x: string, fn: (api: ApiClient) => Promise<T>): Promise<T> | null {
+  const on = hostOfAgent(ctx, x);
+  return on ? withHostApi(ctx, on.host, fn) : null;
 }
 
 export async function diff(ctx: Context, x: string, o: { patch?: boolean; uncommitted?: boolean }): Promise<DiffView> {
   givenAgent('diff', 'agent, job or worktree', x);
   const q = `?patch=${o.patch ? 1 : 0}&uncommitted=${o.uncommitted ? 1 : 0}`;
+  const far = onHost(ctx, x, (api) => api.call<DiffView>('GET', `/v1/worktrees/${enc(x)}/diff${q}`));
+  if (far) return { ...(await far), host: hostOfAgent(ctx, x)!.host };
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call<DiffView>('GET', `/v1/worktrees/${enc(x)}/diff${q}`), { readOnly: true }),
@@ -58,6 +92,8 @@ export async function diff(ctx: Context, x: string, o: { patch?: boolean; uncomm
 
 export async function merge(ctx: Context, x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }): Promise<MergeView> {
   givenAgent('merge', 'agent, job or worktree', x);
+  const far = onHost(ctx, x, (api) => api.call<MergeView>('POST', `/v1/worktrees/${enc(x)}/merge`, o));
+  if (far) return { ...(await far), host: hostOfAgent(ctx, x)!.host };
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call<MergeView>('POST', `/v1/worktrees/${enc(x)}/merge`, o)),
@@ -67,6 +103,10 @@ export async function merge(ctx: Context, x: string, o: { mode?: 'merge' | 'squa
 
 export async function discard(ctx: Context, x: string, force: boolean): Promise<{ name: string; removed: boolean; branchDeleted: boolean }> {
   givenAgent('discard', 'agent, job or worktree', x);
+  const far = onHost(ctx, x, (api) =>
+    api.call<{ name: string; removed: boolean; branchDeleted: boolean }>('POST', `/v1/worktrees/${enc(x)}/discard`, { force }),
+  );
+  if (far) return far;
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call('POST', `/v1/worktrees/${enc(x)}/discard`, { force })),
@@ -91,8 +131,10 @@ const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 9) : '-');
 
 export function renderWorktrees(list: WorktreeView[]): string {
   if (list.length === 0) return 'no worktrees\n';
-  return renderTable(
-    ['WORKTREE', 'FOR', 'BRANCH', 'BASE', 'AHEAD', 'CHANGES', 'MERGED', 'IN USE'],
+  // A HOST column once a host's worktree is among them (`-`: this machine), as `status` has.
+  const hosts = list.some((w) => w.host !== undefined);
+  const rows = renderTable(
+    ['WORKTREE', 'FOR', ...(hosts ? ['HOST'] : []), 'BRANCH', 'BASE', 'AHEAD', 'CHANGES', 'MERGED', 'IN USE'],
     list.map((w) => {
       const s = w.status;
       const d = s?.dirty;
@@ -104,6 +146,7 @@ export function renderWorktrees(list: WorktreeView[]): string {
       return [
         w.name,
         w.agent ?? w.job ?? '-',
+        ...(hosts ? [w.host ?? '-'] : []),
         w.branch ?? '(detached)',
         s ? `${s.baseBranch ?? ''}@${short(s.base)}` : '-',
         s ? String(s.ahead) : '-',
@@ -113,11 +156,12 @@ export function renderWorktrees(list: WorktreeView[]): string {
       ];
     }),
   );
+  return rows;
 }
 
 export function renderDiff(d: DiffView): string {
   const out: string[] = [];
-  const who = d.agent ?? d.job ?? d.name;
+  const who = `${d.agent ?? d.job ?? d.name}${d.host ? ` on host ${d.host}` : ''}`;
   out.push(
     `${who}: worktree ${d.name}, ${d.commits.length} commit${d.commits.length === 1 ? '' : 's'} since ${short(d.base)}${d.uncommitted ? ' (and its uncommitted changes)' : ''}`,
   );
@@ -136,5 +180,5 @@ export function renderDiff(d: DiffView): string {
 
 export function renderMerge(m: MergeView): string {
   if (m.status === 'up-to-date') return `${m.name}: nothing to merge: ${m.into} has all of it already\n`;
-  return `${m.name}: ${m.commits} commit${m.commits === 1 ? '' : 's'} merged into ${m.into} (${m.mode}): ${short(m.from)} -> ${short(m.to)}${m.moved === 'fast-forward' ? ', your checkout moved with it' : ''}\n`;
+  return `${m.name}: ${m.commits} commit${m.commits === 1 ? '' : 's'} merged into ${m.into}${m.host ? ` on host ${m.host}` : ''} (${m.mode}): ${short(m.from)} -> ${short(m.to)}${m.moved === 'fast-forward' ? ', your checkout moved with it' : ''}\n`;
 }
