@@ -5,13 +5,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Isolation, WorktreeView } from '../agents/isolation.js';
 import type { MergeResult, WorktreeDiff } from '../agents/worktrees/worktrees.js';
-import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
-import { hostOfAgent, startedHosts, withHostApi } from '../api/hosts.js';
+import { startedHosts } from '../api/hosts.js';
+import type { HealthView } from '../api/types.js';
 import { liveOrStored } from '../api/live-or-stored.js';
 import type { RegistryData } from '../api/stored.js';
 import type { Context } from '../context.js';
-import { isJaggersError } from '../errors.js';
 import { givenAgent } from '../ids.js';
 import { renderTable } from './render.js';
 
@@ -42,47 +41,32 @@ function either<T>(ctx: Context, live: () => Promise<T>, stored: (i: Isolation) 
 }
 
 /**
- * The worktrees here, then those of each host's supervisor (docs/hosts.md: an isolated agent on a host
- * works in a worktree made there), each with its `host`. A host that does not answer is said in
- * `unreached` (its worktrees are not listed), the others are listed as ever.
+ * Every worktree: this machine's, then (through the supervisor) those made on its hosts for their agents,
+ * each with its `host` (docs/hosts.md). A host whose connection is not up is said to `unreached`: its
+ * worktrees are not in the list.
  */
 export async function worktrees(ctx: Context, unreached: (host: string, why: string) => void = () => {}): Promise<WorktreeView[]> {
-  const hosts = startedHosts(ctx.jaggersDir);
-  const here = await either(
+  return either(
     ctx,
-    () => withApi(ctx, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'), { readOnly: true }),
+    () =>
+      withApi(
+        ctx,
+        async (api) => {
+          const list = await api.call<WorktreeView[]>('GET', '/v1/worktrees');
+          if (startedHosts(ctx.jaggersDir).length > 0)
+            for (const h of (await api.call<HealthView>('GET', '/v1/health')).hosts ?? [])
+              if (h.state !== 'connected') unreached(h.name, `the connection is ${h.detail}`);
+          return list;
+        },
+        { readOnly: true },
+      ),
     (i) => i.list(),
-  ).catch((e: unknown) => {
-    // This machine's project outside git has no worktree; its hosts' may have.
-    if (hosts.length > 0 && isJaggersError(e) && e.code === 'E_NOT_A_REPO') return [];
-    throw e;
-  });
-  if (hosts.length === 0) return here;
-  const there = await Promise.all(
-    hosts.map(async (h) => {
-      try {
-        const list = await withHostApi(ctx, h.host, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'));
-        return list.map((w) => ({ ...w, host: h.host }));
-      } catch (e) {
-        unreached(h.host, (e as Error).message);
-        return [];
-      }
-    }),
   );
-  return [...here, ...there.flat()];
-}
-
-/** `diff`, `merge` and `discard` of an agent on a host go to that host's supervisor (its worktree is there). */
-function onHost<T>(ctx: Context, x: string, fn: (api: ApiClient) => Promise<T>): Promise<T> | null {
-  const on = hostOfAgent(ctx, x);
-  return on ? withHostApi(ctx, on.host, fn) : null;
 }
 
 export async function diff(ctx: Context, x: string, o: { patch?: boolean; uncommitted?: boolean }): Promise<DiffView> {
   givenAgent('diff', 'agent, job or worktree', x);
   const q = `?patch=${o.patch ? 1 : 0}&uncommitted=${o.uncommitted ? 1 : 0}`;
-  const far = onHost(ctx, x, (api) => api.call<DiffView>('GET', `/v1/worktrees/${enc(x)}/diff${q}`));
-  if (far) return { ...(await far), host: hostOfAgent(ctx, x)!.host };
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call<DiffView>('GET', `/v1/worktrees/${enc(x)}/diff${q}`), { readOnly: true }),
@@ -92,8 +76,6 @@ export async function diff(ctx: Context, x: string, o: { patch?: boolean; uncomm
 
 export async function merge(ctx: Context, x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }): Promise<MergeView> {
   givenAgent('merge', 'agent, job or worktree', x);
-  const far = onHost(ctx, x, (api) => api.call<MergeView>('POST', `/v1/worktrees/${enc(x)}/merge`, o));
-  if (far) return { ...(await far), host: hostOfAgent(ctx, x)!.host };
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call<MergeView>('POST', `/v1/worktrees/${enc(x)}/merge`, o)),
@@ -103,10 +85,6 @@ export async function merge(ctx: Context, x: string, o: { mode?: 'merge' | 'squa
 
 export async function discard(ctx: Context, x: string, force: boolean): Promise<{ name: string; removed: boolean; branchDeleted: boolean }> {
   givenAgent('discard', 'agent, job or worktree', x);
-  const far = onHost(ctx, x, (api) =>
-    api.call<{ name: string; removed: boolean; branchDeleted: boolean }>('POST', `/v1/worktrees/${enc(x)}/discard`, { force }),
-  );
-  if (far) return far;
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call('POST', `/v1/worktrees/${enc(x)}/discard`, { force })),
