@@ -264,6 +264,20 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       await farCard.waitFor({ timeout: 15_000 });
       expect(await farCard.locator('.meta').textContent()).toMatch(/^on box · demo · for /);
       await page.locator('article.card[data-agent="near"]').waitFor();
+      // The Work view's forms offer far@box; a job assigned there is forwarded to box and ends done here.
+      await page.getByRole('link', { name: 'Work' }).click();
+      expect(await page.locator('#agent-names option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).toContain('far@box');
+      const assignForm = page.getByRole('form', { name: 'Assign a job' });
+      await assignForm.getByLabel('Agent').fill('far@box');
+      await assignForm.getByLabel('Prompt').fill('a job from the dashboard for far');
+      await assignForm.getByRole('button', { name: 'Assign a job' }).click();
+      await expect.poll(() => assignForm.getByRole('status').textContent(), { timeout: 15_000, interval: 100 }).toMatch(/^job j-[0-9a-f]+ recorded/);
+      const webJob = /job (j-[0-9a-f]+)/.exec((await assignForm.getByRole('status').textContent()) ?? '')![1]!;
+      await page.locator(`tr[data-job="${webJob}"] [data-job-state="done"]`).waitFor({ timeout: 30_000 });
+      expect(await page.locator(`tr[data-job="${webJob}"] td`).nth(1).textContent()).toBe('far@box');
+      expect(await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).toMatchObject({ host: 'box', state: 'done' });
+      expect((await far.call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === webJob).map((j) => j.state)).toEqual(['done']);
+      await page.getByRole('link', { name: 'Agents', exact: true }).click();
       await page.evaluate(
         `new MutationObserver(() => { if (document.querySelector('article.card.host-down[data-host="box"]')) window.hostDownSeen = true; }).observe(document.body, { subtree: true, childList: true })`,
       );
