@@ -78,15 +78,19 @@ export function workOf(jobs: Iterable<JobView>, terminalId: string | null): { cu
   return { current: now ? line(now, null) : null, behind };
 }
 
+/** The agent's worktree: one made on its own machine (a host agent's on that host, `host` in the list). */
 export function worktreeOf(m: Model, t: TerminalView): CardView['worktree'] {
   const names = t.task ? [`${t.agent}.${t.task}`, t.task] : [t.agent];
-  const w = m.worktrees.find((w) => w.job === null && names.includes(w.name) && (w.agent === null || w.agent === t.agent));
+  const w = m.worktrees.find(
+    (w) => w.job === null && (w.host ?? null) === (t.host ?? null) && names.includes(w.name) && (w.agent === null || w.agent === t.agent),
+  );
   return w ? { name: w.name, branch: w.branch, path: w.path } : null;
 }
 
 export function cardView(m: Model, t: TerminalView, now: number): CardView {
   const key = agentKey(t);
-  const { current, behind } = workOf(m.jobs.values(), t.terminalId);
+  // A host agent's work is recorded here under `<agent>@<host>` (src/work/remote-work.ts), not its terminal id there.
+  const { current, behind } = workOf(m.jobs.values(), t.host ? `${t.agent}@${t.host}` : t.terminalId);
   return {
     key,
     agent: t.agent,
@@ -101,7 +105,7 @@ export function cardView(m: Model, t: TerminalView, now: number): CardView {
     behind,
     pendingMessages: m.pending.get(key) ?? 0,
     sessionId: t.sessionId,
-    worktree: t.host ? null : worktreeOf(m, t),
+    worktree: worktreeOf(m, t),
     waitingFor: t.waitingFor,
     question: t.state === 'waiting_input' && t.question ? t.question : null,
     problem: t.problem,

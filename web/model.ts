@@ -77,6 +77,12 @@ export function splitKey(key: string): { agent: string; host: string | null } {
   return at > 0 ? { agent: key.slice(0, at), host: key.slice(at + 1) } : { agent: key, host: null };
 }
 
+/**
+ * The name the API's work routes take for a key (`/v1/jobs` `target`, `/v1/messages` `to`): a host agent's
+ * is its name (`far@box` -> `far`: jaggers.json says which host, and the local supervisor forwards it).
+ */
+export const apiName = (key: string): string => splitKey(key).agent;
+
 /** The API's path of an agent's routes (`/v1/terminals/far`): a host agent's through the supervisor's host routes (`/v1/hosts/box/terminals/far`). */
 export function terminalPath(key: string): string {
   const { agent, host } = splitKey(key);

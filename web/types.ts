@@ -28,6 +28,8 @@ export interface WorktreeInfo {
   branch: string | null;
   agent: string | null;
   job: string | null;
+  /** Made on that host, for an agent there (docs/hosts.md). */
+  host?: string;
 }
 
 /** `GET /v1/flows` (src/flows/scheduler.ts's FlowView, as far as the page shows it). */

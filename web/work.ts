@@ -4,7 +4,7 @@
 import { ApiError, get, post, seg } from './api.js';
 import { jobLabel } from './card.js';
 import { append, clock, fill, h } from './dom.js';
-import { FINAL_JOB_STATES, splitKey, terminalPath, type Model } from './model.js';
+import { apiName, FINAL_JOB_STATES, terminalPath, type Model } from './model.js';
 import type { FlowInfo, InboxView, JobView, TaskTurnView, TaskView } from './types.js';
 
 const FINAL_TASK = new Set(['done', 'failed', 'cancelled']);
@@ -37,13 +37,15 @@ export class WorkView {
             field('name', 'Name (optional)', 'input'),
           ],
           (v) =>
-            post<JobView>('/v1/jobs', { target: v.target, text: v.text, ...(v.name ? { name: v.name } : {}) }).then((j) => `job ${j.id} recorded (${j.state})`),
+            post<JobView>('/v1/jobs', { target: apiName(v.target!), text: v.text, ...(v.name ? { name: v.name } : {}) }).then(
+              (j) => `job ${j.id} recorded (${j.state})`,
+            ),
         ),
         form(
           'message',
           'Send a message',
           [field('to', 'To', 'input', { list: 'agent-names', required: true }), field('text', 'Message', 'textarea', { required: true })],
-          (v) => post<{ id: string }>('/v1/messages', { to: v.to, text: v.text }).then((m) => `message ${m.id} sent`),
+          (v) => post<{ id: string }>('/v1/messages', { to: apiName(v.to!), text: v.text }).then((m) => `message ${m.id} sent`),
         ),
         form(
           'workflow',
@@ -85,8 +87,8 @@ export class WorkView {
 
   renderAgents(): void {
     const keys = [...this.model.terminals.keys()];
-    // The forms' agents: this machine's (work for a host's agent is not sent from here yet: docs/hosts.md).
-    fill(this.agentLists, ...keys.filter((k) => !splitKey(k).host).map((k) => h('option', { value: k })));
+    // The forms' agents: this machine's and the hosts' (`far@box`: the API forwards its work to box).
+    fill(this.agentLists, ...keys.map((k) => h('option', { value: k })));
     const chosen = this.inboxAgent.value;
     fill(this.inboxAgent, ...keys.map((k) => h('option', { value: k, selected: k === chosen }, k)));
   }
@@ -100,7 +102,7 @@ export class WorkView {
         ['Job', 'Agent', 'State', 'What', 'Updated', ''],
         jobs.map((j) => [
           h('code', {}, j.id),
-          j.agent ?? j.target,
+          `${j.agent ?? j.target}${j.host ? `@${j.host}` : ''}`,
           h('span', { class: `pill js-${j.state}`, 'data-job-state': j.state }, j.state),
           h('span', {}, jobLabel(j), j.waiting ? h('span', { class: 'muted' }, ` — ${j.waiting}`) : null),
           clock(j.updated),

@@ -49,6 +49,8 @@ export interface WorktreeView {
   inUse: boolean;
   status: WorktreeStatus | null;
   problem: string | null;
+  /** Made on this host, for an agent there (docs/hosts.md); absent: this machine. */
+  host?: string;
 }
 
 /** An agent's worktree name: its own name; in a task's window, `<agent>.<task>`. */

@@ -13,7 +13,7 @@ export function registerWorktrees(program: Command, e: Deps): void {
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
       const m = await load();
-      const list = await m.worktrees(await ctx());
+      const list = await m.worktrees(await ctx(), (host, why) => e.io.writeErr(`host ${host}: its worktrees are not shown: ${why}\n`));
       e.io.writeOut(o.json ? json(list) : m.renderWorktrees(list));
     });
 

@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { Isolation, WorktreeView } from '../agents/isolation.js';
 import type { MergeResult, WorktreeDiff } from '../agents/worktrees/worktrees.js';
 import { withApi } from '../api/connect.js';
+import { startedHosts } from '../api/hosts.js';
+import type { HealthView } from '../api/types.js';
 import { liveOrStored } from '../api/live-or-stored.js';
 import type { RegistryData } from '../api/stored.js';
 import type { Context } from '../context.js';
@@ -13,10 +15,10 @@ import { givenAgent } from '../ids.js';
 import { renderTable } from './render.js';
 
 export type { WorktreeView };
-/** What `diff` answers: the git layer's diff, and whose worktree it is. */
-export type DiffView = WorktreeDiff & { agent: string | null; job: string | null };
-/** What `merge` answers. */
-export type MergeView = MergeResult & { name: string; committed: string | null };
+/** What `diff` answers: the git layer's diff, and whose worktree it is (`host`: made on that host). */
+export type DiffView = WorktreeDiff & { agent: string | null; job: string | null; host?: string };
+/** What `merge` answers (`host`: merged there, into that host's checkout). */
+export type MergeView = MergeResult & { name: string; committed: string | null; host?: string };
 
 const enc = (x: string) => encodeURIComponent(x);
 
@@ -38,10 +40,26 @@ function either<T>(ctx: Context, live: () => Promise<T>, stored: (i: Isolation) 
   return liveOrStored(ctx, live, async (data) => stored(await offline(ctx, data)));
 }
 
-export async function worktrees(ctx: Context): Promise<WorktreeView[]> {
+/**
+ * Every worktree: this machine's, then (through the supervisor) those made on its hosts for their agents,
+ * each with its `host` (docs/hosts.md). A host whose connection is not up is said to `unreached`: its
+ * worktrees are not in the list.
+ */
+export async function worktrees(ctx: Context, unreached: (host: string, why: string) => void = () => {}): Promise<WorktreeView[]> {
   return either(
     ctx,
-    () => withApi(ctx, (api) => api.call<WorktreeView[]>('GET', '/v1/worktrees'), { readOnly: true }),
+    () =>
+      withApi(
+        ctx,
+        async (api) => {
+          const list = await api.call<WorktreeView[]>('GET', '/v1/worktrees');
+          if (startedHosts(ctx.jaggersDir).length > 0)
+            for (const h of (await api.call<HealthView>('GET', '/v1/health')).hosts ?? [])
+              if (h.state !== 'connected') unreached(h.name, `the connection is ${h.detail}`);
+          return list;
+        },
+        { readOnly: true },
+      ),
     (i) => i.list(),
   );
 }
@@ -91,8 +109,10 @@ const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 9) : '-');
 
 export function renderWorktrees(list: WorktreeView[]): string {
   if (list.length === 0) return 'no worktrees\n';
-  return renderTable(
-    ['WORKTREE', 'FOR', 'BRANCH', 'BASE', 'AHEAD', 'CHANGES', 'MERGED', 'IN USE'],
+  // A HOST column once a host's worktree is among them (`-`: this machine), as `status` has.
+  const hosts = list.some((w) => w.host !== undefined);
+  const rows = renderTable(
+    ['WORKTREE', 'FOR', ...(hosts ? ['HOST'] : []), 'BRANCH', 'BASE', 'AHEAD', 'CHANGES', 'MERGED', 'IN USE'],
     list.map((w) => {
       const s = w.status;
       const d = s?.dirty;
@@ -104,6 +124,7 @@ export function renderWorktrees(list: WorktreeView[]): string {
       return [
         w.name,
         w.agent ?? w.job ?? '-',
+        ...(hosts ? [w.host ?? '-'] : []),
         w.branch ?? '(detached)',
         s ? `${s.baseBranch ?? ''}@${short(s.base)}` : '-',
         s ? String(s.ahead) : '-',
@@ -113,11 +134,12 @@ export function renderWorktrees(list: WorktreeView[]): string {
       ];
     }),
   );
+  return rows;
 }
 
 export function renderDiff(d: DiffView): string {
   const out: string[] = [];
-  const who = d.agent ?? d.job ?? d.name;
+  const who = `${d.agent ?? d.job ?? d.name}${d.host ? ` on host ${d.host}` : ''}`;
   out.push(
     `${who}: worktree ${d.name}, ${d.commits.length} commit${d.commits.length === 1 ? '' : 's'} since ${short(d.base)}${d.uncommitted ? ' (and its uncommitted changes)' : ''}`,
   );
@@ -136,5 +158,5 @@ export function renderDiff(d: DiffView): string {
 
 export function renderMerge(m: MergeView): string {
   if (m.status === 'up-to-date') return `${m.name}: nothing to merge: ${m.into} has all of it already\n`;
-  return `${m.name}: ${m.commits} commit${m.commits === 1 ? '' : 's'} merged into ${m.into} (${m.mode}): ${short(m.from)} -> ${short(m.to)}${m.moved === 'fast-forward' ? ', your checkout moved with it' : ''}\n`;
+  return `${m.name}: ${m.commits} commit${m.commits === 1 ? '' : 's'} merged into ${m.into}${m.host ? ` on host ${m.host}` : ''} (${m.mode}): ${short(m.from)} -> ${short(m.to)}${m.moved === 'fast-forward' ? ', your checkout moved with it' : ''}\n`;
 }

@@ -20,24 +20,25 @@ export function agentsOn(project: ProjectFile | null, host: string): AgentSpec[]
 /**
  * The remote project's jaggers.json: the host's agents (no `host`; each `cwd` made absolute from `dir`,
  * where the project's files are on that host), the session's name, and the settings that mean the same
- * there (size, hooks, the watchdog, workers, prices, context). Not carried: `notify` (a command of this
- * machine), the session's `budget` (the whole team's, kept here), `worktree`, `hosts`.
+ * there (size, hooks, the watchdog, workers, prices, context, how worktrees are set up). Not carried:
+ * `notify` (a command of this machine), the session's `budget` (the whole team's, kept here), `hosts`.
+ * An agent with `isolation: "worktree"` works in a worktree made there, of `dir`'s repository (the remote
+ * project sits inside `dir`, so git finds it from there): `<root>/.jaggers/worktrees/<agent>`.
  */
 export function remoteProjectFile(project: ProjectFile, host: string, session: string, dir: string): Record<string, unknown> {
   const mine = agentsOn(project, host);
   if (mine.length === 0) throw new JaggersError('E_USAGE', `host ${host}: jaggers.json puts no agent on it`);
   const names = new Set(mine.map((a) => a.name));
   const agents = mine.map((a) => {
-    if (a.isolation === 'worktree')
-      throw new JaggersError('E_USAGE', `agent ${a.name} (host ${host}): \`isolation: "worktree"\` is not made on other hosts yet (docs/hosts.md)`);
     const { host: _host, cwd, fallback, ...rest } = a;
     return {
       ...rest,
-      cwd: path.posix.resolve(dir, cwd ?? '.'),
+      // An isolated agent's `cwd` is a folder inside its worktree (made there), so it stays relative.
+      ...(a.isolation === 'worktree' ? (cwd !== undefined ? { cwd } : {}) : { cwd: path.posix.resolve(dir, cwd ?? '.') }),
       ...(fallback !== undefined && names.has(fallback) ? { fallback } : {}),
     };
   });
-  const keep = ['size', 'hooks', 'stuckAfter', 'onStuck', 'maxWorkers', 'prices', 'contextWindows', 'compactAt', 'autoCompact'] as const;
+  const keep = ['size', 'hooks', 'stuckAfter', 'onStuck', 'maxWorkers', 'prices', 'contextWindows', 'compactAt', 'autoCompact', 'worktree'] as const;
   const out: Record<string, unknown> = { session };
   for (const k of keep) if (project[k] !== undefined) out[k] = project[k];
   out.agents = agents;

@@ -1,6 +1,7 @@
 // The composition root: builds the supervisor's services, each on the narrow ports it needs, and wires
 // the one path events take: tmux output -> the watcher -> a state change -> the event stream, the
 // runner of that agent's queue, the status line, a notice. No logic of its own beyond that wiring.
+import { HostWorktrees } from '../hosts/host-worktrees.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { HealthView, StateEventData, StreamEvent, TurnEventData } from '../api/types.js';
@@ -471,6 +472,7 @@ export function compose(d: SupervisorDeps) {
   const checkProfile = async (name: string) => void (await loadProfile(name, ctx.jaggersDir));
   /** The host a team agent runs on (jaggers.json's `host`), or null: this machine. */
   const hostOfAgent = async (agent: string) => (await project().catch(() => null))?.agents.find((a) => a.name === agent)?.host ?? null;
+  const hostWorktrees = new HostWorktrees({ local: () => isolation.list(), hosts: () => hosts.sources(), hostOf: hostOfAgent });
   const jobs = new Jobs({
     store,
     journal,
@@ -619,11 +621,16 @@ export function compose(d: SupervisorDeps) {
     /** The hosts' supervisors (docs/hosts.md): their connections are closed when this supervisor stops (they go on). */
     hosts,
     /** Agents' and jobs' git worktrees (issue 28): list, diff, merge, discard, gc. */
+    // (An agent on another host: its worktree is there, asked of that host's supervisor.)
     worktrees: {
-      list: () => isolation.list(),
-      diff: (x: string, o: { patch?: boolean; uncommitted?: boolean }) => isolation.diff(x, o),
-      merge: (x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }) => isolation.merge(x, o),
-      discard: (x: string, force: boolean) => isolation.discard(x, force),
+      list: () => hostWorktrees.list(),
+      diff: async (x: string, o: { patch?: boolean; uncommitted?: boolean }) =>
+        (await hostWorktrees.onHost(x, 'GET', (n) => `/v1/worktrees/${n}/diff?patch=${o.patch ? 1 : 0}&uncommitted=${o.uncommitted ? 1 : 0}`)) ??
+        isolation.diff(x, o),
+      merge: async (x: string, o: { mode?: 'merge' | 'squash' | 'rebase'; into?: string; message?: string }) =>
+        (await hostWorktrees.onHost(x, 'POST', (n) => `/v1/worktrees/${n}/merge`, o)) ?? isolation.merge(x, o),
+      discard: async (x: string, force: boolean) =>
+        (await hostWorktrees.onHost(x, 'POST', (n) => `/v1/worktrees/${n}/discard`, { force })) ?? isolation.discard(x, force),
       gc: async (force: boolean) => isolation.gc(force, await project().catch(() => null)),
     },
     runner,

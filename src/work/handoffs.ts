@@ -80,7 +80,7 @@ export class Handoffs {
     // An agent on another host: the handoff is forwarded to that host's supervisor (src/work/remote-work.ts).
     if (!resolveParty(this.p.agents, data, req.agent, task)) {
       const host = (await this.p.hostOf?.(req.agent)) ?? null;
-      if (host) return this.remote(req, task, host);
+      if (host) return this.remote(req, task);
     }
     // A headless turn needs no pane: the agent's terminal in the registry is enough.
     const party = req.headless ? resolveParty(this.p.agents, data, req.agent, task) : null;
@@ -120,8 +120,7 @@ export class Handoffs {
   }
 
   /** A handoff to an agent on another host: recorded here, run there under the same id, followed here. */
-  private async remote(req: HandoffRequest, task: string, host: string): Promise<HandoffResult> {
-    if (req.headless) throw new JaggersError('E_USAGE', `handoff --headless: ${req.agent} is an agent on host ${host}, where this is not supported yet`);
+  private async remote(req: HandoffRequest, task: string): Promise<HandoffResult> {
     if (req.from) await this.p.agents.get(req.from, task, 'agent', 'handoff --from');
     const j = await this.p.jobs.create({
       target: req.agent,
@@ -130,6 +129,8 @@ export class Handoffs {
       workflow: req.workflow,
       work: 'handoff',
       timeout: req.timeout ?? DEFAULT_TURN_TIMEOUT_S,
+      // Headless there: the host's supervisor runs it in far's conversation pinned there.
+      ...(req.headless ? { headless: true } : {}),
       ...(req.id ? { id: req.id } : {}),
       ...(req.from ? { from: req.from } : {}),
       ...(req.fromTerminal && !req.from ? { fromTerminal: req.fromTerminal } : {}),

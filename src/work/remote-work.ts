@@ -261,6 +261,7 @@ export class RemoteWork {
       agent: j.agent ?? j.target,
       message: text,
       wait: false,
+      ...(j.headless ? { headless: true } : {}),
       ...(j.task ? { task: j.task } : {}),
       ...(j.workflow ? { workflow: j.workflow } : {}),
       ...(j.timeoutMs ? { timeout: j.timeoutMs / 1000 } : {}),

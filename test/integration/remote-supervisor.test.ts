@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { execa } from 'execa';
 import type { Browser } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
 import type { HandoffResult, HealthView, HostAgentsView, InboxView, JobResultView, JobView, MessageView, TerminalView } from '../../src/api/types.js';
 import { remoteAttachArgs } from '../../src/commands/attach.js';
+import type { DiffView, WorktreeView } from '../../src/commands/worktrees.js';
 import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
 import { shellQuote } from '../../src/hosts/ssh.js';
@@ -248,6 +249,20 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       await farCard.waitFor({ timeout: 15_000 });
       expect(await farCard.locator('.meta').textContent()).toMatch(/^on box · demo · for /);
       await page.locator('article.card[data-agent="near"]').waitFor();
+      // The Work view's forms offer far@box; a job assigned there is forwarded to box and ends done here.
+      await page.getByRole('link', { name: 'Work' }).click();
+      expect(await page.locator('#agent-names option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).toContain('far@box');
+      const assignForm = page.getByRole('form', { name: 'Assign a job' });
+      await assignForm.getByLabel('Agent').fill('far@box');
+      await assignForm.getByLabel('Prompt').fill('a job from the dashboard for far');
+      await assignForm.getByRole('button', { name: 'Assign a job' }).click();
+      await expect.poll(() => assignForm.getByRole('status').textContent(), { timeout: 15_000, interval: 100 }).toMatch(/^job j-[0-9a-f]+ recorded/);
+      const webJob = /job (j-[0-9a-f]+)/.exec((await assignForm.getByRole('status').textContent()) ?? '')![1]!;
+      await page.locator(`tr[data-job="${webJob}"] [data-job-state="done"]`).waitFor({ timeout: 30_000 });
+      expect(await page.locator(`tr[data-job="${webJob}"] td`).nth(1).textContent()).toBe('far@box');
+      expect(await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).toMatchObject({ host: 'box', state: 'done' });
+      expect((await far.call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === webJob).map((j) => j.state)).toEqual(['done']);
+      await page.getByRole('link', { name: 'Agents', exact: true }).click();
       await page.evaluate(
         `new MutationObserver(() => { if (document.querySelector('article.card.host-down[data-host="box"]')) window.hostDownSeen = true; }).observe(document.body, { subtree: true, childList: true })`,
       );
@@ -444,6 +459,82 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(readFileSync(path.join(root, hj.artifact!), 'utf8')).toContain('hand this over to far');
     expect(hr.reply?.text).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${hr.job}/result`)).reply);
     expect(hr.reply?.artifact).toBe(path.join(rig.root, '.jaggers', 'jobs', `${hr.job}.reply.md`));
+
+    // A headless handoff to far: run headless there, in far's conversation pinned there (far's pane is
+    // stopped for it and resumed after: a new process in the same session), its reply back here.
+    const farBefore = await far.call<TerminalView>('GET', '/v1/terminals/far');
+    const hh = await rig.run(['handoff', 'far', '--headless', '-m', 'a headless turn on box', '--json'], { env: env() });
+    expect(hh.code, hh.stderr).toBe(0);
+    const hhr = JSON.parse(hh.stdout) as HandoffResult;
+    expect(hhr).toMatchObject({ agent: 'far', terminalId: 'far@box', delivery: { kind: 'headless' } });
+    expect(hhr.reply?.text).toContain('a headless turn on box');
+    expect(hhr.reply?.text).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${hhr.job}/result`)).reply);
+    const farAfter = await until('far resumed after the headless turn', async () => {
+      const v = await far.call<TerminalView>('GET', '/v1/terminals/far');
+      return v.state === 'idle' && v.pid !== farBefore.pid ? v : undefined;
+    });
+    expect(farAfter.sessionId).toBe(farBefore.sessionId);
+
+    expect((await rig.run(['down'], { env: env() })).code).toBe(0);
+  }, 180_000);
+
+  it("an agent on box in a worktree of its own: made there, of dir's repository; worktrees, diff and merge from here", async () => {
+    // dir on box: a git repository of the host's user, made by that user (git refuses a repository of
+    // another user), with one commit on main.
+    const repo = path.join(sshd.home, 'repo');
+    const made = await execa(
+      'ssh',
+      [
+        '-F',
+        sshd.configFile,
+        HOST_ALIAS,
+        `set -e; mkdir ${repo}; cd ${repo}; git init -q -b main; echo one > a.txt; git add a.txt; git -c user.name=u -c user.email=u@x commit -qm first`,
+      ],
+      { reject: false },
+    );
+    expect(made.exitCode, made.stderr).toBe(0);
+    await writeFile(
+      path.join(rig.root, 'jaggers.json'),
+      JSON.stringify({
+        hosts: { box: { ssh: HOST_ALIAS, dir: repo } },
+        agents: [
+          { name: 'near', profile: 'demo' },
+          { name: 'iso', profile: 'demo', host: 'box', isolation: 'worktree', args: ['--boot-ms', '50'] },
+        ],
+      }),
+    );
+    const up = await rig.run(['up'], { env: env() });
+    expect(up.code, up.stderr).toBe(0);
+    const root = path.join(repo, '.jaggers', 'hosted', rig.session);
+    const wt = path.join(root, '.jaggers', 'worktrees', 'iso');
+    // The agent runs there, as the host's user, in its worktree on its branch.
+    const far = new ApiClient({ socketPath: hostSocketPath(path.join(rig.root, '.jaggers'), 'box') }, rig.session);
+    const iso = await far.call<TerminalView>('GET', '/v1/terminals/iso');
+    expect(readlinkSync(`/proc/${iso.pid}/cwd`)).toBe(wt);
+    expect(sshd.userProcesses()).toContain(iso.pid);
+
+    // A handoff that writes a file: committed on its branch there when it ends; the checkout untouched.
+    const ho = await rig.run(['handoff', 'iso', '-m', 'write: notes/far.txt "from box\\n"', '--json'], { env: env() });
+    expect(ho.code, ho.stderr).toBe(0);
+    expect(existsSync(path.join(repo, 'notes', 'far.txt'))).toBe(false);
+    const d = JSON.parse((await rig.run(['diff', 'iso', '--json', '--patch'], { env: env() })).stdout) as DiffView;
+    expect(d).toMatchObject({ name: 'iso', agent: 'iso', host: 'box' });
+    expect(d.files.map((f) => f.path)).toEqual(['notes/far.txt']);
+    expect(d.commits).toHaveLength(1);
+    expect(d.patch).toContain('+from box');
+    const human = await rig.run(['diff', 'iso'], { env: env() });
+    expect(human.stdout).toMatch(/^iso on host box: worktree iso, 1 commit since /);
+
+    // `worktrees` lists it with its host, beside this machine's (none here).
+    const listed = JSON.parse((await rig.run(['worktrees', '--json'], { env: env() })).stdout) as WorktreeView[];
+    expect(listed.map((w) => [w.name, w.host, w.branch, w.status?.merged])).toEqual([['iso', 'box', 'jaggers/iso', false]]);
+    expect((await rig.run(['worktrees'], { env: env() })).stdout).toMatch(/^WORKTREE +FOR +HOST +BRANCH[^\n]*\niso +iso +box +jaggers\/iso /);
+
+    // merge: into the checkout there (main, clean: it moves with it).
+    const m = await rig.run(['merge', 'iso'], { env: env() });
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout).toMatch(/^iso: 1 commit merged into main on host box \(merge\)/);
+    expect(readFileSync(path.join(repo, 'notes', 'far.txt'), 'utf8')).toBe('from box\n');
 
     expect((await rig.run(['down'], { env: env() })).code).toBe(0);
   }, 180_000);

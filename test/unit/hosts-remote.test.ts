@@ -49,10 +49,21 @@ describe('the remote project', () => {
     });
   });
 
-  it('refuses an agent in a worktree of its own there, and a host with no agent', () => {
-    expect(() => remoteProjectFile(project([agent('far', { host: 'box', isolation: 'worktree' })]), 'box', 'web', '/p')).toThrow(
-      /agent far \(host box\): `isolation: "worktree"` is not made on other hosts yet/,
-    );
+  it('carries an agent in a worktree of its own there (its cwd a folder inside the worktree) and how worktrees are set up', () => {
+    const p = project([agent('far', { host: 'box', isolation: 'worktree', cwd: 'src' }), agent('iso', { host: 'box', isolation: 'worktree' })], {
+      worktree: { copy: ['.env'], setup: 'npm ci', branchPrefix: 'agents/' },
+    });
+    expect(remoteProjectFile(p, 'box', 'web', '/srv/proj')).toEqual({
+      session: 'web',
+      worktree: { copy: ['.env'], setup: 'npm ci', branchPrefix: 'agents/' },
+      agents: [
+        { name: 'far', profile: 'demo', args: [], env: {}, isolation: 'worktree', cwd: 'src' },
+        { name: 'iso', profile: 'demo', args: [], env: {}, isolation: 'worktree' },
+      ],
+    });
+  });
+
+  it('refuses a host with no agent', () => {
     expect(() => remoteProjectFile(project([agent('near')]), 'box', 'web', '/p')).toThrow(/host box: jaggers.json puts no agent on it/);
   });
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HostAgentsView, TerminalView } from '../../src/api/types.js';
 import { cardView } from '../../web/card.js';
-import { agentKey, applyEvent, emptyModel, setHosts, setTerminals, splitKey, terminalPath } from '../../web/model.js';
+import { agentKey, apiName, applyEvent, emptyModel, setHosts, setTerminals, splitKey, terminalPath } from '../../web/model.js';
 import { terminalView } from '../helpers/terminal-view.js';
 
 const T0 = Date.parse('2026-11-26T12:00:00.000Z');
@@ -40,6 +40,28 @@ describe("the dashboard's hosts", () => {
     expect(splitKey('far@box')).toEqual({ agent: 'far', host: 'box' });
     expect(terminalPath('far@box')).toBe('/v1/hosts/box/terminals/far');
     expect(terminalPath('w+t-1')).toBe('/v1/terminals/w%2Bt-1');
+  });
+
+  it("a host agent's card shows its work recorded here (far@box) and its worktree made on its host; the forms name it as the API takes it", () => {
+    const m = emptyModel();
+    setTerminals(m, [term('far')]);
+    setHosts(m, [up('box', [term('far', { terminalId: 't-far-there' })])]);
+    m.jobs.set('j-1', { id: 'j-1', target: 'far', agent: 'far', terminalId: 'far@box', host: 'box', state: 'running', seq: 1, name: 'remote one' } as never);
+    m.jobs.set('j-2', { id: 'j-2', target: 'far', agent: 'far', terminalId: 't-far', state: 'queued', seq: 2, name: 'local one' } as never);
+    m.worktrees = [
+      { name: 'far', path: '/there/far', branch: 'jaggers/far', agent: 'far', job: null, host: 'box' },
+      { name: 'far', path: '/here/far', branch: 'jaggers/far', agent: 'far', job: null },
+    ];
+    const there = cardView(m, m.terminals.get('far@box')!, T0);
+    expect(there.current).toMatchObject({ id: 'j-1', label: 'remote one', state: 'running' });
+    expect(there.behind).toEqual([]);
+    expect(there.worktree).toEqual({ name: 'far', branch: 'jaggers/far', path: '/there/far' });
+    const here = cardView(m, m.terminals.get('far')!, T0);
+    expect(here.current).toBeNull();
+    expect(here.behind.map((b) => b.id)).toEqual(['j-2']);
+    expect(here.worktree?.path).toBe('/here/far');
+    expect(apiName('far@box')).toBe('far');
+    expect(apiName('w+t-1')).toBe('w+t-1');
   });
 
   it('lists the hosts’ agents after this machine’s (a name on both is two cards), keeps them through a fresh local list, and a host down as a host', () => {

@@ -379,6 +379,18 @@ describe('a handoff to an agent on another host', () => {
     expect(Object.keys(h.store.data.messages)).toEqual([]);
     runner.stop();
   });
+  it('a headless one runs headless there (its conversation pinned there)', async () => {
+    const h = await setup();
+    const { runner } = h.make();
+    await writeDurable(path.join(h.dirs.jaggersDir, 'jobs', 'j-00000000000c.md'), 'summarise');
+    h.store.seed(jobEvent('j-00000000000c', { target: 'far', terminalId: KEY, host: 'box', work: 'handoff', task: 't-0000beef', headless: true }));
+    runner.kick(KEY);
+    await until(() => h.host.jobs.has('j-00000000000c'), 'the handoff there');
+    expect(h.host.handoffs).toEqual([{ id: 'j-00000000000c', agent: 'far', message: 'summarise', wait: false, headless: true, task: 't-0000beef' }]);
+    h.host.set('j-00000000000c', 'done', 'the headless turn ended', 'the summary');
+    await until(() => state(h, 'j-00000000000c') === 'done', 'done here');
+    runner.stop();
+  });
 });
 
 describe("a workflow's turn for an agent on another host", () => {
