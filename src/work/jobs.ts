@@ -101,10 +101,10 @@ export class Jobs {
     const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff' || req.work === 'turn';
     const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
     if (host) {
-      // A headless handoff runs headless there, in far's conversation pinned there (its host's own pins).
+      // A headless handoff or workflow turn runs headless there, in far's conversation pinned there.
       const no = req.worktree
         ? '--worktree'
-        : req.headless && req.work !== 'handoff'
+        : req.headless && req.work !== 'handoff' && req.work !== 'turn'
           ? '--headless'
           : req.base !== undefined
             ? '--base'

@@ -454,8 +454,6 @@ export class Tasks {
       if (done) return this.output(done);
       const last = jobs.at(-1);
       const host = await this.hostOf(input.agent);
-      if (host && input.mode === 'headless')
-        throw new JaggersError('E_USAGE', `step ${input.step}: ${input.agent} is an agent on host ${host}, where a headless step is not run yet`);
       if (last && !isFinal(last.state)) {
         // Its window gone with its tmux server (a reboot): opened again, so the turn is found finished or lost there.
         // (A turn on another host is followed there: its host's supervisor keeps its window.)
@@ -475,7 +473,8 @@ export class Tasks {
       retry = false;
       // A headless step needs no pane: the agent's terminal of this task runs its CLI once, outside it.
       const headless = input.mode === 'headless';
-      // A role on another host: the item names the agent, and is forwarded with the files its prompt names.
+      // A role on another host: the item names the agent, and is forwarded with the files its prompt names
+      // (a headless one runs headless there, in the agent's conversation pinned there).
       const target = host ? input.agent : headless ? this.terminalOf(input) : await this.ensureAgent(input);
       const id = turnJobId(input.taskId, input.seq, jobs.length + 1);
       await this.p.jobs.create({
