@@ -20,7 +20,8 @@ export function agentsOn(project: ProjectFile | null, host: string): AgentSpec[]
 /**
  * The remote project's jaggers.json: the host's agents (no `host`; each `cwd` made absolute from `dir`,
  * where the project's files are on that host), the session's name, and the settings that mean the same
- * there (size, hooks, the watchdog, workers, prices, context). Not carried: `notify` (a command of this
+ * there (size, hooks, the watchdog, workers, prices, context), and `home`: the team's other agents (by
+ * name), whom its agents may message through the outbox (docs/hosts.md). Not carried: `notify` (a command of this
  * machine), the session's `budget` (the whole team's, kept here), `worktree`, `hosts`.
  */
 export function remoteProjectFile(project: ProjectFile, host: string, session: string, dir: string): Record<string, unknown> {
@@ -41,6 +42,9 @@ export function remoteProjectFile(project: ProjectFile, host: string, session: s
   const out: Record<string, unknown> = { session };
   for (const k of keep) if (project[k] !== undefined) out[k] = project[k];
   out.agents = agents;
+  // The rest of the team, whom the agents there may message: their messages wait there until taken home.
+  const home = project.agents.filter((a) => a.host !== host).map((a) => a.name);
+  if (home.length) out.home = { agents: home };
   return out;
 }
 

@@ -109,7 +109,12 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // The remote project: its own folder under dir, its jaggers.json written from the agents on box.
     const root = path.join(proj, '.jaggers', 'hosted', rig.session);
     const written = JSON.parse(readFileSync(path.join(root, 'jaggers.json'), 'utf8')) as Record<string, unknown>;
-    expect(written).toEqual({ session: rig.session, agents: [{ name: 'far', profile: 'demo', args: ['--boot-ms', '50'], env: {}, cwd: proj }] });
+    expect(written).toEqual({
+      session: rig.session,
+      agents: [{ name: 'far', profile: 'demo', args: ['--boot-ms', '50'], env: {}, cwd: proj }],
+      // The rest of the team, whom far may message (through that supervisor's outbox).
+      home: { agents: ['near'] },
+    });
 
     // Its supervisor and its agent run as the host's user: started through ssh.
     const theirs = sshd.userProcesses().map((pid) => ({ pid, cmd: cmdline(pid) }));
@@ -459,6 +464,46 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(readFileSync(path.join(root, hj.artifact!), 'utf8')).toContain('hand this over to far');
     expect(hr.reply?.text).toBe((await far.call<JobResultView>('GET', `/v1/jobs/${hr.job}/result`)).reply);
     expect(hr.reply?.artifact).toBe(path.join(rig.root, '.jaggers', 'jobs', `${hr.job}.reply.md`));
+
+    // far answers: `jaggers message near` run on box as far (its JAGGERS_TERMINAL_ID), through a login of
+    // its own. near is no agent there: the message waits in that supervisor's outbox, and this one takes it home.
+    const farId = (await far.call<TerminalView[]>('GET', '/v1/terminals')).find((t) => t.agent === 'far')!.terminalId!;
+    const onBox = (text: string) =>
+      execa('ssh', [
+        '-F',
+        sshd.configFile,
+        HOST_ALIAS,
+        `JAGGERS_TERMINAL_ID=${farId} jaggers --project ${shellQuote(root)} message near -m ${shellQuote(text)} --json`,
+      ]);
+    const fromFar = JSON.parse((await onBox('the build on box is green')).stdout) as MessageView;
+    expect(fromFar).toMatchObject({ toAgent: 'near', to: 'near@home', fromAgent: 'far', outbox: true });
+    const atNear = async (id: string) =>
+      until(`message ${id} delivered to near here`, async () => {
+        const v = JSON.parse((await rig.run(['inbox', 'near', '--json'], { env: env() })).stdout) as InboxView;
+        const m = v.messages.filter((x) => x.id === id);
+        return m[0]?.state === 'delivered' ? m : undefined;
+      });
+    const got = await atNear(fromFar.id);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ from: 'far@box', fromAgent: 'far', host: null });
+    const file = readFileSync(path.join(rig.root, got[0]!.file), 'utf8');
+    expect(file).toMatch(/^from: far \(far@box\)$/m);
+    expect(file.endsWith('\nthe build on box is green')).toBe(true);
+    expect(await far.call<MessageView[]>('GET', '/v1/outbox')).toEqual([]);
+
+    // One sent there while the connection is cut: taken home once, after the reconnect.
+    expect(sshd.cut()).toBeGreaterThan(0);
+    const duringCut = JSON.parse((await onBox('sent while the connection was cut')).stdout) as MessageView;
+    expect((await atNear(duringCut.id)).map((m) => m.fromAgent)).toEqual(['far']);
+
+    // near's reply goes to far on box, named there as near: far's answer to it goes home again.
+    const reply = JSON.parse((await rig.run(['message', 'far', '--from', 'near', '-m', 'thanks, far', '--json'], { env: env() })).stdout) as MessageView;
+    const farInbox = await until('the reply delivered on box', async () => {
+      const v = await far.call<InboxView>('GET', '/v1/terminals/far/inbox');
+      return v.messages.find((m) => m.id === reply.id && m.state === 'delivered');
+    });
+    expect(farInbox).toMatchObject({ fromAgent: 'near', from: 'near@home' });
+    expect(readFileSync(path.join(root, farInbox.file), 'utf8')).toMatch(/^reply: "jaggers message near -m/m);
 
     expect((await rig.run(['down'], { env: env() })).code).toBe(0);
   }, 180_000);
