@@ -505,6 +505,15 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     expect(farInbox).toMatchObject({ fromAgent: 'near', from: 'near@home' });
     expect(readFileSync(path.join(root, farInbox.file), 'utf8')).toMatch(/^reply: "jaggers message near -m/m);
 
+    // `-f` gives the work from a file here: its text travels in the request and is the prompt there, exactly (1 MB).
+    const line = 'ünïcode line of a long prompt, with "quotes", $HOME and `ticks`\n';
+    const big = line.repeat(Math.ceil(1_000_000 / Buffer.byteLength(line)));
+    await writeFile(path.join(rig.root, 'big.md'), big);
+    const bigJob = (await rig.run(['assign', 'far', '-f', 'big.md'], { env: env() })).stdout.trim();
+    expect((await rig.run(['wait', bigJob, '--timeout', '60'], { env: env() })).code).toBe(0);
+    const bigThere = await far.call<JobView>('GET', `/v1/jobs/${bigJob}`);
+    expect(readFileSync(path.join(root, bigThere.prompt)).equals(Buffer.from(big))).toBe(true);
+
     expect((await rig.run(['down'], { env: env() })).code).toBe(0);
   }, 180_000);
 });
