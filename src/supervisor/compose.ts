@@ -513,7 +513,7 @@ export function compose(d: SupervisorDeps) {
     homeAgents: async () => (await project().catch(() => null))?.home?.agents ?? [],
   });
   // Messages from the hosts' agents to agents here: taken from each host's outbox while its connection is up.
-  const outboxHome = new OutboxHome({ reach: (name) => hosts.reach(name), inbox, log });
+  const outboxHome = new OutboxHome({ reach: (name) => hosts.reach(name), inbox, log, clock: realClock });
   const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal, hostOf: hostOfAgent });
   const views = new AgentViews({
     table,

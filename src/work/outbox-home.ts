@@ -9,12 +9,14 @@ import type { Log } from '../logger.js';
 import type { MessageRequest, OutboxMessage } from './inbox.js';
 import type { HostReach } from './remote-work.js';
 import type { MessageView } from '../api/types.js';
+import type { Clock } from './ports.js';
 
 export interface OutboxHomePorts {
   /** The host's supervisor, or null when this supervisor keeps no connection to it. */
   reach(host: string): HostReach | null;
   inbox: { send(req: MessageRequest): Promise<MessageView> };
   log: Log;
+  clock: Clock;
 }
 
 export class OutboxHome {
@@ -23,6 +25,8 @@ export class OutboxHome {
   /** Hosts whose outbox is being taken now, and those to look at again once that is done. */
   private readonly taking = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  /** Streams ended in a row with the connection up (the host's supervisor gone or restarting), and the timer to follow again. */
+  private readonly ended = new Map<string, { n: number; timer: unknown }>();
   private stopped = false;
 
   constructor(private readonly p: OutboxHomePorts) {}
@@ -30,16 +34,21 @@ export class OutboxHome {
   /** The host's connection changed (or this supervisor started): follow its stream and take its outbox while it is up. */
   follow(host: string): void {
     if (this.stopped || this.following.has(host)) return;
+    const waiting = this.ended.get(host);
+    if (waiting?.timer !== undefined) this.p.clock.clearTimeout(waiting.timer);
+    if (waiting) waiting.timer = undefined;
     const r = this.p.reach(host);
     if (!r || r.view.state !== 'connected') return;
     const stop = new AbortController();
     this.following.set(host, stop);
+    const since = this.p.clock.now();
     // Asked for before the outbox is read: a message put there meanwhile is an event on it.
     const stream =
       r.api.events?.(
         '/v1/events?types=message',
         (e) => {
           if (e.data.state === 'outbox') this.take(host);
+          this.ended.delete(host);
         },
         { signal: stop.signal },
       ) ?? Promise.resolve();
@@ -48,8 +57,14 @@ export class OutboxHome {
       .catch((e: Error) => this.p.log.debug({ host, err: e.message }, "host's event stream ended"))
       .finally(() => {
         if (this.following.get(host) === stop) this.following.delete(host);
-        // Ended with the connection still up (the host's supervisor restarted): followed again.
-        if (!stop.signal.aborted && this.p.reach(host)?.view.state === 'connected') setImmediate(() => this.follow(host));
+        // Ended with the connection still up (the host's supervisor restarted, or gone): followed again
+        // after a pause that doubles from 1 s up to 30 s (the connection's next change follows at once).
+        if (stop.signal.aborted || this.stopped || this.p.reach(host)?.view.state !== 'connected') return;
+        const e = this.ended.get(host) ?? { n: 0, timer: undefined };
+        // A stream that lasted starts the pauses over.
+        e.n = this.p.clock.now() - since > 30_000 ? 1 : e.n + 1;
+        e.timer = this.p.clock.setTimeout(() => this.follow(host), Math.min(30_000, 1000 * 2 ** (e.n - 1)));
+        this.ended.set(host, e);
       });
   }
 
@@ -106,5 +121,7 @@ export class OutboxHome {
     this.stopped = true;
     for (const c of this.following.values()) c.abort();
     this.following.clear();
+    for (const e of this.ended.values()) if (e.timer !== undefined) this.p.clock.clearTimeout(e.timer);
+    this.ended.clear();
   }
 }

@@ -15,6 +15,7 @@ import { queueOf, terminalsWithWork } from '../../src/work/queue.js';
 import { remoteProjectFile } from '../../src/hosts/remote-project.js';
 import type { ProjectFile } from '../../src/project/project-file.js';
 import { tempDirs } from '../helpers/temp-dir.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { FakeAgents, FakeStore, recordingLog, settle, terminalEvents } from '../helpers/work-fakes.js';
 
 const temp = tempDirs('jaggers-outbox-');
@@ -52,6 +53,10 @@ async function side(terminal: string, agent: string, o: { home?: string[]; hostO
 /** The host box's supervisor as the local one reaches it through the forwarded socket: its outbox routes over its inbox. */
 class FakeBox {
   connected = true;
+  /** Its supervisor answers (false: killed, the connection up). */
+  supervisor = true;
+  /** Event streams asked for. */
+  streams = 0;
   /** The answer of the next `taken` is lost (the request was done there; the connection dropped). */
   cutTaken = false;
   readonly calls: string[] = [];
@@ -60,8 +65,8 @@ class FakeBox {
   reach = (): HostReach => ({
     view: { state: this.connected ? 'connected' : 'retrying', detail: this.connected ? 'connected' : 'retrying in 2 s' },
     api: {
-      call: async <T,>(method: string, at: string): Promise<T> => {
-        if (!this.connected) throw new JaggersError('E_SUPERVISOR_DOWN', 'no supervisor answers at box.sock (ECONNREFUSED)');
+      call: async <T>(method: string, at: string): Promise<T> => {
+        if (!this.connected || !this.supervisor) throw new JaggersError('E_SUPERVISOR_DOWN', 'no supervisor answers at box.sock (ECONNREFUSED)');
         this.calls.push(`${method} ${at}`);
         if (method === 'GET' && at === '/v1/outbox') return (await this.box.inbox.outbox()) as T;
         const m = /^\/v1\/outbox\/([^/]+)\/taken$/.exec(at);
@@ -75,11 +80,14 @@ class FakeBox {
         }
         throw new Error(`unexpected ${method} ${at}`);
       },
-      events: (_p, onEvent, o) =>
-        new Promise<void>((resolve) => {
+      events: (_p, onEvent, o) => {
+        this.streams++;
+        if (!this.connected || !this.supervisor) return Promise.reject(new JaggersError('E_SUPERVISOR_DOWN', 'no supervisor answers at box.sock'));
+        return new Promise<void>((resolve) => {
           const off = this.box.hub.subscribe((e) => onEvent({ type: e.type, data: e.data }));
           o?.signal?.addEventListener('abort', () => (off(), resolve()), { once: true });
-        }),
+        });
+      },
     },
   });
 }
@@ -90,8 +98,9 @@ async function setup() {
   // Here: near, and far on host box.
   const here = await side('jg-near', 'near', { hostOf: (a) => (a === 'far' ? 'box' : null) });
   const link = new FakeBox(box);
-  const make = () => new OutboxHome({ reach: (h) => (h === 'box' ? link.reach() : null), inbox: here.inbox, log: recordingLog() });
-  return { box, here, link, make };
+  const clock = new FakeClock();
+  const make = () => new OutboxHome({ reach: (h) => (h === 'box' ? link.reach() : null), inbox: here.inbox, log: recordingLog(), clock });
+  return { box, here, link, make, clock };
 }
 
 describe("a host's agent messaging an agent of the team elsewhere (the host's outbox)", () => {
@@ -153,10 +162,10 @@ describe("a host's agent messaging an agent of the team elsewhere (the host's ou
     home.stop();
   });
 
-  it("one for an agent this machine does not have waits there, said in the log; a person there stays a person", async () => {
+  it('one for an agent this machine does not have waits there, said in the log; a person there stays a person', async () => {
     const { box, here, link } = await setup();
     const log = recordingLog();
-    const home = new OutboxHome({ reach: (h) => (h === 'box' ? link.reach() : null), inbox: here.inbox, log });
+    const home = new OutboxHome({ reach: (h) => (h === 'box' ? link.reach() : null), inbox: here.inbox, log, clock: new FakeClock() });
     await box.inbox.send({ id: 'm-0000b0b3', to: 'gone', text: 'for an agent removed here since', fromTerminal: 'jg-far' });
     await box.inbox.send({ id: 'm-0000b0b4', to: 'near', text: 'from a person on box' });
     await home.take('box');
@@ -167,6 +176,32 @@ describe("a host's agent messaging an agent of the team elsewhere (the host's ou
     expect((await box.inbox.outbox()).map((m) => m.id)).toEqual(['m-0000b0b3']);
     expect(log.lines.find((l) => l.msg.includes('cannot be stored here'))?.obj).toMatchObject({ message: 'm-0000b0b3', to: 'gone' });
     home.stop();
+  });
+});
+
+describe("following a host's outbox", () => {
+  it("a host's supervisor that does not answer (the connection up) is followed again after 1 s, doubling; then its outbox is taken", async () => {
+    const { box, here, link, make, clock } = await setup();
+    await box.inbox.send({ id: 'm-0000b0b5', to: 'near', text: 'sent before its supervisor died', fromTerminal: 'jg-far' });
+    link.supervisor = false;
+    const home = make();
+    home.follow('box');
+    await until(() => clock.pending === 1, 'the pause after the failed stream');
+    expect(link.streams).toBe(1);
+    clock.advance(999);
+    await settle();
+    expect(link.streams).toBe(1);
+    clock.advance(1);
+    await until(() => link.streams === 2 && clock.pending === 1, 'followed again after 1 s');
+    clock.advance(1999);
+    await settle();
+    expect(link.streams).toBe(2);
+    link.supervisor = true;
+    clock.advance(1);
+    await until(() => here.store.data.messages['m-0000b0b5'] !== undefined && box.store.data.messages['m-0000b0b5']?.state === 'delivered', 'taken');
+    expect(link.streams).toBe(3);
+    home.stop();
+    expect(clock.pending).toBe(0);
   });
 });
 
