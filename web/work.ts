@@ -85,8 +85,14 @@ export class WorkView {
 
   renderAgents(): void {
     const keys = [...this.model.terminals.keys()];
-    // The forms' agents: this machine's (work for a host's agent is not sent from here yet: docs/hosts.md).
-    fill(this.agentLists, ...keys.filter((k) => !splitKey(k).host).map((k) => h('option', { value: k })));
+    // The forms' agents, a host's too: by name (the API sends a job or message for `far` to its host), shown `far on box`.
+    fill(
+      this.agentLists,
+      ...keys.map((k) => {
+        const { agent, host } = splitKey(k);
+        return h('option', { value: agent, ...(host ? { label: `${agent} on ${host}` } : {}) });
+      }),
+    );
     const chosen = this.inboxAgent.value;
     fill(this.inboxAgent, ...keys.map((k) => h('option', { value: k, selected: k === chosen }, k)));
   }

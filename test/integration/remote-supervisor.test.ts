@@ -273,6 +273,35 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       );
       await page.goto(new URL('/#/terminal/far%40box', page.url()).href);
       await expect.poll(() => page.evaluate('window.jaggers.terminalText()'), { timeout: 15_000, interval: 100 }).toMatch(/seen from the dashboard/);
+      // The Work page's forms list far (on box) and send it work through the same routes: a job, a message.
+      await page.getByRole('link', { name: 'Work', exact: true }).click();
+      await expect
+        .poll(() =>
+          page
+            .locator('#agent-names option')
+            .evaluateAll((os) =>
+              os.map((o) => `${(o as unknown as { value: string; label: string }).value}|${(o as unknown as { value: string; label: string }).label}`),
+            ),
+        )
+        .toEqual(['near|', 'far|far on box']);
+      const assignForm = page.getByRole('form', { name: 'Assign a job' });
+      await assignForm.getByLabel('Agent').fill('far');
+      await assignForm.getByLabel('Prompt').fill('a job for far from the dashboard');
+      await assignForm.getByRole('button', { name: 'Assign a job' }).click();
+      await expect.poll(() => assignForm.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^job j-[0-9a-f]+ recorded/);
+      const webJob = /job (j-[0-9a-f]+)/.exec((await assignForm.getByRole('status').textContent()) ?? '')![1]!;
+      await until("the dashboard's job done here", async () => ((await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).state === 'done' ? true : undefined));
+      expect(await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).toMatchObject({ agent: 'far', host: 'box' });
+      expect((await far.call<JobView>('GET', `/v1/jobs/${webJob}`)).state).toBe('done');
+      const messageForm = page.getByRole('form', { name: 'Send a message' });
+      await messageForm.getByLabel('To').fill('far');
+      await messageForm.getByLabel('Message').fill('a message for far from the dashboard');
+      await messageForm.getByRole('button', { name: 'Send a message' }).click();
+      await expect.poll(() => messageForm.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^message m-[0-9a-f]+ sent/);
+      const webMsg = /message (m-[0-9a-f]+)/.exec((await messageForm.getByRole('status').textContent()) ?? '')![1]!;
+      await until("the dashboard's message delivered on box", async () =>
+        (await far.call<InboxView>('GET', '/v1/terminals/far/inbox')).messages.find((m) => m.id === webMsg && m.state === 'delivered'),
+      );
       await page.goto(new URL('/#/', page.url()).href);
       await farCard.waitFor();
     }
