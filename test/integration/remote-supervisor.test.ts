@@ -277,28 +277,27 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       await page.getByRole('link', { name: 'Work', exact: true }).click();
       await expect
         .poll(() =>
-          page
-            .locator('#agent-names option')
-            .evaluateAll((os) =>
-              os.map((o) => `${(o as unknown as { value: string; label: string }).value}|${(o as unknown as { value: string; label: string }).label}`),
-            ),
+          page.locator('#agent-names option').evaluateAll((os) =>
+            os.map((o) => {
+              const opt = o as unknown as { value: string; label: string };
+              return `${opt.value}|${opt.label}`;
+            }),
+          ),
         )
         .toEqual(['near|', 'far|far on box']);
-      const assignForm = page.getByRole('form', { name: 'Assign a job' });
-      await assignForm.getByLabel('Agent').fill('far');
-      await assignForm.getByLabel('Prompt').fill('a job for far from the dashboard');
-      await assignForm.getByRole('button', { name: 'Assign a job' }).click();
-      await expect.poll(() => assignForm.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^job j-[0-9a-f]+ recorded/);
-      const webJob = /job (j-[0-9a-f]+)/.exec((await assignForm.getByRole('status').textContent()) ?? '')![1]!;
+      /** Fill a form of the Work page, send it, and give the id its status line names. */
+      const submit = async (name: string, fields: Record<string, string>, said: RegExp): Promise<string> => {
+        const form = page.getByRole('form', { name });
+        for (const [label, value] of Object.entries(fields)) await form.getByLabel(label).fill(value);
+        await form.getByRole('button', { name }).click();
+        await expect.poll(() => form.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(said);
+        return said.exec((await form.getByRole('status').textContent()) ?? '')![1]!;
+      };
+      const webJob = await submit('Assign a job', { Agent: 'far', Prompt: 'a job for far from the dashboard' }, /^job (j-[0-9a-f]+) recorded/);
       await until("the dashboard's job done here", async () => ((await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).state === 'done' ? true : undefined));
       expect(await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).toMatchObject({ agent: 'far', host: 'box' });
       expect((await far.call<JobView>('GET', `/v1/jobs/${webJob}`)).state).toBe('done');
-      const messageForm = page.getByRole('form', { name: 'Send a message' });
-      await messageForm.getByLabel('To').fill('far');
-      await messageForm.getByLabel('Message').fill('a message for far from the dashboard');
-      await messageForm.getByRole('button', { name: 'Send a message' }).click();
-      await expect.poll(() => messageForm.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^message m-[0-9a-f]+ sent/);
-      const webMsg = /message (m-[0-9a-f]+)/.exec((await messageForm.getByRole('status').textContent()) ?? '')![1]!;
+      const webMsg = await submit('Send a message', { To: 'far', Message: 'a message for far from the dashboard' }, /^message (m-[0-9a-f]+) sent/);
       await until("the dashboard's message delivered on box", async () =>
         (await far.call<InboxView>('GET', '/v1/terminals/far/inbox')).messages.find((m) => m.id === webMsg && m.state === 'delivered'),
       );
