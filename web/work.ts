@@ -4,7 +4,7 @@
 import { ApiError, get, post, seg } from './api.js';
 import { jobLabel } from './card.js';
 import { append, clock, fill, h } from './dom.js';
-import { apiName, FINAL_JOB_STATES, terminalPath, type Model } from './model.js';
+import { apiName, FINAL_JOB_STATES, splitKey, terminalPath, type Model } from './model.js';
 import type { FlowInfo, InboxView, JobView, TaskTurnView, TaskView } from './types.js';
 
 const FINAL_TASK = new Set(['done', 'failed', 'cancelled']);
@@ -87,8 +87,14 @@ export class WorkView {
 
   renderAgents(): void {
     const keys = [...this.model.terminals.keys()];
-    // The forms' agents: this machine's and the hosts' (`far@box`: the API forwards its work to box).
-    fill(this.agentLists, ...keys.map((k) => h('option', { value: k })));
+    // The forms' agents, a host's too: by name (the API sends a job or message for `far` to its host), shown `far on box`.
+    fill(
+      this.agentLists,
+      ...keys.map((k) => {
+        const { agent, host } = splitKey(k);
+        return h('option', { value: agent, ...(host ? { label: `${agent} on ${host}` } : {}) });
+      }),
+    );
     const chosen = this.inboxAgent.value;
     fill(this.inboxAgent, ...keys.map((k) => h('option', { value: k, selected: k === chosen }, k)));
   }

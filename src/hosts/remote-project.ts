@@ -20,10 +20,11 @@ export function agentsOn(project: ProjectFile | null, host: string): AgentSpec[]
 /**
  * The remote project's jaggers.json: the host's agents (no `host`; each `cwd` made absolute from `dir`,
  * where the project's files are on that host), the session's name, and the settings that mean the same
- * there (size, hooks, the watchdog, workers, prices, context, how worktrees are set up). Not carried:
- * `notify` (a command of this machine), the session's `budget` (the whole team's, kept here), `hosts`.
- * An agent with `isolation: "worktree"` works in a worktree made there, of `dir`'s repository (the remote
- * project sits inside `dir`, so git finds it from there): `<root>/.jaggers/worktrees/<agent>`.
+ * there (size, hooks, the watchdog, workers, prices, context, how worktrees are set up), and `home`: the
+ * team's other agents (by name), whom its agents may message through the outbox (docs/hosts.md). Not
+ * carried: `notify` (a command of this machine), the session's `budget` (the whole team's, kept here),
+ * `hosts`. An agent with `isolation: "worktree"` works in a worktree made there, of `dir`'s repository
+ * (the remote project sits inside `dir`, so git finds it from there): `<root>/.jaggers/worktrees/<agent>`.
  */
 export function remoteProjectFile(project: ProjectFile, host: string, session: string, dir: string): Record<string, unknown> {
   const mine = agentsOn(project, host);
@@ -42,6 +43,9 @@ export function remoteProjectFile(project: ProjectFile, host: string, session: s
   const out: Record<string, unknown> = { session };
   for (const k of keep) if (project[k] !== undefined) out[k] = project[k];
   out.agents = agents;
+  // The rest of the team, whom the agents there may message: their messages wait there until taken home.
+  const home = project.agents.filter((a) => a.host !== host).map((a) => a.name);
+  if (home.length) out.home = { agents: home };
   return out;
 }
 

@@ -96,6 +96,11 @@ export const ProjectSchema = z
     autoCompact: z.boolean().optional(),
     /** Other machines agents run on, reached with `ssh` (`{"box": {"ssh": "user@host", "dir": "/srv/proj"}}`; docs/hosts.md). */
     hosts: HostsSchema.optional(),
+    /**
+     * In a host's project only, written by the supervisor that started it (docs/hosts.md): the team's agents
+     * that are not on this host, whom its agents may message (their messages wait in the outbox, taken home).
+     */
+    home: z.strictObject({ agents: z.array(z.string().min(1).max(64)).max(1000) }).optional(),
   })
   .superRefine((p, ctx) => {
     const seen = new Set<string>();

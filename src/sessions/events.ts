@@ -131,7 +131,8 @@ export const JOB_KINDS = ['agent', 'worker'] as const;
  * command, typed like a send, docs/usage.md). Messages are the inbox's items.
  */
 export const WORK_KINDS = ['job', 'handoff', 'send', 'turn', 'flow', 'compact'] as const;
-export const DELIVERED_HOW = ['verified', 'unverified', 'found-on-screen', 'found-in-transcript'] as const;
+/** `sent-home`: an outbox message (below) the supervisor that started this host's took home, by its id. */
+export const DELIVERED_HOW = ['verified', 'unverified', 'found-on-screen', 'found-in-transcript', 'sent-home'] as const;
 
 /** A background job (`jaggers assign`): its prompt is a file, the journal holds what it is and where it went. */
 export const jobCreatedEvent = z.object({
@@ -231,6 +232,11 @@ export const messageCreatedEvent = z.object({
   job: id.nullable(),
   /** To an agent on another host (docs/hosts.md): delivered by that host's supervisor; `to` is `<agent>@<host>`. */
   host: id.optional(),
+  /**
+   * On a host's supervisor: to an agent of the machine that started it (jaggers.json's `home`, docs/hosts.md).
+   * It waits in the outbox, in no queue here, until that supervisor takes it home by its id.
+   */
+  outbox: z.literal(true).optional(),
 });
 
 /** About to be typed, with this nonce: after a crash, the nonce on screen or in the transcript says it went in. */

@@ -109,6 +109,8 @@ export const messageRecordSchema = z.object({
   seq: z.number().int().nonnegative().default(0),
   /** To an agent on another host (docs/hosts.md): delivered there by its supervisor; null: this machine. */
   host: z.string().nullable().default(null),
+  /** On a host's supervisor: to an agent of the machine that started it, waiting in the outbox until taken home. */
+  outbox: z.boolean().default(false),
   /** Its turn was cut by a usage limit and it waits to be delivered again (docs/limits.md); null: never cut. */
   limited: z
     .object({ cuts: z.number().int().positive(), at: isoTime, resetAt: isoTime.nullable(), said: z.string().nullable(), reason: z.string() })
@@ -355,6 +357,7 @@ export function applyWorkEvent<T extends WorkData>(data: T, e: WorkEvent, mode?:
         how: null,
         seq: data.seq + 1,
         host,
+        outbox: e.outbox ?? false,
         limited: null,
       };
       return { ...data, seq: data.seq + 1, messages: put(data.messages, messageId, m, mode) };

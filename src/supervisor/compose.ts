@@ -35,6 +35,7 @@ import { describeSocket } from '../tmux/server.js';
 import type { TurnEnv, TurnTarget } from '../turns/turn.js';
 import { Handoffs } from '../work/handoffs.js';
 import { Inbox } from '../work/inbox.js';
+import { OutboxHome } from '../work/outbox-home.js';
 import { Jobs } from '../work/jobs.js';
 import { WorkJournal } from '../work/journal.js';
 import { moveToFallback } from '../work/fallback.js';
@@ -249,7 +250,11 @@ export function compose(d: SupervisorDeps) {
     log,
     commandOf: async (name) => (await profile(name)).command,
     // Items for its agents wait while its connection is down, and go on once it is back.
-    changed: () => queueMicrotask(() => runner.kickAll()),
+    changed: (name) =>
+      queueMicrotask(() => {
+        runner.kickAll();
+        outboxHome.follow(name);
+      }),
   });
   const launcher = new Launcher({
     tmux: commands,
@@ -336,7 +341,16 @@ export function compose(d: SupervisorDeps) {
   });
 
   // Items for agents on other hosts: forwarded to each host's supervisor, followed there, their end copied here.
-  const remote = new RemoteWork({ journal, store, hub, dirs, reach: (name) => hosts.reach(name), clock: realClock, log });
+  const remote = new RemoteWork({
+    journal,
+    store,
+    hub,
+    dirs,
+    reach: (name) => hosts.reach(name),
+    clock: realClock,
+    log,
+    teamAgent: async (name) => (await project().catch(() => null))?.agents.some((a) => a.name === name) ?? false,
+  });
   const runner = new Runner({
     data: () => store.data,
     pane: (terminalId) => table.find(terminalId),
@@ -489,7 +503,19 @@ export function compose(d: SupervisorDeps) {
     hostOf: hostOfAgent,
     remote,
   });
-  const inbox = new Inbox({ store, agents, hub, log, dirs, runner, hostOf: hostOfAgent });
+  const inbox = new Inbox({
+    store,
+    agents,
+    hub,
+    log,
+    dirs,
+    runner,
+    hostOf: hostOfAgent,
+    // On a host's supervisor: the team's agents elsewhere, whose messages wait in the outbox (docs/hosts.md).
+    homeAgents: async () => (await project().catch(() => null))?.home?.agents ?? [],
+  });
+  // Messages from the hosts' agents to agents here: taken from each host's outbox while its connection is up.
+  const outboxHome = new OutboxHome({ reach: (name) => hosts.reach(name), inbox, log, clock: realClock });
   const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal, hostOf: hostOfAgent });
   const views = new AgentViews({
     table,
@@ -723,6 +749,7 @@ export function compose(d: SupervisorDeps) {
       stopping.abort();
       handoffs.stop();
       runner.stop();
+      outboxHome.stop();
       tasks.stop();
       flows.stop();
       spool.stop();

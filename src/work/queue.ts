@@ -7,6 +7,8 @@ import { changesSince, tableVersion } from '../sessions/work.js';
 export type WorkItem =
   { kind: 'job'; id: string; seq: number; created: string; j: JobRecord } | { kind: 'message'; id: string; seq: number; created: string; m: MessageRecord };
 
+/** A message to deliver here: not delivered yet, and not one in the outbox (taken home by another supervisor, docs/hosts.md). */
+const open = (m: MessageRecord): boolean => m.state !== 'delivered' && !m.outbox;
 const job = (j: JobRecord): WorkItem => ({ kind: 'job', id: j.id, seq: j.seq, created: j.created, j });
 const message = (m: MessageRecord): WorkItem => ({ kind: 'message', id: m.id, seq: m.seq, created: m.created, m });
 
@@ -65,7 +67,7 @@ function openItems(data: RegistryData): Map<string, WorkItem[]> {
       }
       for (const id of new Set(messages)) {
         const m = Object.hasOwn(data.messages, id) ? data.messages[id] : undefined;
-        reindex(hit, dirty, `m:${id}`, id, m && m.state !== 'delivered' ? { terminalId: m.to, item: message(m) } : null);
+        reindex(hit, dirty, `m:${id}`, id, m && open(m) ? { terminalId: m.to, item: message(m) } : null);
       }
       for (const t of dirty) {
         const q = hit.byTerminal.get(t);
@@ -91,7 +93,7 @@ function openItems(data: RegistryData): Map<string, WorkItem[]> {
   }
   for (const id in data.messages) {
     const m = data.messages[id]!;
-    if (m.state !== 'delivered') add(`m:${id}`, m.to, message(m));
+    if (open(m)) add(`m:${id}`, m.to, message(m));
   }
   for (const q of byTerminal.values()) q.sort(runOrder);
   openCache.set(data.jobs, { messages: data.messages, jobsVersion, messagesVersion, byTerminal, where });

@@ -48,6 +48,8 @@ export interface RemoteWorkPorts {
   reach(host: string): HostReach | null;
   clock: Clock;
   log: Log;
+  /** Whether a name is an agent of jaggers.json's team (a host knows those as its `home`; a worker it does not). */
+  teamAgent?(name: string): Promise<boolean>;
   /** Seconds one wait there may take before it is asked again (default 30). */
   waitS?: number;
 }
@@ -208,7 +210,9 @@ export class RemoteWork {
         const waitMs = (this.p.waitS ?? 30) * 1000;
         for (;;) {
           // Sent again after each wait: the same id is stored once there, and the answer says how it stands.
-          const rec = await reach.api.call<MessageView>('POST', '/v1/messages', { id: m.id, to: m.toAgent, text }, { signal });
+          // From an agent of the team here: named, so a reply there goes home through that host's outbox.
+          const from = m.from && (await this.p.teamAgent?.(m.fromAgent)) ? { from: m.fromAgent } : {};
+          const rec = await reach.api.call<MessageView>('POST', '/v1/messages', { id: m.id, to: m.toAgent, text, ...from }, { signal });
           this.answered(key);
           if (rec.state === 'delivered') {
             how = rec.how;

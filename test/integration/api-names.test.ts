@@ -79,6 +79,9 @@ const CASES: Record<string, Variant[]> = {
     { body: (n) => ({ to: 'alpha', text: 'hi', fromTerminal: n }) },
     { body: (n) => ({ to: 'alpha', text: 'hi', task: n }) },
   ],
+  // A host's outbox (docs/hosts.md): taken by its id.
+  'GET /v1/outbox': [],
+  'POST /v1/outbox/:id/taken': [inPath],
   'POST /v1/tasks': [
     { body: (n) => ({ workflow: n, text: 'hi' }) },
     { body: (n) => ({ id: n, workflow: 'handoff', text: 'hi', agents: ['alpha'] }) },

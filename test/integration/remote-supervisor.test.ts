@@ -95,7 +95,12 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // The remote project: its own folder under dir, its jaggers.json written from the agents on box.
     const root = path.join(proj, '.jaggers', 'hosted', rig.session);
     const written = JSON.parse(readFileSync(path.join(root, 'jaggers.json'), 'utf8')) as Record<string, unknown>;
-    expect(written).toEqual({ session: rig.session, agents: [{ name: 'far', profile: 'demo', args: ['--boot-ms', '50'], env: {}, cwd: proj }] });
+    expect(written).toEqual({
+      session: rig.session,
+      agents: [{ name: 'far', profile: 'demo', args: ['--boot-ms', '50'], env: {}, cwd: proj }],
+      // The rest of the team, whom far may message (through that supervisor's outbox).
+      home: { agents: ['near'] },
+    });
 
     // Its supervisor and its agent run as the host's user: started through ssh.
     const theirs = sshd.userProcesses().map((pid) => ({ pid, cmd: cmdline(pid) }));
@@ -249,25 +254,42 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       await farCard.waitFor({ timeout: 15_000 });
       expect(await farCard.locator('.meta').textContent()).toMatch(/^on box · demo · for /);
       await page.locator('article.card[data-agent="near"]').waitFor();
-      // The Work view's forms offer far@box; a job assigned there is forwarded to box and ends done here.
-      await page.getByRole('link', { name: 'Work' }).click();
-      expect(await page.locator('#agent-names option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).toContain('far@box');
-      const assignForm = page.getByRole('form', { name: 'Assign a job' });
-      await assignForm.getByLabel('Agent').fill('far@box');
-      await assignForm.getByLabel('Prompt').fill('a job from the dashboard for far');
-      await assignForm.getByRole('button', { name: 'Assign a job' }).click();
-      await expect.poll(() => assignForm.getByRole('status').textContent(), { timeout: 15_000, interval: 100 }).toMatch(/^job j-[0-9a-f]+ recorded/);
-      const webJob = /job (j-[0-9a-f]+)/.exec((await assignForm.getByRole('status').textContent()) ?? '')![1]!;
-      await page.locator(`tr[data-job="${webJob}"] [data-job-state="done"]`).waitFor({ timeout: 30_000 });
-      expect(await page.locator(`tr[data-job="${webJob}"] td`).nth(1).textContent()).toBe('far@box');
-      expect(await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).toMatchObject({ host: 'box', state: 'done' });
-      expect((await far.call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === webJob).map((j) => j.state)).toEqual(['done']);
-      await page.getByRole('link', { name: 'Agents', exact: true }).click();
       await page.evaluate(
         `new MutationObserver(() => { if (document.querySelector('article.card.host-down[data-host="box"]')) window.hostDownSeen = true; }).observe(document.body, { subtree: true, childList: true })`,
       );
       await page.goto(new URL('/#/terminal/far%40box', page.url()).href);
       await expect.poll(() => page.evaluate('window.jaggers.terminalText()'), { timeout: 15_000, interval: 100 }).toMatch(/seen from the dashboard/);
+      // The Work page's forms list far (on box) and send it work through the same routes: a job, a message.
+      await page.getByRole('link', { name: 'Work', exact: true }).click();
+      await expect
+        .poll(() =>
+          page.locator('#agent-names option').evaluateAll((os) =>
+            os.map((o) => {
+              const opt = o as unknown as { value: string; label: string };
+              return `${opt.value}|${opt.label}`;
+            }),
+          ),
+        )
+        .toEqual(['near|', 'far|far on box']);
+      /** Fill a form of the Work page, send it, and give the id its status line names. */
+      const submit = async (name: string, fields: Record<string, string>, said: RegExp): Promise<string> => {
+        const form = page.getByRole('form', { name });
+        for (const [label, value] of Object.entries(fields)) await form.getByLabel(label).fill(value);
+        await form.getByRole('button', { name }).click();
+        await expect.poll(() => form.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(said);
+        return said.exec((await form.getByRole('status').textContent()) ?? '')![1]!;
+      };
+      const webJob = await submit('Assign a job', { Agent: 'far', Prompt: 'a job for far from the dashboard' }, /^job (j-[0-9a-f]+) recorded/);
+      await until("the dashboard's job done here", async () => ((await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).state === 'done' ? true : undefined));
+      expect(await local.call<JobView>('GET', `/v1/jobs/${webJob}`)).toMatchObject({ agent: 'far', host: 'box' });
+      expect((await far.call<JobView>('GET', `/v1/jobs/${webJob}`)).state).toBe('done');
+      // The Jobs table shows it as far@box.
+      await page.locator(`tr[data-job="${webJob}"] [data-job-state="done"]`).waitFor({ timeout: 15_000 });
+      expect(await page.locator(`tr[data-job="${webJob}"] td`).nth(1).textContent()).toBe('far@box');
+      const webMsg = await submit('Send a message', { To: 'far', Message: 'a message for far from the dashboard' }, /^message (m-[0-9a-f]+) sent/);
+      await until("the dashboard's message delivered on box", async () =>
+        (await far.call<InboxView>('GET', '/v1/terminals/far/inbox')).messages.find((m) => m.id === webMsg && m.state === 'delivered'),
+      );
       await page.goto(new URL('/#/', page.url()).href);
       await farCard.waitFor();
     }
@@ -474,6 +496,55 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
       return v.state === 'idle' && v.pid !== farBefore.pid ? v : undefined;
     });
     expect(farAfter.sessionId).toBe(farBefore.sessionId);
+
+    // far answers: `jaggers message near` run on box as far (its JAGGERS_TERMINAL_ID), through a login of
+    // its own. near is no agent there: the message waits in that supervisor's outbox, and this one takes it home.
+    const farId = (await far.call<TerminalView[]>('GET', '/v1/terminals')).find((t) => t.agent === 'far')!.terminalId!;
+    const onBox = (text: string) =>
+      execa('ssh', [
+        '-F',
+        sshd.configFile,
+        HOST_ALIAS,
+        `JAGGERS_TERMINAL_ID=${farId} jaggers --project ${shellQuote(root)} message near -m ${shellQuote(text)} --json`,
+      ]);
+    const fromFar = JSON.parse((await onBox('the build on box is green')).stdout) as MessageView;
+    expect(fromFar).toMatchObject({ toAgent: 'near', to: 'near@home', fromAgent: 'far', outbox: true });
+    const atNear = async (id: string) =>
+      until(`message ${id} delivered to near here`, async () => {
+        const v = JSON.parse((await rig.run(['inbox', 'near', '--json'], { env: env() })).stdout) as InboxView;
+        const m = v.messages.filter((x) => x.id === id);
+        return m[0]?.state === 'delivered' ? m : undefined;
+      });
+    const got = await atNear(fromFar.id);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ from: 'far@box', fromAgent: 'far', host: null });
+    const file = readFileSync(path.join(rig.root, got[0]!.file), 'utf8');
+    expect(file).toMatch(/^from: far \(far@box\)$/m);
+    expect(file.endsWith('\nthe build on box is green')).toBe(true);
+    expect(await far.call<MessageView[]>('GET', '/v1/outbox')).toEqual([]);
+
+    // One sent there while the connection is cut: taken home once, after the reconnect.
+    expect(sshd.cut()).toBeGreaterThan(0);
+    const duringCut = JSON.parse((await onBox('sent while the connection was cut')).stdout) as MessageView;
+    expect((await atNear(duringCut.id)).map((m) => m.fromAgent)).toEqual(['far']);
+
+    // near's reply goes to far on box, named there as near: far's answer to it goes home again.
+    const reply = JSON.parse((await rig.run(['message', 'far', '--from', 'near', '-m', 'thanks, far', '--json'], { env: env() })).stdout) as MessageView;
+    const farInbox = await until('the reply delivered on box', async () => {
+      const v = await far.call<InboxView>('GET', '/v1/terminals/far/inbox');
+      return v.messages.find((m) => m.id === reply.id && m.state === 'delivered');
+    });
+    expect(farInbox).toMatchObject({ fromAgent: 'near', from: 'near@home' });
+    expect(readFileSync(path.join(root, farInbox.file), 'utf8')).toMatch(/^reply: "jaggers message near -m/m);
+
+    // `-f` gives the work from a file here: its text travels in the request and is the prompt there, exactly (1 MB).
+    const line = 'ünïcode line of a long prompt, with "quotes", $HOME and `ticks`\n';
+    const big = line.repeat(Math.ceil(1_000_000 / Buffer.byteLength(line)));
+    await writeFile(path.join(rig.root, 'big.md'), big);
+    const bigJob = (await rig.run(['assign', 'far', '-f', 'big.md'], { env: env() })).stdout.trim();
+    expect((await rig.run(['wait', bigJob, '--timeout', '60'], { env: env() })).code).toBe(0);
+    const bigThere = await far.call<JobView>('GET', `/v1/jobs/${bigJob}`);
+    expect(readFileSync(path.join(root, bigThere.prompt)).equals(Buffer.from(big))).toBe(true);
 
     expect((await rig.run(['down'], { env: env() })).code).toBe(0);
   }, 180_000);

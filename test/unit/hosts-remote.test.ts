@@ -46,6 +46,8 @@ describe('the remote project', () => {
         { name: 'far', profile: 'demo', args: ['--x'], env: {}, cwd: '/srv/proj/src' },
         { name: 'farther', profile: 'demo', args: [], env: {}, cwd: '/srv/proj', fallback: 'far', budget: { tokens: 1000 } },
       ],
+      // The rest of the team, whom they may message (through the outbox there).
+      home: { agents: ['near'] },
     });
   });
 

@@ -41,7 +41,7 @@ class FakeHostSupervisor {
   readonly jobs = new Map<string, { id: string; target: string; text: string; state: JobState; reason: string; reply: string | null }>();
   readonly posts: string[] = [];
   readonly handoffs: { id: string; agent: string; message: string; task: string; wait: boolean }[] = [];
-  readonly messages = new Map<string, { id: string; to: string; text: string; state: 'pending' | 'delivered'; how: string | null }>();
+  readonly messages = new Map<string, { id: string; to: string; text: string; from?: string; state: 'pending' | 'delivered'; how: string | null }>();
   /** The next answer of this request is lost (the request was taken; the connection dropped before the answer). */
   cutNext: 'POST' | 'wait' | null = null;
   private waiters: { id: string; resolve(v: JobView): void; reject(e: Error): void }[] = [];
@@ -98,9 +98,9 @@ class FakeHostSupervisor {
       return { job: b.id, task: b.task };
     }
     if (method === 'POST' && at === '/v1/messages') {
-      const b = body as { id: string; to: string; text: string };
+      const b = body as { id: string; to: string; text: string; from?: string };
       this.posts.push(b.id);
-      if (!this.messages.has(b.id)) this.messages.set(b.id, { id: b.id, to: b.to, text: b.text, state: 'pending', how: null });
+      if (!this.messages.has(b.id)) this.messages.set(b.id, { id: b.id, to: b.to, text: b.text, from: b.from, state: 'pending', how: null });
       if (this.cutNext === 'POST') {
         this.cutNext = null;
         throw this.down();
@@ -165,7 +165,16 @@ async function setup() {
   let connected = true;
   const journal = new WorkJournal({ store, hub, log, dirs, ended: async () => {} });
   const make = () => {
-    const remote = new RemoteWork({ journal, store, hub, dirs, reach: () => (connected ? host.reach() : null), clock, log });
+    const remote = new RemoteWork({
+      journal,
+      store,
+      hub,
+      dirs,
+      reach: () => (connected ? host.reach() : null),
+      clock,
+      log,
+      teamAgent: async (name) => name === 'near',
+    });
     const runner = new Runner({
       data: () => store.data,
       pane: () => undefined,
@@ -470,7 +479,8 @@ describe('a message for an agent on another host', () => {
     runner.kickAll();
     await until(() => h.host.posts.length === 2, 'the message sent again');
     expect(h.host.messages.size).toBe(1);
-    expect(h.host.messages.get('m-0000aaaa')).toMatchObject({ to: 'far', text: 'line one\nline two, exactly', state: 'pending' });
+    // From near, an agent of the team: named there, so far's reply comes home (through that host's outbox).
+    expect(h.host.messages.get('m-0000aaaa')).toMatchObject({ to: 'far', text: 'line one\nline two, exactly', from: 'near', state: 'pending' });
     h.host.delivered('m-0000aaaa', 'verified');
     await until(() => h.store.data.messages['m-0000aaaa']!.state === 'delivered', 'delivered here');
     expect(h.store.data.messages['m-0000aaaa']).toMatchObject({ how: 'verified', claims: 1 });
