@@ -249,6 +249,8 @@ export function compose(d: SupervisorDeps) {
     commandOf: async (name) => (await profile(name)).command,
     // Items for its agents wait while its connection is down, and go on once it is back.
     changed: () => queueMicrotask(() => runner.kickAll()),
+    // A host's supervisor started again (or a restart that failed): an event on /v1/events.
+    told: (e) => hub.publish('host', { host: e.host, supervisor: e.what, was: e.was, detail: e.detail, attempt: e.attempt }),
   });
   const launcher = new Launcher({
     tmux: commands,

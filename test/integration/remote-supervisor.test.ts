@@ -134,7 +134,9 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // The local supervisor reports the connection.
     const local = api(rig);
     const h = await local.call<HealthView>('GET', '/v1/health');
-    expect(h.hosts).toEqual([{ name: 'box', ssh: HOST_ALIAS, state: 'connected', detail: 'connected', root }]);
+    expect(h.hosts).toEqual([
+      { name: 'box', ssh: HOST_ALIAS, state: 'connected', detail: 'connected', root, supervisor: { state: 'answering', detail: 'answering', restarts: 0 } },
+    ]);
 
     // The views: a HOST column; `why`, `capture` and `send` reach the agent through its host's API.
     const ctx0 = await resolveContext({}, env(), rig.root);
