@@ -57,6 +57,12 @@ export interface SshdRig {
   cut(): number;
   /** Every process running as the throwaway user. */
   userProcesses(): number[];
+  /**
+   * The host rebooted, as the client sees it: no new connection is served meanwhile (the listener is
+   * stopped), every connection is cut and every process of the user (its tmux servers, supervisors and
+   * agents) is killed (-9) until none is left; then connections are served again. Its files stay.
+   */
+  reboot(): Promise<void>;
   /** The listener's log so far (sshd -e: to stderr). */
   log(): string;
   stop(): Promise<void>;
@@ -266,6 +272,21 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
         return n;
       },
       userProcesses,
+      reboot: async () => {
+        killPid(pid, 'SIGSTOP');
+        try {
+          for (const p of allPids().filter((q) => procStat(q)?.ppid === pid)) killPid(p, 'SIGTERM');
+          for (let round = 0; ; round++) {
+            const left = userProcesses();
+            if (left.length === 0) break;
+            if (round >= 100) throw new Error(`processes of ${user} still there after 100 rounds of SIGKILL: ${left.join(' ')}`);
+            for (const p of left) killPid(p, 'SIGKILL');
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        } finally {
+          killPid(pid, 'SIGCONT');
+        }
+      },
       log: () => stderr,
       stop,
     };
