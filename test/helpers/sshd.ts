@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { packageRoot } from '../../src/package-root.js';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -304,5 +305,44 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdRig> {
     } catch (e) {
       if (attempt >= 3 || !/Address already in use/.test(String(e))) throw e;
     }
+  }
+}
+
+/**
+ * What the host's user runs: this checkout's `jaggers` and fake agent through wrappers in `bin` (first on
+ * the sessions' PATH: `startSshd({ path: ... })`), and a folder for its tmux servers (TMUX_TMPDIR), never
+ * the user's. `remove()` in afterAll.
+ */
+export async function hostTools(tag: string): Promise<{ bin: string; tmuxDir: string; remove(): Promise<void> }> {
+  const bin = path.join('/tmp', `${tag}-bin-${process.pid}`);
+  const tmuxDir = path.join('/tmp', `${tag}-tmux-${process.pid}`);
+  await mkdir(bin, { recursive: true, mode: 0o755 });
+  await mkdir(tmuxDir, { recursive: true });
+  await chmod(tmuxDir, 0o1777);
+  for (const name of ['jaggers', 'jaggers-fake-agent'])
+    await writeFile(path.join(bin, name), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', `${name}.js`)} "$@"\n`, { mode: 0o755 });
+  return {
+    bin,
+    tmuxDir,
+    remove: async () => {
+      await rm(bin, { recursive: true, force: true });
+      await rm(tmuxDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Ask `probe` until it returns a value (not undefined), at most `ms`; fails with the last thing it saw. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -5,35 +5,18 @@
 // supervisor started again, its agent back in the same pinned conversation, the job that was in flight
 // ended once, here as there. The remote user runs this checkout's node and dist/ through a `jaggers`
 // wrapper on its PATH; its tmux servers live in a folder of the test (TMUX_TMPDIR), never the user's.
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { hostSocketPath } from '../../src/api/paths.js';
 import type { HealthView, JobResultView, JobView, TerminalView } from '../../src/api/types.js';
-import { packageRoot } from '../../src/package-root.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
-import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
+import { HOST_ALIAS, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
-
-/** Ask `probe` until it returns a value (not undefined), at most `ms`; fails with the last thing it saw. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The fake agent's stored conversation there (`~/.fake-agent/sessions/<id>.json` of the host's user): its turns' prompts. */
 function turnsOf(home: string, sessionId: string): string[] {
@@ -44,20 +27,11 @@ function turnsOf(home: string, sessionId: string): string[] {
 describe.skipIf(skip !== null)(`a host's faults over ssh${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let sshd: SshdRig;
   let rig: Rig;
-  let bin: string;
-  let tmuxDir: string;
+  let tools: Awaited<ReturnType<typeof hostTools>>;
   let proj: string;
   beforeAll(async () => {
-    bin = path.join('/tmp', `jgfault-bin-${process.pid}`);
-    tmuxDir = path.join('/tmp', `jgfault-tmux-${process.pid}`);
-    await mkdir(bin, { recursive: true, mode: 0o755 });
-    await mkdir(tmuxDir, { recursive: true });
-    await chmod(tmuxDir, 0o1777);
-    await writeFile(path.join(bin, 'jaggers'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers.js')} "$@"\n`, { mode: 0o755 });
-    await writeFile(path.join(bin, 'jaggers-fake-agent'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers-fake-agent.js')} "$@"\n`, {
-      mode: 0o755,
-    });
-    sshd = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tmuxDir } });
+    tools = await hostTools('jgfault');
+    sshd = await startSshd({ path: `${tools.bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tools.tmuxDir } });
     proj = path.join(sshd.home, 'proj');
     await mkdir(proj);
     await chown(proj, sshd.uid, sshd.gid);
@@ -68,8 +42,7 @@ describe.skipIf(skip !== null)(`a host's faults over ssh${skip ? ` (skipped: ${s
   }, 60_000);
   afterAll(async () => {
     await sshd?.stop();
-    await rm(bin, { recursive: true, force: true });
-    await rm(tmuxDir, { recursive: true, force: true });
+    await tools?.remove();
   }, 60_000);
 
   const env = () => ({ ...rig.env, JAGGERS_SSH_CONFIG: sshd.configFile });

@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import type { Browser } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -21,11 +21,11 @@ import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
 import { shellQuote } from '../../src/hosts/ssh.js';
 import { socketNameFor } from '../../src/tmux/server.js';
-import { cliEntry, packageRoot } from '../../src/package-root.js';
+import { cliEntry } from '../../src/package-root.js';
 import { CHROMIUM, launchBrowser } from '../browser/browser.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
-import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
+import { HOST_ALIAS, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
@@ -38,41 +38,16 @@ function cmdline(pid: number): string {
   }
 }
 
-/** Ask `probe` until it returns a value (not undefined), at most `ms`; fails with the last thing it saw. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let sshd: SshdRig;
   let rig: Rig;
-  let bin: string;
-  let tmuxDir: string;
+  let tools: Awaited<ReturnType<typeof hostTools>>;
   let proj: string;
   let browser: Browser | null = null;
   beforeAll(async () => {
     // The sessions' PATH: `jaggers` and the fake agent, this checkout's, first.
-    bin = path.join('/tmp', `jgssh-bin-${process.pid}`);
-    tmuxDir = path.join('/tmp', `jgssh-tmux-${process.pid}`);
-    await mkdir(bin, { recursive: true, mode: 0o755 });
-    await mkdir(tmuxDir, { recursive: true });
-    await chmod(tmuxDir, 0o1777);
-    await writeFile(path.join(bin, 'jaggers'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers.js')} "$@"\n`, { mode: 0o755 });
-    await writeFile(path.join(bin, 'jaggers-fake-agent'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers-fake-agent.js')} "$@"\n`, {
-      mode: 0o755,
-    });
-    sshd = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tmuxDir } });
+    tools = await hostTools('jgssh');
+    sshd = await startSshd({ path: `${tools.bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tools.tmuxDir } });
     rig = await Rig.create();
     proj = path.join(sshd.home, 'proj');
     await mkdir(proj);
@@ -83,8 +58,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     await rig?.run(['down'], { env: env() }).catch(() => {});
     await rig?.cleanup();
     await sshd?.stop();
-    await rm(bin, { recursive: true, force: true });
-    await rm(tmuxDir, { recursive: true, force: true });
+    await tools?.remove();
   }, 60_000);
 
   const env = () => ({ ...rig.env, JAGGERS_SSH_CONFIG: sshd.configFile });
