@@ -346,3 +346,14 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** jaggers.json of a team of `near` here and `far` (the demo agent, with `farArgs`) on box, whose folder there is `dir`. */
+export function hostTeamFile(dir: string, farArgs: string[]): string {
+  return JSON.stringify({
+    hosts: { [HOST_ALIAS]: { ssh: HOST_ALIAS, dir } },
+    agents: [
+      { name: 'near', profile: 'demo' },
+      { name: 'far', profile: 'demo', host: HOST_ALIAS, args: farArgs },
+    ],
+  });
+}

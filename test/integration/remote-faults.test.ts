@@ -14,7 +14,7 @@ import { hostSocketPath } from '../../src/api/paths.js';
 import type { HealthView, JobResultView, JobView, TerminalView } from '../../src/api/types.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
-import { HOST_ALIAS, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
+import { hostTeamFile, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
@@ -50,16 +50,7 @@ describe.skipIf(skip !== null)(`a host's faults over ssh${skip ? ` (skipped: ${s
   /** A team of one agent here and `far` on box (its turns take `thinkMs`), up; far's API through the forwarded socket. */
   async function team(thinkMs: number) {
     rig = await Rig.create();
-    await writeFile(
-      path.join(rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
-        agents: [
-          { name: 'near', profile: 'demo' },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50', '--think-ms', String(thinkMs)] },
-        ],
-      }),
-    );
+    await writeFile(path.join(rig.root, 'jaggers.json'), hostTeamFile(proj, ['--boot-ms', '50', '--think-ms', String(thinkMs)]));
     const up = await rig.run(['up'], { env: env() });
     expect(up.code, up.stderr).toBe(0);
     const far = new ApiClient({ socketPath: hostSocketPath(path.join(rig.root, '.jaggers'), 'box') }, rig.session);

@@ -25,7 +25,7 @@ import { cliEntry } from '../../src/package-root.js';
 import { CHROMIUM, launchBrowser } from '../browser/browser.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
-import { HOST_ALIAS, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
+import { HOST_ALIAS, hostTeamFile, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
@@ -64,16 +64,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
   const env = () => ({ ...rig.env, JAGGERS_SSH_CONFIG: sshd.configFile });
 
   it('up starts the host supervisor as its user, forwards its API here, keeps the connection through a cut; down stops it there', async () => {
-    await writeFile(
-      path.join(rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
-        agents: [
-          { name: 'near', profile: 'demo' },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50'] },
-        ],
-      }),
-    );
+    await writeFile(path.join(rig.root, 'jaggers.json'), hostTeamFile(proj, ['--boot-ms', '50']));
     const up = await rig.run(['up'], { env: env() });
     expect(up.stderr).toBe('');
     expect(up.code).toBe(0);
@@ -341,16 +332,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
   }, 120_000);
 
   it('assign, message and handoff to an agent on box: forwarded to its supervisor, ended here with its reply; a job cut by a dropped connection or a kill -9 here ends once', async () => {
-    await writeFile(
-      path.join(rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
-        agents: [
-          { name: 'near', profile: 'demo' },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50', '--think-ms', '2500'] },
-        ],
-      }),
-    );
+    await writeFile(path.join(rig.root, 'jaggers.json'), hostTeamFile(proj, ['--boot-ms', '50', '--think-ms', '2500']));
     const up = await rig.run(['up'], { env: env() });
     expect(up.code, up.stderr).toBe(0);
     const sock = hostSocketPath(path.join(rig.root, '.jaggers'), 'box');

@@ -11,7 +11,7 @@ import { JaggersError } from '../../src/errors.js';
 import { parseCheckOutput, checkScript } from '../../src/hosts/check.js';
 import type { ConnectionState, RunResult } from '../../src/hosts/connection.js';
 import type { HostRecord } from '../../src/hosts/record.js';
-import { describeState, RemoteHost, type HostLink } from '../../src/hosts/remote-host.js';
+import { describeState, RemoteHost, type HostLink, type RemoteHostPorts } from '../../src/hosts/remote-host.js';
 import { Hosts } from '../../src/supervisor/hosts.js';
 import { recordingLog } from '../helpers/work-fakes.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -149,7 +149,7 @@ const upAnswer: RunResult = {
   stderr: '',
 };
 
-function host(link: FakeLink, record: HostRecord | null = null) {
+function host(link: FakeLink, record: HostRecord | null = null, more: Partial<RemoteHostPorts> = {}) {
   const log: string[] = [];
   const written: HostRecord[] = [];
   const h = new RemoteHost({
@@ -167,6 +167,7 @@ function host(link: FakeLink, record: HostRecord | null = null) {
     record: { read: async () => record, write: async (r) => void written.push(r) },
     prepare: async () => void log.push('prepare'),
     remoteSocket: (root) => `${root}/.jaggers/jaggers.sock`,
+    ...more,
   });
   return { h, log, written };
 }
@@ -269,11 +270,7 @@ describe('a host supervisor started', () => {
       return byStep(argv);
     });
     const DOWN = 'no supervisor answers at /p/.jaggers/hosts/box.sock (ECONNREFUSED)';
-    const h = new RemoteHost({
-      name: 'box',
-      spec: { ssh: 'me@box', dir: '~/proj' },
-      link,
-      localSocket: '/p/.jaggers/hosts/box.sock',
+    const { h } = host(link, null, {
       api: {
         call: async <T>() => {
           if (!alive) throw new JaggersError('E_SUPERVISOR_DOWN', DOWN);
@@ -285,10 +282,6 @@ describe('a host supervisor started', () => {
             o?.signal?.addEventListener('abort', () => resolve(), { once: true });
           }),
       },
-      version: '1.0.0',
-      record: { read: async () => null, write: async () => {} },
-      prepare: async () => {},
-      remoteSocket: (root) => `${root}/.jaggers/jaggers.sock`,
       keeper: { clock, told: (e) => void told.push(e) },
     });
     const settle = async () => {
