@@ -250,7 +250,11 @@ export function compose(d: SupervisorDeps) {
     // Items for its agents wait while its connection is down, and go on once it is back.
     changed: () => queueMicrotask(() => runner.kickAll()),
     // A host's supervisor started again (or a restart that failed): an event on /v1/events.
-    told: (e) => hub.publish('host', { host: e.host, supervisor: e.what, was: e.was, detail: e.detail, attempt: e.attempt }),
+    told: (e) => {
+      hub.publish('host', { host: e.host, supervisor: e.what, was: e.was, detail: e.detail, attempt: e.attempt });
+      // Items for its agents that paused for it ask again now.
+      if (e.what === 'restarted') remote.wake(e.host);
+    },
   });
   const launcher = new Launcher({
     tmux: commands,
