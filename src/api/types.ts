@@ -29,7 +29,15 @@ export interface HealthView {
   /** While the disk refuses writes (full, failing): the path whose write failed, its error and since when; new work gets E_DISK_FULL. */
   disk: { path: string; code: string; error: string; since: string } | null;
   /** The hosts this supervisor keeps a connection to (docs/hosts.md), each with its connection's state. */
-  hosts?: { name: string; ssh: string; state: string; detail: string; root: string | null }[];
+  hosts?: {
+    name: string;
+    ssh: string;
+    state: string;
+    detail: string;
+    root: string | null;
+    /** Its supervisor as this one keeps it running (docs/hosts.md, Faults): `answering`, `not-answering`, `restarting`... */
+    supervisor?: { state: string; detail: string; restarts: number };
+  }[];
 }
 
 /** A screen reading: the status the profile's rules give it, the rule and the lines it matched. */
@@ -153,7 +161,8 @@ export interface HandoffResult {
   confirmedBy: 'transcript' | 'screen' | 'headless' | 'hook' | null;
 }
 
-export type StreamEventType = 'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'stuck' | 'gap' | 'budget' | 'context';
+export type StreamEventType =
+  'hello' | 'state' | 'turn' | 'pin' | 'fork' | 'notice' | 'job' | 'message' | 'task' | 'stuck' | 'gap' | 'budget' | 'context' | 'host';
 
 /**
  * A background job as the registry holds it; `attach` says where to answer an agent that waits for a

@@ -1,3 +1,4 @@
+import { clientFor } from '../api/connect.js';
 import { checkTmux, describeSocket, serverRunning, stopServer } from '../api/session.js';
 import { pidIsAlive, supervisorPid } from '../api/stored.js';
 import type { Context } from '../context.js';
@@ -16,7 +17,13 @@ export async function down(ctx: Context): Promise<{ stopped: boolean; socket: st
   await checkTmux(ctx.server.bin, ctx.server.env);
   const socket = describeSocket(ctx.server);
   // The hosts' sessions first (docs/hosts.md): each over its own ssh run, whether or not the supervisor still runs.
-  const hosts = existsSync(path.join(ctx.jaggersDir, 'hosts')) ? await (await import('./down-hosts.js')).downHosts(ctx) : [];
+  // A running local supervisor lets go of them first, or it would start again the supervisors stopped there.
+  const hasHosts = existsSync(path.join(ctx.jaggersDir, 'hosts'));
+  if (hasHosts)
+    await clientFor(ctx)
+      .call('POST', '/v1/hosts/release')
+      .catch(() => {});
+  const hosts = hasHosts ? await (await import('./down-hosts.js')).downHosts(ctx) : [];
   // Every agent's hook files (`.jaggers/hooks/<terminalId>/`) go with its window; the next `up` writes them again.
   const dropHooks = () => rm(path.join(ctx.jaggersDir, 'hooks'), { recursive: true, force: true }).catch(() => {});
   if (!(await serverRunning(ctx.server))) {

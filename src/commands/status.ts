@@ -26,7 +26,7 @@ async function warnDisk(ctx: Context, api: ApiClient): Promise<HealthView | null
 /**
  * The rows of the hosts `up` started agents on, each through its supervisor's forwarded API; a host whose
  * connection is not up is said on stderr with its state (its agents are not shown), as the local
- * supervisor's health has it.
+ * supervisor's health has it, and so is a host supervisor the local one started again.
  */
 async function hostRows(ctx: Context, health: HealthView | null): Promise<AgentStatusRow[]> {
   const rows = await Promise.all(
@@ -39,11 +39,15 @@ async function hostRows(ctx: Context, health: HealthView | null): Promise<AgentS
         );
         return [];
       }
+      // Its supervisor started again by the local one (docs/hosts.md, Faults): said, with why.
+      const kept = conn.supervisor;
+      if (kept && kept.restarts > 0 && kept.state === 'answering') ctx.warn(`host ${h.host}: supervisor ${kept.detail}`);
       try {
         const views = await hostApi(ctx, h.host).call<TerminalView[]>('GET', '/v1/terminals');
         return views.map((v) => ({ ...v, from: 'supervisor' as const, host: h.host }));
       } catch (e) {
-        ctx.warn(`host ${h.host}: its supervisor did not answer (${(e as Error).message}); its agents (${agents}) are not shown`);
+        const keeping = kept && kept.state !== 'answering' ? ` (supervisor ${kept.detail})` : '';
+        ctx.warn(`host ${h.host}: its supervisor did not answer (${(e as Error).message})${keeping}; its agents (${agents}) are not shown`);
         return [];
       }
     }),

@@ -197,6 +197,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/v1/health', async () => s.health());
+  // `down` first (docs/hosts.md, Faults): the hosts' supervisors it stops next are not started again.
+  r.post('/v1/hosts/release', async () => ({ released: await s.hosts.release() }));
   r.get('/v1/terminals', { schema: { querystring: TaskQuery } }, async (req) => s.views.terminals(req.query.task));
   r.get('/v1/terminals/:agent', { schema: { params: AgentParams, querystring: TaskQuery } }, async (req) =>
     s.views.terminal((req.params as { agent: string }).agent, req.query.task),

@@ -255,6 +255,15 @@ export function compose(d: SupervisorDeps) {
         runner.kickAll();
         outboxHome.follow(name);
       }),
+    // A host's supervisor started again (or a restart that failed): an event on /v1/events.
+    told: (e) => {
+      hub.publish('host', { host: e.host, supervisor: e.what, was: e.was, detail: e.detail, attempt: e.attempt });
+      // Items for its agents that paused for it ask again now, and its outbox is followed again.
+      if (e.what === 'restarted') {
+        remote.wake(e.host);
+        outboxHome.follow(e.host);
+      }
+    },
   });
   const launcher = new Launcher({
     tmux: commands,

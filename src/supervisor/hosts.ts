@@ -1,7 +1,8 @@
 // The local supervisor's hosts (src/hosts/; issue 31; docs/hosts.md): one RemoteHost per host of jaggers.json that
 // `up` started agents on, each on its own kept connection. Built from jaggers.json as it is when asked
 // (a host whose entry changed gets a new connection); closed with the supervisor (the hosts' own
-// supervisors go on: `jaggers down` stops them).
+// supervisors go on: `jaggers down` stops them). A host's supervisor that stops answering with its
+// connection up is started again there (src/hosts/keeper.ts), and told (`told`).
 import path from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { startedHosts } from '../api/hosts.js';
@@ -10,7 +11,8 @@ import { JaggersError } from '../errors.js';
 import { writeFileAtomic } from '../fs/durable.js';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { Log } from '../logger.js';
-import { realClock } from '../panes/clock.js';
+import { realClock, type Clock } from '../panes/clock.js';
+import type { KeeperEvent } from '../hosts/keeper.js';
 import type { AgentSpec, ProjectFile } from '../project/project-file.js';
 import { HostConnection } from '../hosts/connection.js';
 import type { HostSource } from '../hosts/host-agents.js';
@@ -33,6 +35,10 @@ export interface HostsPorts {
   changed?(name: string): void;
   /** A host's connection: the real one runs ssh (tests hand in fakes). */
   link?(name: string, spec: HostSpec): Promise<HostLink>;
+  /** A host's supervisor started again, or a restart that failed (docs/hosts.md, Faults). */
+  told?(e: KeeperEvent): void;
+  /** The keepers' clock (default the real one). */
+  clock?: Clock;
 }
 
 async function sshLink(p: HostsPorts, name: string, spec: HostSpec): Promise<HostLink> {
@@ -85,6 +91,17 @@ export class Hosts {
         prepare: () => ensurePrivateFolder(path.dirname(localSocket)),
         // Where the host's jaggers listens: its apiSocketPath as that host has it (its temp folder and uid).
         remoteSocket: (root, facts) => apiSocketPathOn(path.posix.join(root, '.jaggers'), facts.tmp, facts.uid ?? 'u', path.posix),
+        keeper: {
+          clock: this.p.clock ?? realClock,
+          told: (e) => {
+            const line = `host ${e.host}: supervisor ${e.what} (was: ${e.was}): ${e.detail}`;
+            if (e.what === 'restart-failed') this.p.log.warn({ host: e.host, attempt: e.attempt }, line);
+            else this.p.log.info({ host: e.host, attempt: e.attempt }, line);
+            this.p.told?.(e);
+            // Items for its agents that waited for it go on now.
+            if (e.what === 'restarted') this.p.changed?.(e.host);
+          },
+        },
       });
       this.made.set(name, made);
       return made;
@@ -170,6 +187,16 @@ export class Hosts {
     return startedHosts(this.p.jaggersDir)
       .filter((h) => !this.made.has(h.host))
       .map((h) => ({ host: h.host, agents: h.agents }));
+  }
+
+  /**
+   * Stop keeping the hosts' supervisors running (`down` stops them there next: a supervisor it ends is not
+   * started again); resolves once a restart in flight has ended. The connections stay.
+   */
+  async release(): Promise<string[]> {
+    const all = [...this.made.values()];
+    await Promise.all(all.map((h) => h.letGo()));
+    return all.map((h) => h.name);
   }
 
   async close(): Promise<void> {

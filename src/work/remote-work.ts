@@ -70,8 +70,15 @@ export class RemoteWork {
   /** Items whose host's supervisor did not answer while the connection was up: why, in words. */
   private readonly trouble = new Map<string, string>();
   private readonly tries = new Map<string, number>();
+  /** The pauses under way, by host: a host supervisor started again ends them (`wake`). */
+  private readonly pauses = new Map<string, Set<() => void>>();
 
   constructor(private readonly p: RemoteWorkPorts) {}
+
+  /** The host's supervisor answers again (started again there: docs/hosts.md, Faults): its items ask now, not after their pause. */
+  wake(host: string): void {
+    for (const done of [...(this.pauses.get(host) ?? [])]) done();
+  }
 
   /** Why an item for a host cannot go on now (the connection is not up), or null when it can. */
   blocked(host: string): string | null {
@@ -368,14 +375,18 @@ export class RemoteWork {
     const ms = Math.min(30_000, 1000 * 2 ** (n - 1));
     this.trouble.set(key, `waits for host ${host}'s supervisor: ${e.message}; asked again in ${Math.round(ms / 1000)} s`);
     this.p.log.warn({ item: key, host, tries: n, err: e.message }, "the host's supervisor did not answer; asked again");
+    const waiting = this.pauses.get(host) ?? new Set<() => void>();
+    this.pauses.set(host, waiting);
     await new Promise<void>((resolve) => {
       const done = () => {
         this.p.clock.clearTimeout(timer);
         signal.removeEventListener('abort', done);
+        waiting.delete(done);
         resolve();
       };
       const timer = this.p.clock.setTimeout(done, ms);
       signal.addEventListener('abort', done, { once: true });
+      waiting.add(done);
     });
   }
 }

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { packageRoot } from '../../src/package-root.js';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +58,12 @@ export interface SshdRig {
   cut(): number;
   /** Every process running as the throwaway user. */
   userProcesses(): number[];
+  /**
+   * The host rebooted, as the client sees it: no new connection is served meanwhile (the listener is
+   * stopped), every connection is cut and every process of the user (its tmux servers, supervisors and
+   * agents) is killed (-9) until none is left; then connections are served again. Its files stay.
+   */
+  reboot(): Promise<void>;
   /** The listener's log so far (sshd -e: to stderr). */
   log(): string;
   stop(): Promise<void>;
@@ -266,6 +273,21 @@ async function startOnce(opts: SshdOptions): Promise<SshdRig> {
         return n;
       },
       userProcesses,
+      reboot: async () => {
+        killPid(pid, 'SIGSTOP');
+        try {
+          for (const p of allPids().filter((q) => procStat(q)?.ppid === pid)) killPid(p, 'SIGTERM');
+          for (let round = 0; ; round++) {
+            const left = userProcesses();
+            if (left.length === 0) break;
+            if (round >= 100) throw new Error(`processes of ${user} still there after 100 rounds of SIGKILL: ${left.join(' ')}`);
+            for (const p of left) killPid(p, 'SIGKILL');
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        } finally {
+          killPid(pid, 'SIGCONT');
+        }
+      },
       log: () => stderr,
       stop,
     };
@@ -284,4 +306,54 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdRig> {
       if (attempt >= 3 || !/Address already in use/.test(String(e))) throw e;
     }
   }
+}
+
+/**
+ * What the host's user runs: this checkout's `jaggers` and fake agent through wrappers in `bin` (first on
+ * the sessions' PATH: `startSshd({ path: ... })`), and a folder for its tmux servers (TMUX_TMPDIR), never
+ * the user's. `remove()` in afterAll.
+ */
+export async function hostTools(tag: string): Promise<{ bin: string; tmuxDir: string; remove(): Promise<void> }> {
+  const bin = path.join('/tmp', `${tag}-bin-${process.pid}`);
+  const tmuxDir = path.join('/tmp', `${tag}-tmux-${process.pid}`);
+  await mkdir(bin, { recursive: true, mode: 0o755 });
+  await mkdir(tmuxDir, { recursive: true });
+  await chmod(tmuxDir, 0o1777);
+  for (const name of ['jaggers', 'jaggers-fake-agent'])
+    await writeFile(path.join(bin, name), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', `${name}.js`)} "$@"\n`, { mode: 0o755 });
+  return {
+    bin,
+    tmuxDir,
+    remove: async () => {
+      await rm(bin, { recursive: true, force: true });
+      await rm(tmuxDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Ask `probe` until it returns a value (not undefined), at most `ms`; fails with the last thing it saw. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** jaggers.json of a team of `near` here and `far` (the demo agent, with `farArgs`) on box, whose folder there is `dir`. */
+export function hostTeamFile(dir: string, farArgs: string[]): string {
+  return JSON.stringify({
+    hosts: { [HOST_ALIAS]: { ssh: HOST_ALIAS, dir } },
+    agents: [
+      { name: 'near', profile: 'demo' },
+      { name: 'far', profile: 'demo', host: HOST_ALIAS, args: farArgs },
+    ],
+  });
 }

@@ -45,6 +45,7 @@ const CASES: Record<string, Variant[]> = {
   'GET /v1/hosts/:host/terminals/:agent/stream': [inPath, { params: 'alpha', query: q('task') }],
   'POST /v1/hosts/:host/terminals/:agent/answer': [{ body: () => ({ choice: '1' }) }],
   'POST /v1/hosts/:host/terminals/:agent/keys': [{ body: () => ({ data: 'x' }) }],
+  'POST /v1/hosts/release': [],
   'POST /v1/handoffs': [
     { body: (n) => ({ agent: n, message: 'hi', wait: false }) },
     { body: (n) => ({ agent: 'alpha', message: 'hi', from: n, wait: false }) },

@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import type { Browser } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -22,12 +22,11 @@ import { watchStates } from '../../src/commands/watch.js';
 import { resolveContext } from '../../src/context.js';
 import { shellQuote } from '../../src/hosts/ssh.js';
 import { socketNameFor } from '../../src/tmux/server.js';
-import { cliEntry, packageRoot } from '../../src/package-root.js';
+import { cliEntry } from '../../src/package-root.js';
 import { CHROMIUM, launchBrowser } from '../browser/browser.js';
 import { api } from '../helpers/api.js';
 import { Rig } from '../helpers/rig.js';
-import { until } from '../helpers/remote-rig.js';
-import { HOST_ALIAS, sshdSkipReason, startSshd, type SshdRig } from '../helpers/sshd.js';
+import { HOST_ALIAS, hostTeamFile, hostTools, sshdSkipReason, startSshd, until, type SshdRig } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
@@ -43,22 +42,13 @@ function cmdline(pid: number): string {
 describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let sshd: SshdRig;
   let rig: Rig;
-  let bin: string;
-  let tmuxDir: string;
+  let tools: Awaited<ReturnType<typeof hostTools>>;
   let proj: string;
   let browser: Browser | null = null;
   beforeAll(async () => {
     // The sessions' PATH: `jaggers` and the fake agent, this checkout's, first.
-    bin = path.join('/tmp', `jgssh-bin-${process.pid}`);
-    tmuxDir = path.join('/tmp', `jgssh-tmux-${process.pid}`);
-    await mkdir(bin, { recursive: true, mode: 0o755 });
-    await mkdir(tmuxDir, { recursive: true });
-    await chmod(tmuxDir, 0o1777);
-    await writeFile(path.join(bin, 'jaggers'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers.js')} "$@"\n`, { mode: 0o755 });
-    await writeFile(path.join(bin, 'jaggers-fake-agent'), `#!/bin/sh\nexec node ${path.join(packageRoot, 'bin', 'jaggers-fake-agent.js')} "$@"\n`, {
-      mode: 0o755,
-    });
-    sshd = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tmuxDir } });
+    tools = await hostTools('jgssh');
+    sshd = await startSshd({ path: `${tools.bin}:/usr/local/bin:/usr/bin:/bin`, env: { TMUX_TMPDIR: tools.tmuxDir } });
     rig = await Rig.create();
     proj = path.join(sshd.home, 'proj');
     await mkdir(proj);
@@ -69,23 +59,13 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     await rig?.run(['down'], { env: env() }).catch(() => {});
     await rig?.cleanup();
     await sshd?.stop();
-    await rm(bin, { recursive: true, force: true });
-    await rm(tmuxDir, { recursive: true, force: true });
+    await tools?.remove();
   }, 60_000);
 
   const env = () => ({ ...rig.env, JAGGERS_SSH_CONFIG: sshd.configFile });
 
   it('up starts the host supervisor as its user, forwards its API here, keeps the connection through a cut; down stops it there', async () => {
-    await writeFile(
-      path.join(rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
-        agents: [
-          { name: 'near', profile: 'demo' },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50'] },
-        ],
-      }),
-    );
+    await writeFile(path.join(rig.root, 'jaggers.json'), hostTeamFile(proj, ['--boot-ms', '50']));
     const up = await rig.run(['up'], { env: env() });
     expect(up.stderr).toBe('');
     expect(up.code).toBe(0);
@@ -125,7 +105,9 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
     // The local supervisor reports the connection.
     const local = api(rig);
     const h = await local.call<HealthView>('GET', '/v1/health');
-    expect(h.hosts).toEqual([{ name: 'box', ssh: HOST_ALIAS, state: 'connected', detail: 'connected', root }]);
+    expect(h.hosts).toEqual([
+      { name: 'box', ssh: HOST_ALIAS, state: 'connected', detail: 'connected', root, supervisor: { state: 'answering', detail: 'answering', restarts: 0 } },
+    ]);
 
     // The views: a HOST column; `why`, `capture` and `send` reach the agent through its host's API.
     const ctx0 = await resolveContext({}, env(), rig.root);
@@ -387,16 +369,7 @@ describe.skipIf(skip !== null)(`a supervisor per host over ssh${skip ? ` (skippe
   }, 120_000);
 
   it('assign, message and handoff to an agent on box: forwarded to its supervisor, ended here with its reply; a job cut by a dropped connection or a kill -9 here ends once', async () => {
-    await writeFile(
-      path.join(rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
-        agents: [
-          { name: 'near', profile: 'demo' },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50', '--think-ms', '2500'] },
-        ],
-      }),
-    );
+    await writeFile(path.join(rig.root, 'jaggers.json'), hostTeamFile(proj, ['--boot-ms', '50', '--think-ms', '2500']));
     const up = await rig.run(['up'], { env: env() });
     expect(up.code, up.stderr).toBe(0);
     const sock = hostSocketPath(path.join(rig.root, '.jaggers'), 'box');

@@ -11,9 +11,11 @@ import { JaggersError } from '../../src/errors.js';
 import { parseCheckOutput, checkScript } from '../../src/hosts/check.js';
 import type { ConnectionState, RunResult } from '../../src/hosts/connection.js';
 import type { HostRecord } from '../../src/hosts/record.js';
-import { describeState, RemoteHost, type HostLink } from '../../src/hosts/remote-host.js';
+import { describeState, RemoteHost, type HostLink, type RemoteHostPorts } from '../../src/hosts/remote-host.js';
 import { Hosts } from '../../src/supervisor/hosts.js';
 import { recordingLog } from '../helpers/work-fakes.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import type { KeeperEvent } from '../../src/hosts/keeper.js';
 import { remoteProjectFile, remoteRoot, writeProjectScript } from '../../src/hosts/remote-project.js';
 import type { ProjectFile } from '../../src/project/project-file.js';
 
@@ -160,7 +162,7 @@ const upAnswer: RunResult = {
   stderr: '',
 };
 
-function host(link: FakeLink, record: HostRecord | null = null) {
+function host(link: FakeLink, record: HostRecord | null = null, more: Partial<RemoteHostPorts> = {}) {
   const log: string[] = [];
   const written: HostRecord[] = [];
   const h = new RemoteHost({
@@ -178,6 +180,7 @@ function host(link: FakeLink, record: HostRecord | null = null) {
     record: { read: async () => record, write: async (r) => void written.push(r) },
     prepare: async () => void log.push('prepare'),
     remoteSocket: (root) => `${root}/.jaggers/jaggers.sock`,
+    ...more,
   });
   return { h, log, written };
 }
@@ -270,6 +273,65 @@ describe('a host supervisor started', () => {
     expect(await host(new FakeLink(byStep)).h.resume()).toBe(false);
   });
 
+  it('keeps its supervisor once started: one that stops answering is started again with `jaggers up` there after 1 s, and the view says so', async () => {
+    const clock = new FakeClock();
+    let alive = true;
+    let end: () => void = () => {};
+    const told: KeeperEvent[] = [];
+    const link = new FakeLink((argv) => {
+      if (argv[0] === 'jaggers') alive = true;
+      return byStep(argv);
+    });
+    const DOWN = 'no supervisor answers at /p/.jaggers/hosts/box.sock (ECONNREFUSED)';
+    const { h } = host(link, null, {
+      api: {
+        call: async <T>() => {
+          if (!alive) throw new JaggersError('E_SUPERVISOR_DOWN', DOWN);
+          return {} as T;
+        },
+        events: (_p, _on, o) =>
+          new Promise<void>((resolve) => {
+            end = resolve;
+            o?.signal?.addEventListener('abort', () => resolve(), { once: true });
+          }),
+      },
+      keeper: { clock, told: (e) => void told.push(e) },
+    });
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    await h.up(p, 'web', ['jaggers-fake-agent']);
+    await settle();
+    expect(h.view().supervisor).toEqual({ state: 'answering', detail: 'answering', restarts: 0 });
+    const root = '/home/me/proj/.jaggers/hosted/web';
+    // Killed there: its stream ends, nobody answers.
+    alive = false;
+    end();
+    await settle();
+    expect(h.view().supervisor).toEqual({ state: 'not-answering', detail: `not answering (${DOWN}); started again in 1 s unless it answers`, restarts: 0 });
+    const runs = link.runs.length;
+    clock.advance(1000);
+    await settle();
+    expect(link.runs.slice(runs)).toEqual([['jaggers', '--project', root, 'up', '--no-wait', '--json']]);
+    expect(told.map((e) => [e.what, e.was, e.detail])).toEqual([
+      ['restarting', DOWN, `host box: its supervisor does not answer (${DOWN}): starting it again`],
+      ['restarted', DOWN, 'far opened in session u-1'],
+    ]);
+    expect(h.view().supervisor).toMatchObject({
+      state: 'answering',
+      restarts: 1,
+      detail: expect.stringMatching(/^restarted at .* \(was: no supervisor answers/),
+    });
+    // Let go (`down` next): nothing started again.
+    await h.letGo();
+    alive = false;
+    end();
+    clock.advance(60_000);
+    await settle();
+    expect(link.runs.length).toBe(runs + 1);
+    expect(h.view().supervisor).toBeUndefined();
+  });
+
   it('describes each state of the connection', () => {
     expect(describeState({ state: 'retrying', inMs: 7500, attempt: 3, reason: 'the connection dropped' })).toBe('retrying in 8 s (the connection dropped)');
     expect(describeState({ state: 'connecting', attempt: 2 })).toBe('connecting (attempt 2)');
@@ -292,6 +354,7 @@ describe("the local supervisor's hosts", () => {
         version: '1.0.0',
         log: recordingLog(),
         commandOf: async () => 'jaggers-fake-agent',
+        clock: new FakeClock(),
         link: async () => {
           const l = new FakeLink(byStep, fail ? 'host box: cannot connect (Connection refused)' : null);
           links.push(l);
@@ -308,7 +371,17 @@ describe("the local supervisor's hosts", () => {
       expect(links).toHaveLength(2);
       expect(links[1]!.runs.map((r) => r[0])).toEqual(['sh', 'sh', 'jaggers']);
       expect(opened).toMatchObject({ code: 'E_SUPERVISOR_DOWN' });
-      expect(hosts.views()).toEqual([{ name: 'box', ssh: 'me@box', state: 'connected', detail: 'connected', root: '/home/me/proj/.jaggers/hosted/web' }]);
+      // Its supervisor kept from then on (here nobody answers: it is not answering, to be started again).
+      expect(hosts.views()).toEqual([
+        {
+          name: 'box',
+          ssh: 'me@box',
+          state: 'connected',
+          detail: 'connected',
+          root: '/home/me/proj/.jaggers/hosted/web',
+          supervisor: { state: expect.stringMatching(/^(unknown|not-answering)$/), detail: expect.any(String), restarts: 0 },
+        },
+      ]);
       // The record is written once its socket is forwarded: the next supervisor finds it.
       expect(JSON.parse(await readFile(path.join(dir, '.jaggers', 'hosts', 'box.json'), 'utf8'))).toMatchObject({ root: '/home/me/proj/.jaggers/hosted/web' });
       await hosts.close();

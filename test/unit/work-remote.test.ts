@@ -302,6 +302,24 @@ describe('a job for an agent on another host', () => {
     runner.stop();
   });
 
+  it("asks again at once, not after its pause, when the host's supervisor was started again (wake)", async () => {
+    const h = await setup();
+    const { runner, remote } = h.make();
+    await h.assign('j-00000000000c', 'refactor');
+    h.host.cutNext = 'POST';
+    runner.kick(KEY);
+    await until(() => h.clock.pending > 0, 'the pause');
+    remote.wake('other-host');
+    await new Promise((r) => setImmediate(r));
+    expect(h.host.posts).toHaveLength(1);
+    remote.wake('box');
+    await until(() => h.host.posts.length === 2, 'the request sent again without the clock moving');
+    await until(() => h.store.data.jobs['j-00000000000c']!.reason.startsWith('forwarded'), 'the item forwarded');
+    h.host.set('j-00000000000c', 'done', 'the agent finished its turn', 'done');
+    await until(() => state(h, 'j-00000000000c') === 'done', 'done here');
+    runner.stop();
+  });
+
   it('waits while the host is down, says why, and goes on once the connection is back', async () => {
     const h = await setup();
     const { runner, remote } = h.make();
