@@ -5,7 +5,8 @@
 // the last turn, here. Then the same workflow through a `kill -9` of the local supervisor (by pid) at a
 // random moment of the remote turn and again of the local turn after it: the next supervisor follows
 // each turn to its end, and each agent took each of its prompts once (the fake agents' prompt logs).
-// A kill of the host's supervisor (issue 31's other fault) goes beside these, in this file.
+// And the same through a `kill -9` of the host's supervisor during the remote turn: this one starts it
+// again there (src/hosts/keeper.ts), which follows the turn to its end.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,6 +20,15 @@ import { startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js'
 import { HOST_ALIAS, sshdSkipReason } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
+
+/** The process has ended: gone, or a zombie its parent (the tmux server) has not reaped yet. */
+function dead(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
 
 /** The prompts a fake agent took (FAKE_AGENT_PROMPTS: one JSON line each). */
 function prompts(file: string): string[] {
@@ -124,7 +134,7 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
       const pid = (await local().call<HealthView>('GET', '/v1/health')).pid;
       const inFlight = (await job(jid)).state;
       process.kill(pid, 'SIGKILL');
-      await until('the supervisor gone', async () => (existsSync(`/proc/${pid}`) ? undefined : true));
+      await until('the supervisor gone', async () => (dead(pid) ? true : undefined));
       // Any command starts the next supervisor; the detached task goes on by itself there.
       const jobs = await r.rig.run(['jobs', '--json'], { env: r.env() });
       expect(jobs.code, jobs.stderr).toBe(0);
@@ -154,6 +164,36 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
     expect((await local().call<JobResultView>('GET', `/v1/jobs/${critique!.id}/result`)).reply).toBe(
       (await far().call<JobResultView>('GET', `/v1/jobs/${critique!.id}/result`)).reply,
     );
+  }, 240_000);
+
+  it("resumes after a kill -9 of the host's supervisor during the remote turn (started again there by this one): each turn once", async () => {
+    const before = { near: prompts(nearPrompts).length, far: prompts(farPrompts).length };
+    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three square numbers', '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as TaskView).id;
+    const jid = turnJobId(id, 2, 1);
+    await until('the remote turn in flight there', async () => {
+      const j = await far()
+        .call<JobView>('GET', `/v1/jobs/${jid}`)
+        .catch(() => null);
+      return j && (j.state === 'starting' || j.state === 'running') ? j : undefined;
+    });
+    // A random moment of far's turn (it thinks 1.5 s): chosen, not waited for.
+    await new Promise((res) => setTimeout(res, Math.floor(Math.random() * 1200)));
+    const hostPid = (await far().call<HealthView>('GET', '/v1/health')).pid;
+    const inFlight = (await far().call<JobView>('GET', `/v1/jobs/${jid}`)).state;
+    expect(r.sshd.userProcesses()).toContain(hostPid);
+    process.kill(hostPid, 'SIGKILL');
+    const done = await local().call<TaskView>('GET', `/v1/tasks/${id}/wait?timeout=120`);
+    expect(done.status, `${done.reason} (killed while the remote turn was ${inFlight} there)`).toBe('done');
+    const [, critique] = await checkTurns(id);
+    // Another supervisor there now, as the host's user; it recorded the turn once, and far took its prompt once.
+    const now = await far().call<HealthView>('GET', '/v1/health');
+    expect(now.pid).not.toBe(hostPid);
+    expect(r.sshd.userProcesses()).toContain(now.pid);
+    expect((await far().call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === critique!.id).map((j) => j.state)).toEqual(['done']);
+    expect(prompts(farPrompts).length - before.far).toBe(1);
+    expect(prompts(nearPrompts).length - before.near).toBe(2);
   }, 240_000);
 
   it('waits for the host while its connection is cut during the remote turn (`jobs` says so), then goes on to its end', async () => {
