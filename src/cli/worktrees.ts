@@ -67,7 +67,8 @@ export function registerWorktrees(program: Command, e: Deps): void {
       const m = await load();
       const r = await m.gc(await ctx(), o.force === true);
       if (o.json) return e.io.writeOut(json(r));
-      const lines = [...r.removed.map((w) => `removed ${w.name}`), ...r.kept.map((w) => `kept ${w.name}: ${w.why ?? 'in use'}`)];
+      const on = (w: { host?: string }) => (w.host ? ` on host ${w.host}` : '');
+      const lines = [...r.removed.map((w) => `removed ${w.name}${on(w)}`), ...r.kept.map((w) => `kept ${w.name}${on(w)}: ${w.why ?? 'in use'}`)];
       e.io.writeOut(lines.length ? `${lines.join('\n')}\n` : 'no worktree to remove\n');
     });
 }

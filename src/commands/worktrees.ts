@@ -92,7 +92,10 @@ export async function discard(ctx: Context, x: string, force: boolean): Promise<
   );
 }
 
-export async function gc(ctx: Context, force: boolean): Promise<{ removed: { name: string }[]; kept: { name: string; why: string | null }[] }> {
+export async function gc(
+  ctx: Context,
+  force: boolean,
+): Promise<{ removed: { name: string; host?: string }[]; kept: { name: string; why: string | null; host?: string }[] }> {
   return either(
     ctx,
     () => withApi(ctx, (api) => api.call('POST', '/v1/worktrees/gc', { force })),

@@ -49,6 +49,27 @@ export class HostWorktrees {
   }
 
   /**
+   * `gc` here, then on each connected host's supervisor (its agents' and jobs' worktrees are there), each
+   * removed or kept worktree of a host with its `host`. A host down or not answering is left out, as in
+   * `list`; a project outside git here gc's its hosts' all the same.
+   */
+  async gc<R extends { removed: object[]; kept: object[] }>(local: () => Promise<R>, force: boolean): Promise<R> {
+    const hosts = this.p.hosts();
+    const here = await local().catch((e: unknown) => {
+      if (hosts.length > 0 && isJaggersError(e) && e.code === 'E_NOT_A_REPO') return { removed: [], kept: [] } as unknown as R;
+      throw e;
+    });
+    for (const h of hosts) {
+      if (h.view().state !== 'connected') continue;
+      const there = await h.api.call<R>('POST', '/v1/worktrees/gc', { force }).catch(() => null);
+      if (!there) continue;
+      here.removed.push(...there.removed.map((w) => ({ ...w, host: h.name })));
+      here.kept.push(...there.kept.map((w) => ({ ...w, host: h.name })));
+    }
+    return here;
+  }
+
+  /**
    * Run `path` on the supervisor of the host `name` (an agent's) is on, with `host` added to its answer;
    * null when `name` is not an agent on a host (this machine's business).
    */

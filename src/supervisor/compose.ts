@@ -666,7 +666,7 @@ export function compose(d: SupervisorDeps) {
         (await hostWorktrees.onHost(x, 'POST', (n) => `/v1/worktrees/${n}/merge`, o)) ?? isolation.merge(x, o),
       discard: async (x: string, force: boolean) =>
         (await hostWorktrees.onHost(x, 'POST', (n) => `/v1/worktrees/${n}/discard`, { force })) ?? isolation.discard(x, force),
-      gc: async (force: boolean) => isolation.gc(force, await project().catch(() => null)),
+      gc: async (force: boolean) => hostWorktrees.gc(async () => isolation.gc(force, await project().catch(() => null)), force),
     },
     runner,
     jobs,

@@ -74,6 +74,26 @@ describe('worktrees on other hosts, through the local supervisor', () => {
     expect(await w.onHost('coder', 'GET', (n) => `/v1/worktrees/${n}/diff`)).toBeNull();
   });
 
+  it("gc: this machine's, then each connected host's (removed and kept with its host); a host down left out; outside git here, the hosts' all the same", async () => {
+    const box = host('box', 'connected', { '/v1/worktrees/gc': { removed: [{ name: 'j-old' }], kept: [{ name: 'iso', why: 'in use' }] } });
+    const gpu = host('gpu', 'retrying', { '/v1/worktrees/gc': { removed: [{ name: 'never' }], kept: [] } });
+    const w = new HostWorktrees({ local: async () => [], hosts: () => [box.src, gpu.src], hostOf: async () => null });
+    const here = async () => ({ removed: [{ name: 'coder' }] as { name: string; host?: string }[], kept: [] as { name: string; host?: string }[] });
+    expect(await w.gc(here, true)).toEqual({
+      removed: [{ name: 'coder' }, { name: 'j-old', host: 'box' }],
+      kept: [{ name: 'iso', why: 'in use', host: 'box' }],
+    });
+    expect(box.calls).toEqual([{ method: 'POST', path: '/v1/worktrees/gc', body: { force: true } }]);
+    expect(gpu.calls).toEqual([]);
+    const notRepo = async (): Promise<{ removed: object[]; kept: object[] }> => {
+      throw new JaggersError('E_NOT_A_REPO', '/p is not in a git repository');
+    };
+    expect((await w.gc(notRepo, false)).removed).toEqual([{ name: 'j-old', host: 'box' }]);
+    await expect(new HostWorktrees({ local: async () => [], hosts: () => [], hostOf: async () => null }).gc(notRepo, false)).rejects.toMatchObject({
+      code: 'E_NOT_A_REPO',
+    });
+  });
+
   it('says which host and why when the host cannot be asked', async () => {
     const gpu = host('gpu', 'retrying', {});
     const w = new HostWorktrees({
