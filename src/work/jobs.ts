@@ -101,16 +101,8 @@ export class Jobs {
     const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff' || req.work === 'turn';
     const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
     if (host) {
-      // A headless handoff or workflow turn runs headless there, in far's conversation pinned there.
-      const no = req.worktree
-        ? '--worktree'
-        : req.headless && req.work !== 'handoff' && req.work !== 'turn'
-          ? '--headless'
-          : req.base !== undefined
-            ? '--base'
-            : req.budget
-              ? 'with a budget (--budget-tokens, --budget-usd)'
-              : null;
+      // (A headless handoff or workflow turn runs headless there, in far's conversation pinned there.)
+      const no = req.worktree ? '--worktree' : req.base !== undefined ? '--base' : req.budget ? 'with a budget (--budget-tokens, --budget-usd)' : null;
       if (no) throw new JaggersError('E_USAGE', `${what} ${no}: ${req.target} is an agent on host ${host}, where this is not supported yet`);
       agent = { agent: req.target, terminalId: remoteKey(req.target, host) };
     }
