@@ -7,7 +7,8 @@
 //   CLI's pre-tool-use hook (claude's PreToolUse; CLIs without one are not watched for this).
 // Driven by events only: a status change, a new screen, a hook call; one timer per busy agent, set to
 // when it would be stuck (moved on by whatever happened meanwhile), never a poll. Each is said once per
-// busy stretch (silent) or per run of repeats.
+// busy stretch (silent) or per run of repeats. Output clears a silent finding and watches for the next
+// silence, which stands again (`again`) for `why` and the API without being said twice.
 import type { Clock, TimerHandle } from './clock.js';
 
 export type StuckKind = 'silent' | 'repeated-question' | 'tool-loop';
@@ -19,6 +20,9 @@ export interface StuckFinding {
   /** When the agent last showed a sign of progress (silent), or first asked / called (repeats). */
   since: number;
   reason: string;
+  /** Not the first silence of this busy stretch (it moved after the first, then went silent again):
+   *  it stands for `why` and the API, and is not said again. */
+  again?: boolean;
 }
 
 export interface WatchdogPorts {
@@ -45,6 +49,8 @@ interface Watched {
   question: { text: string; count: number; since: number } | null;
   tool: { key: string; count: number; since: number } | null;
   finding: StuckFinding | null;
+  /** A silent finding was said in this busy stretch (a later one is said `again`). */
+  saidSilent: boolean;
 }
 
 /** The screen without what moves while nothing happens: its busy lines (a spinner, a timer) and every digit. */
@@ -78,6 +84,7 @@ export class Watchdog {
     if (busy && !w.busy) {
       w.movedAt = now;
       w.busy = true;
+      w.saidSilent = false;
       this.arm(paneId, w, now + this.p.stuckAfterMs(agent));
     } else if (!busy && w.busy) {
       w.busy = false;
@@ -105,7 +112,11 @@ export class Watchdog {
     if (f === w.fingerprint) return;
     w.fingerprint = f;
     w.movedAt = this.p.clock.now();
-    if (w.finding?.kind === 'silent') w.finding = null;
+    // Progress after a finding: it no longer stands, and a new silence is watched for (the timer was spent).
+    if (w.finding?.kind === 'silent') {
+      w.finding = null;
+      this.arm(paneId, w, w.movedAt + this.p.stuckAfterMs(w.agent));
+    }
   }
 
   /** The pane shows a question (a permission or choice menu): the same one again and again is a loop. */
@@ -148,7 +159,7 @@ export class Watchdog {
   private entry(paneId: string, agent: string): Watched {
     let w = this.panes.get(paneId);
     if (!w) {
-      w = { agent, busy: false, movedAt: this.p.clock.now(), fingerprint: null, timer: null, question: null, tool: null, finding: null };
+      w = { agent, busy: false, movedAt: this.p.clock.now(), fingerprint: null, timer: null, question: null, tool: null, finding: null, saidSilent: false };
       this.panes.set(paneId, w);
     }
     return w;
@@ -173,12 +184,14 @@ export class Watchdog {
     const now = this.p.clock.now();
     if (now - last < after) return this.arm(paneId, w, last + after);
     // Said once per busy stretch: an interrupted turn's last frames come while the turn still reads busy.
-    this.report(paneId, w, 'silent', last, `busy with no output and no hook event for ${duration(now - last)}`);
+    this.report(paneId, w, 'silent', last, `busy with no output and no hook event for ${duration(now - last)}`, w.saidSilent);
+    w.saidSilent = true;
   }
 
-  private report(paneId: string, w: Watched, kind: StuckKind, since: number, reason: string): void {
-    const f: StuckFinding = { paneId, agent: w.agent, kind, since, reason };
+  /** A finding stands (for `why` and the API); it is said (event, notice, interrupt) unless `again`. */
+  private report(paneId: string, w: Watched, kind: StuckKind, since: number, reason: string, again = false): void {
+    const f: StuckFinding = { paneId, agent: w.agent, kind, since, reason, ...(again ? { again } : {}) };
     w.finding = f;
-    this.p.found(f);
+    if (!again) this.p.found(f);
   }
 }

@@ -39,6 +39,28 @@ describe('the watchdog', () => {
     expect(h.found).toHaveLength(1);
   });
 
+  it('output after a finding clears it; the next silence in the stretch stands again, said once per stretch', () => {
+    const h = setup(2_000);
+    h.dog.status('%1', 'alpha', 'busy');
+    h.clock.advance(2_000);
+    expect(h.found.map((f) => f.again ?? false)).toEqual([false]);
+    // The first screen of the stretch arrives late (a loaded machine): it moved, so the finding is gone.
+    h.dog.screen('%1', screen(2), BUSY);
+    expect(h.dog.finding('%1')).toBeNull();
+    h.clock.advance(1_999);
+    expect(h.found).toHaveLength(1);
+    expect(h.dog.finding('%1')).toBeNull();
+    h.clock.advance(1);
+    expect(h.dog.finding('%1')).toMatchObject({ kind: 'silent', again: true });
+    expect(h.found).toHaveLength(1);
+    // A new busy stretch starts over: its first finding is said.
+    h.dog.status('%1', 'alpha', 'done');
+    expect(h.dog.finding('%1')).toBeNull();
+    h.dog.status('%1', 'alpha', 'busy');
+    h.clock.advance(2_000);
+    expect(h.found.map((f) => f.again ?? false)).toEqual([false, false]);
+  });
+
   it('output or a hook call within stuckAfter moves the deadline on', () => {
     const h = setup(5 * MIN);
     h.dog.status('%1', 'alpha', 'busy');
