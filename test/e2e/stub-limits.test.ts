@@ -47,7 +47,12 @@ describe('stub model server: the services limit answers', () => {
     stub.setScript(() => ({ kind: 'limit', limit: 'plan', resetInS: 3600 }));
     const r = await post('/v1/messages?beta=true', anthropicTurn);
     expect(r.status).toBe(429);
-    expect(r.headers['anthropic-ratelimit-unified-status']).toBe('rejected');
+    expect(r.headers).toMatchObject({
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-5h-status': 'rejected',
+      'retry-after': '3600',
+    });
+    expect(r.body.error).toEqual({ type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later." });
     const reset = Number(r.headers['anthropic-ratelimit-unified-reset']) * 1000;
     expect(resetFromHeaders(r.headers, Date.now())).toBe(reset);
     expect(reset - Date.now()).toBeGreaterThan(3590_000);
@@ -112,8 +117,11 @@ describe("stub model server: its limit answers have the real answers' shape", ()
   it.each([
     ['anthropic', 'rate', 'anthropic-429-requests-per-minute-headers', 'headers'],
     ['anthropic', 'rate', 'anthropic-429-account-rate-limit-body', 'body'],
+    ['anthropic', 'plan', 'anthropic-429-unified-5h-rejected', 'headers'],
+    ['anthropic', 'plan', 'anthropic-429-unified-7d-oi-rejected', 'headers'],
     ['openai-chat', 'rate', 'openai-ratelimit-headers', 'headers'],
     ['openai-chat', 'rate', 'openai-429-tokens-per-minute-message', 'body'],
+    ['openai-responses', 'rate', 'openai-429-responses-api-headers', 'headers'],
     ['openai-responses', 'plan', 'codex-429-usage-limit-reached-plus', 'headers'],
     ['openai-responses', 'plan', 'codex-429-usage-limit-reached-free', 'body'],
     ['gemini', 'rate', 'gemini-429-headers', 'headers'],
