@@ -1,11 +1,11 @@
 // A model service's HTTP answer read as a usage or rate limit (pure): the status, headers and body as the
 // services send them (real ones in test/fixtures/limits/http/, each with its source). anthropic's 429
-// `rate_limit_error` (a subscription's when `anthropic-ratelimit-unified-status: rejected`), openai's
-// `rate_limit_exceeded` / `insufficient_quota`, codex's ChatGPT plan `usage_limit_reached` with `resets_at`,
-// gemini's `RESOURCE_EXHAUSTED` (an object, or an array of one on a Google login) with its QuotaFailure and
-// RetryInfo, DashScope's throttle worded as `insufficient_quota`, Copilot's `user_*_rate_limited`. A 529
-// (anthropic overloaded) or any other status is no limit.
-import { goDuration, resetFromHeaders } from './limit.js';
+// `rate_limit_error` (a subscription's when `anthropic-ratelimit-unified-status` or a window's status is
+// `rejected`), openai's `rate_limit_exceeded` / `insufficient_quota`, codex's ChatGPT plan
+// `usage_limit_reached` with `resets_at`, gemini's `RESOURCE_EXHAUSTED` (an object, or an array of one on a
+// Google login) with its QuotaFailure and RetryInfo, DashScope's throttle worded as `insufficient_quota`,
+// Copilot's `user_*_rate_limited`. A 529 (anthropic overloaded) or any other status is no limit.
+import { goDuration, resetFromHeaders, unifiedRejectedWindows } from './limit.js';
 
 export interface HttpAnswer {
   status: number;
@@ -70,7 +70,10 @@ export function limitOfAnswer(a: HttpAnswer, at: number): AnswerLimit | null {
   const code = str(err.code) ?? (typeof err.code === 'number' ? String(err.code) : null);
   const header = (k: string) => Object.entries(headers).find(([n]) => n.toLowerCase() === k)?.[1];
   const plan =
+    // A subscription's limit: its unified status, or one of its windows (5h, 7d, 7d_oi), rejected; not its
+    // overage (extra usage) alone, which an allowed answer carries as `rejected` when it is switched off.
     header('anthropic-ratelimit-unified-status') === 'rejected' ||
+    unifiedRejectedWindows(headers).length > 0 ||
     type === 'usage_limit_reached' ||
     codexSpent(headers) ||
     // openai's spent credit; DashScope words its per-minute throttle the same way and links its own docs.

@@ -134,9 +134,34 @@ export function goDuration(text: string): number | null {
   return Math.round(ms);
 }
 
+/** anthropic's subscription windows (`5h`, `7d`, `7d_oi`...) whose `anthropic-ratelimit-unified-<window>-status` is `rejected`. */
+export function unifiedRejectedWindows(headers: Record<string, string | undefined>): string[] {
+  return Object.entries(headers).flatMap(([k, v]) => {
+    const w = /^anthropic-ratelimit-unified-(\d[a-z0-9_]*)-status$/i.exec(k)?.[1];
+    return w && v?.trim() === 'rejected' ? [w.toLowerCase()] : [];
+  });
+}
+
+/**
+ * When anthropic's subscription limit lifts (epoch seconds in the headers), from lower-cased headers; null
+ * when they say none. A rejected window's own `-reset` (the latest, when several are: the limiter needs them
+ * all), else `anthropic-ratelimit-unified-reset`, which follows the representative claim's window. An answer
+ * whose unified status is `allowed` or `allowed_warning` with no window rejected waits for nothing: its
+ * reset is only when the window rolls over.
+ */
+function unifiedReset(lower: Record<string, string | undefined>): number | null {
+  const epoch = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) * 1000 : null);
+  const rejected = unifiedRejectedWindows(lower)
+    .map((w) => epoch(lower[`anthropic-ratelimit-unified-${w}-reset`]))
+    .filter((t): t is number => t !== null);
+  if (rejected.length > 0) return Math.max(...rejected);
+  if (/^allowed(_warning)?$/.test(lower['anthropic-ratelimit-unified-status'] ?? '')) return null;
+  return epoch(lower['anthropic-ratelimit-unified-reset']);
+}
+
 /**
  * How an HTTP answer's headers say when to try again (test/fixtures/limits/http/ holds real ones), or null:
- * anthropic's subscription reset (`anthropic-ratelimit-unified-reset`, epoch seconds); `retry-after-ms`;
+ * anthropic's subscription reset (`unifiedReset`); `retry-after-ms`;
  * `retry-after` (seconds or an HTTP date); codex's plan windows spent (`x-codex-primary-used-percent: 100`
  * with `x-codex-primary-reset-at`, epoch seconds); else the latest reset of the limits with nothing left:
  * anthropic's `anthropic-ratelimit-<limit>-remaining: 0` with its `-reset` (RFC 3339), openai's
@@ -145,8 +170,8 @@ export function goDuration(text: string): number | null {
 export function resetFromHeaders(headers: Record<string, string | undefined>, at: number): number | null {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v?.trim()]));
   const h = (k: string) => lower[k] || undefined;
-  const unified = h('anthropic-ratelimit-unified-reset');
-  if (unified && /^\d+$/.test(unified)) return Number(unified) * 1000;
+  const unified = unifiedReset(lower);
+  if (unified !== null) return unified;
   const afterMs = h('retry-after-ms');
   if (afterMs && /^\d+(\.\d+)?$/.test(afterMs)) return at + Math.round(Number(afterMs));
   const after = h('retry-after');

@@ -7,10 +7,9 @@
 //   `x-ratelimit-*` headers (resets as durations, `30s`); gemini: `RESOURCE_EXHAUSTED` with a
 //   `RetryInfo` delay and no retry-after (Google sends none).
 // - `plan`: the plan's or the day's limit. anthropic: the subscription's `unified` headers (status
-//   `rejected`, the reset as epoch seconds); openai (codex's ChatGPT plan): `usage_limit_reached` with
+//   `rejected`, its 5-hour window rejected, resets as epoch seconds) with retry-after; openai (codex's ChatGPT plan): `usage_limit_reached` with
 //   `resets_at` and the `x-codex-*` window headers codex reads; gemini: the daily quota (a per-day quota id).
-//   anthropic's subscription answer is built from the header names claude reads (no capture of one was
-//   found); codex's and gemini's follow captures.
+//   All three follow captures (anthropic's subscription headers: a 200's and two 429s, none whole).
 // qwen, opencode and copilot talk to the stub as an OpenAI-compatible provider, so they get openai's answer
 // (what such a provider sends); DashScope's and Copilot's own answers are fixtures only.
 import type { ServerResponse } from 'node:http';
@@ -70,19 +69,39 @@ function anthropic(reply: LimitReply, now: number, requestId: string): LimitAnsw
       },
     };
   }
+  // As the captures have them (anthropic-429-unified-*.json, anthropic-200-unified-allowed-headers.json): the
+  // 5-hour window rejected (utilization past 1), the 7-day windows allowed, every window's reset in epoch
+  // seconds, the unified reset that of the representative claim's window, and retry-after in seconds.
   const resetS = String(Math.floor(reset / 1000));
+  const weekS = String(Math.floor((reset + 3 * 86400_000) / 1000));
   Object.assign(headers, {
+    'retry-after': String(inS),
     'anthropic-ratelimit-unified-status': 'rejected',
     'anthropic-ratelimit-unified-reset': resetS,
     'anthropic-ratelimit-unified-representative-claim': 'five_hour',
     'anthropic-ratelimit-unified-5h-status': 'rejected',
     'anthropic-ratelimit-unified-5h-reset': resetS,
-    'anthropic-ratelimit-unified-5h-utilization': '1.0',
+    'anthropic-ratelimit-unified-5h-utilization': '1.08',
+    'anthropic-ratelimit-unified-7d-status': 'allowed',
+    'anthropic-ratelimit-unified-7d-reset': weekS,
+    'anthropic-ratelimit-unified-7d-utilization': '0.69',
+    'anthropic-ratelimit-unified-7d_oi-status': 'allowed',
+    'anthropic-ratelimit-unified-7d_oi-reset': weekS,
+    'anthropic-ratelimit-unified-7d_oi-utilization': '0.0',
     'anthropic-ratelimit-unified-fallback-percentage': '0.5',
     'anthropic-ratelimit-unified-overage-status': 'rejected',
     'anthropic-ratelimit-unified-overage-disabled-reason': 'org_level_disabled',
   });
-  return { status: 429, headers, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Error' }, request_id: requestId } };
+  return {
+    status: 429,
+    headers,
+    body: {
+      type: 'error',
+      // The message of the subscription's refusal claude printed (anthropic-429-account-rate-limit-body.json).
+      error: { type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later." },
+      request_id: requestId,
+    },
+  };
 }
 
 function openai(reply: LimitReply, now: number, requestId: string): LimitAnswer {
@@ -90,6 +109,13 @@ function openai(reply: LimitReply, now: number, requestId: string): LimitAnswer 
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId };
   if (reply.limit === 'rate') {
     Object.assign(headers, {
+      // The API's own headers on a 429 (openai-429-responses-api-headers.json).
+      'openai-organization': 'org-stub',
+      'openai-processing-ms': '12',
+      'openai-version': '2020-10-01',
+      server: 'cloudflare',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains; preload',
+      'x-content-type-options': 'nosniff',
       'retry-after': String(inS),
       'x-ratelimit-limit-requests': '500',
       'x-ratelimit-remaining-requests': '499',

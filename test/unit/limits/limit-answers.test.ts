@@ -13,7 +13,7 @@ interface Fixture {
   service: string;
   source: string[];
   at: string;
-  status: number;
+  status: number | null;
   headers: Record<string, string> | null;
   body: unknown;
   expect: { limit: 'rate' | 'plan' | null; resetAt: string | null };
@@ -27,13 +27,14 @@ const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString()
 
 describe('the services real limit answers', () => {
   it('are there, each with its source', () => {
-    expect(fixtures.length).toBeGreaterThanOrEqual(19);
+    expect(fixtures.length).toBeGreaterThanOrEqual(25);
     for (const [, f] of fixtures) expect(f.source.every((s) => /^https:\/\/github\.com\//.test(s))).toBe(true);
   });
 
   it.each(fixtures)('%s: the kind of limit and when it resets', (_, f) => {
     const at = Date.parse(f.at);
-    const limit = limitOfAnswer({ status: f.status, headers: f.headers, body: f.body }, at);
+    // A status the capture did not show (null) is read as no status at all.
+    const limit = limitOfAnswer({ status: f.status ?? 0, headers: f.headers, body: f.body }, at);
     expect(limit?.kind ?? null).toBe(f.expect.limit);
     expect(iso(limit?.resetAt ?? null)).toBe(f.expect.resetAt);
     if (limit) expect(limit.said).toMatch(/^429 /);
@@ -69,6 +70,36 @@ describe('resetFromHeaders', () => {
     };
     expect(iso(resetFromHeaders(headers, AT))).toBe('2026-11-26T12:00:40.000Z');
     expect(resetFromHeaders({ ...headers, 'anthropic-ratelimit-input-tokens-remaining': '1' }, AT)).toBeNull();
+  });
+  it("reads anthropic's subscription reset from a rejected window, else the unified reset, and none while allowed", () => {
+    const u = 'anthropic-ratelimit-unified';
+    // The unified reset follows the representative claim (here the 7-day window); the 5-hour one refused.
+    const fiveHourSpent = {
+      [`${u}-status`]: 'rejected',
+      [`${u}-representative-claim`]: 'seven_day',
+      [`${u}-reset`]: '1795500000',
+      [`${u}-5h-status`]: 'rejected',
+      [`${u}-5h-reset`]: '1795000000',
+      [`${u}-7d-status`]: 'allowed',
+      [`${u}-7d-reset`]: '1795500000',
+    };
+    expect(resetFromHeaders(fiveHourSpent, AT)).toBe(1795000000 * 1000);
+    // Both refused: the latest, since the limiter needs both.
+    expect(resetFromHeaders({ ...fiveHourSpent, [`${u}-7d-status`]: 'rejected' }, AT)).toBe(1795500000 * 1000);
+    // No window named: the unified reset.
+    expect(resetFromHeaders({ [`${u}-status`]: 'rejected', [`${u}-reset`]: '1795500000', 'retry-after': '60' }, AT)).toBe(1795500000 * 1000);
+    // Allowed (or warned) answers wait for nothing: their reset is only when the window rolls over.
+    for (const status of ['allowed', 'allowed_warning']) {
+      expect(resetFromHeaders({ [`${u}-status`]: status, [`${u}-reset`]: '1795000000' }, AT)).toBeNull();
+      expect(resetFromHeaders({ [`${u}-status`]: status, [`${u}-reset`]: '1795000000', 'retry-after': '60' }, AT)).toBe(AT + 60_000);
+    }
+  });
+  it("reads a 429 with a rejected window as the plan's limit, not one whose overage alone says rejected", () => {
+    const u = 'anthropic-ratelimit-unified';
+    const weekly = limitOfAnswer({ status: 429, headers: { [`${u}-7d-status`]: 'rejected', [`${u}-7d-reset`]: '1795000000' } }, AT);
+    expect(weekly).toMatchObject({ kind: 'plan', resetAt: 1795000000 * 1000 });
+    const overage = { [`${u}-status`]: 'allowed', [`${u}-overage-status`]: 'rejected', [`${u}-overage-disabled-reason`]: 'org_level_disabled' };
+    expect(limitOfAnswer({ status: 429, headers: { ...overage, 'retry-after': '30' } }, AT)).toMatchObject({ kind: 'rate', resetAt: AT + 30_000 });
   });
   it('reads retry-after-ms before retry-after, and openai durations', () => {
     expect(resetFromHeaders({ 'retry-after-ms': '1500', 'retry-after': '2' }, AT)).toBe(AT + 1500);
