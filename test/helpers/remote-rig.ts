@@ -29,6 +29,8 @@ export interface RemoteRig {
    * supervisor's connection), as an agent there when `terminalId` is given (its JAGGERS_TERMINAL_ID).
    */
   onBox(args: string[], o?: { terminalId?: string }): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** The `ssh` arguments that run `jaggers <args>` as `onBox` does (for a long-lived one: `jaggers mcp` there). */
+  boxArgv(args: string[], o?: { terminalId?: string }): string[];
   /**
    * The local supervisor's logins to box refused (its ssh config names a closed port) until `allow()`;
    * `onBox` still logs in. A cut connection then stays down.
@@ -50,6 +52,10 @@ export async function startRemoteRig(): Promise<RemoteRig> {
   const boxConfig = path.join(sshd.dir, 'ssh_config.onbox');
   await copyFile(sshd.configFile, boxConfig);
   const remoteRoot = () => path.join(proj, '.jaggers', 'hosted', rig.session);
+  const boxArgv = (args: string[], o: { terminalId?: string } = {}) => {
+    const who = o.terminalId ? `JAGGERS_TERMINAL_ID=${shellQuote(o.terminalId)} ` : '';
+    return ['-F', boxConfig, HOST_ALIAS, `${who}jaggers --project ${shellQuote(remoteRoot())} ${args.map(shellQuote).join(' ')}`];
+  };
   return {
     sshd,
     rig,
@@ -57,11 +63,9 @@ export async function startRemoteRig(): Promise<RemoteRig> {
     env,
     far: () => new ApiClient({ socketPath: hostSocketPath(path.join(rig.root, '.jaggers'), 'box') }, rig.session),
     remoteRoot,
+    boxArgv,
     onBox: async (args, o = {}) => {
-      const who = o.terminalId ? `JAGGERS_TERMINAL_ID=${shellQuote(o.terminalId)} ` : '';
-      const r = await execa('ssh', ['-F', boxConfig, HOST_ALIAS, `${who}jaggers --project ${shellQuote(remoteRoot())} ${args.map(shellQuote).join(' ')}`], {
-        reject: false,
-      });
+      const r = await execa('ssh', boxArgv(args, o), { reject: false });
       return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
     },
     refuseLogins: async () => {

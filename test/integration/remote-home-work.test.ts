@@ -6,6 +6,8 @@
 // result in far's inbox there), the handoff command there prints the reply. Through a kill -9 of the
 // local supervisor while near works on it, and a cut connection (the session's sshd process killed) while
 // it waits in the outbox: it ends once, here and there, near taking its prompt once.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -120,7 +122,7 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
     await resultThere(b, rb);
   }, 180_000);
 
-  it('far hands off to near (and headless): the handoff there prints the reply of the item run here', async () => {
+  it('far hands off to near (and headless): the handoff there prints the reply of the item run here; MCP there assigns to near', async () => {
     const h = await asFar(['handoff', 'near', '-m', 'review this, far asks', '--json']);
     expect(h.code, h.stderr).toBe(0);
     const hr = JSON.parse(h.stdout) as HandoffResult;
@@ -142,6 +144,24 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
     expect(hj).toMatchObject({ work: 'handoff', headless: true, state: 'done', fromHost: 'box' });
     expect(hhr.reply?.text).toContain('a headless turn asked from box');
     expect(hhr.reply?.text).toBe((await local().call<JobResultView>('GET', `/v1/jobs/${hhr.job}/result`)).reply);
+
+    // `jaggers mcp` there, as far: its assign and wait_job to near.
+    const mcp = new Client({ name: 'far-on-box', version: '0' });
+    await mcp.connect(new StdioClientTransport({ command: 'ssh', args: r.boxArgv(['mcp'], { terminalId: farId }), stderr: 'pipe' }));
+    try {
+      const given = (await mcp.callTool({ name: 'assign', arguments: { agent: 'near', message: 'a job given through MCP on box' } })) as {
+        content: { text: string }[];
+      };
+      const job = (JSON.parse(given.content[0]!.text) as { job: string }).job;
+      const waited = (await mcp.callTool({ name: 'wait_job', arguments: { job, timeout: 60 } })) as { content: { text: string }[] };
+      const end = JSON.parse(waited.content[0]!.text) as { state: string; agent: string; reply: string };
+      expect(end, waited.content[0]!.text).toMatchObject({ state: 'done', agent: 'near' });
+      expect(end.reply).toBe((await local().call<JobResultView>('GET', `/v1/jobs/${job}/result`)).reply);
+      expect(await local().call<JobView>('GET', `/v1/jobs/${job}`)).toMatchObject({ state: 'done', fromHost: 'box', fromAgent: 'far' });
+      await resultThere(job, end.reply);
+    } finally {
+      await mcp.close();
+    }
   }, 120_000);
 
   it('a job asked while the connection is cut waits in the outbox there, and is taken home and ends once after the reconnect', async () => {
@@ -169,6 +189,43 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
       const reply = (await local().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply!;
       const there = await r.far().call<JobView>('GET', `/v1/jobs/${id}`);
       expect(there.history.filter((x) => x.state === 'done')).toHaveLength(1);
+      expect((await r.far().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply).toBe(reply);
+      await resultThere(id, reply);
+    } finally {
+      await logins.allow();
+    }
+  }, 150_000);
+
+  it("a job in the outbox through a kill -9 of the host's supervisor (the connection cut meanwhile): started again there, taken home, ends once", async () => {
+    const boxPid = (await r.far().call<HealthView>('GET', '/v1/health')).pid;
+    const logins = await r.refuseLogins();
+    try {
+      expect(r.sshd.cut()).toBeGreaterThan(0);
+      await until('the host seen lost', async () => {
+        const v = (await local().call<HealthView>('GET', '/v1/health')).hosts?.[0];
+        return v && v.state !== 'connected' ? v : undefined;
+      });
+      const id = (JSON.parse((await asFar(['assign', 'near', '-m', 'in the outbox through a kill -9 there', '--json'])).stdout) as JobView).id;
+      process.kill(boxPid, 'SIGKILL');
+      await logins.allow();
+      // The keeper starts it again once connected; its outbox (its journal) still has the job.
+      await until(
+        'box supervisor started again',
+        async () => {
+          const h = await r.far().call<HealthView>('GET', '/v1/health');
+          return h.pid !== boxPid ? h : undefined;
+        },
+        60_000,
+      );
+      const w = await r.onBox(['wait', id, '--timeout', '90']);
+      expect(w.code, w.stdout + w.stderr).toBe(0);
+      const here = await local().call<JobView>('GET', `/v1/jobs/${id}`);
+      expect(here.history.filter((x) => x.state === 'done')).toHaveLength(1);
+      recordedOnceHere(id);
+      tookOnce(here);
+      const there = await r.far().call<JobView>('GET', `/v1/jobs/${id}`);
+      expect(there.history.filter((x) => x.state === 'done')).toHaveLength(1);
+      const reply = (await local().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply!;
       expect((await r.far().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply).toBe(reply);
       await resultThere(id, reply);
     } finally {
