@@ -3,6 +3,7 @@
 // `jaggers` and `jaggers-fake-agent` wrappers on its PATH, its tmux servers in a folder of the test
 // (TMUX_TMPDIR), never the user's; `proj` is that user's folder for the host's `dir`.
 import { execa } from 'execa';
+import { existsSync, readFileSync } from 'node:fs';
 import { chown, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiClient } from '../../src/api/client.js';
@@ -12,6 +13,15 @@ import { Rig } from './rig.js';
 import { HOST_ALIAS, hostTools, startSshd, type SshdRig } from './sshd.js';
 
 export { until } from './sshd.js';
+
+/** The prompts a fake agent took (FAKE_AGENT_PROMPTS: one JSON line each). */
+export function promptsOf(file: string): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+}
 
 export interface RemoteRig {
   sshd: SshdRig;

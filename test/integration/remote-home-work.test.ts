@@ -8,25 +8,16 @@
 // it waits in the outbox: it ends once, here and there, near taking its prompt once.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TerminalView } from '../../src/api/types.js';
 import { api } from '../helpers/api.js';
-import { startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
+import { promptsOf as prompts, startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
 import { HOST_ALIAS, sshdSkipReason } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
-
-/** The prompts a fake agent took (FAKE_AGENT_PROMPTS: one JSON line each). */
-function prompts(file: string): string[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
-}
 
 describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let r: RemoteRig;
@@ -74,32 +65,54 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
     expect(readFileSync(path.join(r.remoteRoot(), got[0]!.file), 'utf8')).toContain(reply);
   }
 
+  /**
+   * `wait <id>` there ends 0; the job ended once here (recorded once, near's prompt once) and once there,
+   * with the same reply, and its result is in far's inbox there. Returns the reply.
+   */
+  async function endedOnce(id: string, waitS = 60): Promise<string> {
+    const w = await r.onBox(['wait', id, '--timeout', String(waitS)]);
+    expect(w.code, w.stdout + w.stderr).toBe(0);
+    const here = await local().call<JobView>('GET', `/v1/jobs/${id}`);
+    expect(here.history.filter((x) => x.state === 'done')).toHaveLength(1);
+    recordedOnceHere(id);
+    tookOnce(here);
+    const reply = (await local().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply!;
+    expect(reply).toBeTruthy();
+    const there = (await r.far().call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === id);
+    expect(there.map((j) => [j.state, j.history.filter((x) => x.state === 'done').length])).toEqual([['done', 1]]);
+    expect((await r.far().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply).toBe(reply);
+    await resultThere(id, reply);
+    return reply;
+  }
+
+  /** The connection cut (the session's sshd process killed) and the local supervisor's logins refused until `allow()`. */
+  async function cutOff(): Promise<{ allow(): Promise<void> }> {
+    const logins = await r.refuseLogins();
+    expect(r.sshd.cut()).toBeGreaterThan(0);
+    await until('the host seen lost', async () => {
+      const v = (await local().call<HealthView>('GET', '/v1/health')).hosts?.[0];
+      return v && v.state !== 'connected' ? v : undefined;
+    });
+    return logins;
+  }
+
   it("far assigns to near: in box's outbox, run here under its id, done there with near's reply and the result in far's inbox; through a kill -9 here too", async () => {
     const a = await asFar(['assign', 'near', '-m', 'count the files, asked by far on box', '--json']);
     expect(a.code, a.stderr).toBe(0);
     const asked = JSON.parse(a.stdout) as JobView;
     expect(asked).toMatchObject({ state: 'queued', outbox: true, agent: 'near', terminalId: 'near@home', fromAgent: 'far', from: farId });
     const id = asked.id;
-    const w = await r.onBox(['wait', id, '--timeout', '60']);
-    expect(w.code, w.stdout + w.stderr).toBe(0);
-
+    const reply = await endedOnce(id);
     const here = await local().call<JobView>('GET', `/v1/jobs/${id}`);
     expect(here).toMatchObject({ state: 'done', agent: 'near', fromHost: 'box', from: 'far@box', fromAgent: 'far', host: null });
-    expect(here.history.filter((x) => x.state === 'done')).toHaveLength(1);
-    recordedOnceHere(id);
-    tookOnce(here);
-    const reply = (await local().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply!;
-    expect(reply).toBeTruthy();
 
     // There: waited in the outbox, taken home, shown running there as here, then done with near's reply.
     const jobsThere = JSON.parse((await r.onBox(['jobs', '--json'])).stdout) as JobView[];
     const there = jobsThere.find((j) => j.id === id)!;
     expect(there).toMatchObject({ state: 'done', outbox: true, reason: 'near on home: the agent finished its turn' });
-    expect(there.history.filter((x) => x.state === 'done')).toHaveLength(1);
     expect(there.history.map((x) => x.state).filter((st, i, all) => st !== all[i - 1])).toEqual(['queued', 'starting', 'running', 'done']);
     expect(there.history[1]!.reason).toBe("taken home: in near's queue there");
     expect((await r.onBox(['result', id])).stdout).toBe(reply.replace(/\n+$/, ''));
-    await resultThere(id, reply);
     expect(await r.far().call<unknown[]>('GET', '/v1/outbox')).toEqual([]);
 
     // The local supervisor killed (-9) while near works on one: the next one follows it here, and its end goes there once.
@@ -109,17 +122,8 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
     process.kill(before.pid, 'SIGKILL');
     const wh = await r.rig.run(['wait', b, '--timeout', '60'], { env: r.env() });
     expect(wh.code, wh.stdout + wh.stderr).toBe(0);
-    const wb = await r.onBox(['wait', b, '--timeout', '60']);
-    expect(wb.code, wb.stdout + wb.stderr).toBe(0);
-    const jb = await local().call<JobView>('GET', `/v1/jobs/${b}`);
-    expect(jb.history.filter((x) => x.state === 'done')).toHaveLength(1);
-    recordedOnceHere(b);
-    tookOnce(jb);
-    const rb = (await local().call<JobResultView>('GET', `/v1/jobs/${b}/result`)).reply!;
-    const thereB = (await r.far().call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === b);
-    expect(thereB.map((j) => [j.state, j.history.filter((x) => x.state === 'done').length])).toEqual([['done', 1]]);
-    expect((await r.far().call<JobResultView>('GET', `/v1/jobs/${b}/result`)).reply).toBe(rb);
-    await resultThere(b, rb);
+    expect((await local().call<HealthView>('GET', '/v1/health')).pid).not.toBe(before.pid);
+    await endedOnce(b);
   }, 180_000);
 
   it('far hands off to near (and headless): the handoff there prints the reply of the item run here; MCP there assigns to near', async () => {
@@ -165,13 +169,8 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
   }, 120_000);
 
   it('a job asked while the connection is cut waits in the outbox there, and is taken home and ends once after the reconnect', async () => {
-    const logins = await r.refuseLogins();
+    const logins = await cutOff();
     try {
-      expect(r.sshd.cut()).toBeGreaterThan(0);
-      await until('the host seen lost', async () => {
-        const v = (await local().call<HealthView>('GET', '/v1/health')).hosts?.[0];
-        return v && v.state !== 'connected' ? v : undefined;
-      });
       const a = await asFar(['assign', 'near', '-m', 'asked while the connection was cut', '--json']);
       expect(a.code, a.stderr).toBe(0);
       const id = (JSON.parse(a.stdout) as JobView).id;
@@ -180,31 +179,32 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
       expect(row.waiting).toBe('in the outbox: waits for the supervisor that started this host to take it home to near');
       await expect(local().call('GET', `/v1/jobs/${id}`)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
       await logins.allow();
-      const w = await r.onBox(['wait', id, '--timeout', '90']);
-      expect(w.code, w.stdout + w.stderr).toBe(0);
-      const here = await local().call<JobView>('GET', `/v1/jobs/${id}`);
-      expect(here.history.filter((x) => x.state === 'done')).toHaveLength(1);
-      recordedOnceHere(id);
-      tookOnce(here);
-      const reply = (await local().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply!;
-      const there = await r.far().call<JobView>('GET', `/v1/jobs/${id}`);
-      expect(there.history.filter((x) => x.state === 'done')).toHaveLength(1);
-      expect((await r.far().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply).toBe(reply);
-      await resultThere(id, reply);
+      await endedOnce(id, 90);
     } finally {
       await logins.allow();
     }
   }, 150_000);
 
+  it("a kill -9 of the host's supervisor while near works on the job here: started again there, the job's end goes there once", async () => {
+    const boxPid = (await r.far().call<HealthView>('GET', '/v1/health')).pid;
+    const id = (JSON.parse((await asFar(['assign', 'near', '-m', 'running here through a kill -9 there', '--json'])).stdout) as JobView).id;
+    await until('the job running here', async () => ((await local().call<JobView>('GET', `/v1/jobs/${id}`)).state === 'running' ? true : undefined));
+    process.kill(boxPid, 'SIGKILL');
+    await until(
+      'box supervisor started again',
+      async () => {
+        const h = await r.far().call<HealthView>('GET', '/v1/health');
+        return h.pid !== boxPid ? h : undefined;
+      },
+      60_000,
+    );
+    await endedOnce(id, 90);
+  }, 150_000);
+
   it("a job in the outbox through a kill -9 of the host's supervisor (the connection cut meanwhile): started again there, taken home, ends once", async () => {
     const boxPid = (await r.far().call<HealthView>('GET', '/v1/health')).pid;
-    const logins = await r.refuseLogins();
+    const logins = await cutOff();
     try {
-      expect(r.sshd.cut()).toBeGreaterThan(0);
-      await until('the host seen lost', async () => {
-        const v = (await local().call<HealthView>('GET', '/v1/health')).hosts?.[0];
-        return v && v.state !== 'connected' ? v : undefined;
-      });
       const id = (JSON.parse((await asFar(['assign', 'near', '-m', 'in the outbox through a kill -9 there', '--json'])).stdout) as JobView).id;
       process.kill(boxPid, 'SIGKILL');
       await logins.allow();
@@ -217,17 +217,7 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
         },
         60_000,
       );
-      const w = await r.onBox(['wait', id, '--timeout', '90']);
-      expect(w.code, w.stdout + w.stderr).toBe(0);
-      const here = await local().call<JobView>('GET', `/v1/jobs/${id}`);
-      expect(here.history.filter((x) => x.state === 'done')).toHaveLength(1);
-      recordedOnceHere(id);
-      tookOnce(here);
-      const there = await r.far().call<JobView>('GET', `/v1/jobs/${id}`);
-      expect(there.history.filter((x) => x.state === 'done')).toHaveLength(1);
-      const reply = (await local().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply!;
-      expect((await r.far().call<JobResultView>('GET', `/v1/jobs/${id}/result`)).reply).toBe(reply);
-      await resultThere(id, reply);
+      await endedOnce(id, 90);
     } finally {
       await logins.allow();
     }

@@ -334,7 +334,7 @@ describe("a host's agent assigning work to an agent of the team elsewhere (jobs 
     home.follow('box');
     await box.jobs.create({ id: 'j-0000000b0b02', target: 'near', text: 'again', fromTerminal: 'jg-far' });
     await until(() => here.store.data.jobs['j-0000000b0b02'] !== undefined && !link.cutTaken, 'recorded here, its answer lost');
-    // Done there (the request went through), not known here: the next pass finds it taken and recorded.
+    // Taken there (its answer lost) and recorded here; then the host goes down and this supervisor restarts.
     link.connected = false;
     home.stop();
     // Ended here while the host is down: nothing told, nothing lost.
