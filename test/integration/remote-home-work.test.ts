@@ -96,6 +96,18 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
     return logins;
   }
 
+  /** box's supervisor answers again, another process than `pid` (the keeper started it again). */
+  async function restartedThere(pid: number): Promise<void> {
+    await until(
+      'box supervisor started again',
+      async () => {
+        const h = await r.far().call<HealthView>('GET', '/v1/health');
+        return h.pid !== pid ? h : undefined;
+      },
+      60_000,
+    );
+  }
+
   it("far assigns to near: in box's outbox, run here under its id, done there with near's reply and the result in far's inbox; through a kill -9 here too", async () => {
     const a = await asFar(['assign', 'near', '-m', 'count the files, asked by far on box', '--json']);
     expect(a.code, a.stderr).toBe(0);
@@ -190,14 +202,7 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
     const id = (JSON.parse((await asFar(['assign', 'near', '-m', 'running here through a kill -9 there', '--json'])).stdout) as JobView).id;
     await until('the job running here', async () => ((await local().call<JobView>('GET', `/v1/jobs/${id}`)).state === 'running' ? true : undefined));
     process.kill(boxPid, 'SIGKILL');
-    await until(
-      'box supervisor started again',
-      async () => {
-        const h = await r.far().call<HealthView>('GET', '/v1/health');
-        return h.pid !== boxPid ? h : undefined;
-      },
-      60_000,
-    );
+    await restartedThere(boxPid);
     await endedOnce(id, 90);
   }, 150_000);
 
@@ -209,14 +214,7 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
       process.kill(boxPid, 'SIGKILL');
       await logins.allow();
       // The keeper starts it again once connected; its outbox (its journal) still has the job.
-      await until(
-        'box supervisor started again',
-        async () => {
-          const h = await r.far().call<HealthView>('GET', '/v1/health');
-          return h.pid !== boxPid ? h : undefined;
-        },
-        60_000,
-      );
+      await restartedThere(boxPid);
       await endedOnce(id, 90);
     } finally {
       await logins.allow();
