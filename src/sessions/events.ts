@@ -169,6 +169,14 @@ export const jobCreatedEvent = z.object({
   host: id.optional(),
   /** A workflow's turn for an agent on another host: files of this project its prompt names, carried there with it (src/work/carry.ts). */
   carry: z.array(z.string().min(1)).optional(),
+  /**
+   * On a host's supervisor: a job or handoff for an agent of the machine that started it (jaggers.json's
+   * `home`, docs/hosts.md). It waits in the outbox, in no queue here, until that supervisor takes it home by
+   * its id and runs it there; its end comes back here. `terminalId` is `<agent>@home`.
+   */
+  outbox: z.literal(true).optional(),
+  /** Taken home from this host's outbox (docs/hosts.md): its end goes back to that host's supervisor. */
+  fromHost: id.optional(),
 });
 
 export const jobStateEvent = z.object({

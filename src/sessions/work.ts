@@ -70,6 +70,10 @@ export const jobRecordSchema = z.object({
   host: z.string().nullable().default(null),
   /** A turn for an agent on another host: files of this project its prompt names, carried there with it. */
   carry: z.array(z.string()).optional(),
+  /** On a host's supervisor: for an agent of the machine that started it, in the outbox until taken home; its end comes back. */
+  outbox: z.boolean().default(false),
+  /** Taken home from that host's outbox (docs/hosts.md): its end is reported back there; null: asked here. */
+  fromHost: z.string().nullable().default(null),
   /** The tokens its turn spent, per model (docs/usage.md); null: none recorded. */
   usage: byModelSchema.nullable().default(null),
   /**
@@ -172,6 +176,8 @@ function createJob(data: WorkData, e: EventOf<'job-created'>): JobRecord {
     worktree: e.worktree ? { base: e.worktree.base, result: null } : null,
     host: e.host ?? null,
     ...(e.carry?.length ? { carry: e.carry } : {}),
+    outbox: e.outbox ?? false,
+    fromHost: e.fromHost ?? null,
     seq: data.seq + 1,
     code: null,
     history: [{ state: 'queued', at: e.ts, reason: 'recorded' }],

@@ -26,6 +26,7 @@ import {
   ListenBody,
   WebBody,
   MessageBody,
+  OutboxStateBody,
   ScreenQuery,
   TaskBody,
   TaskQuery,
@@ -242,9 +243,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.get('/v1/jobs/:id/result', { schema: { params: IdParams } }, async (req) => s.jobs.result(jobId(req)));
   r.post('/v1/jobs/:id/cancel', { schema: { params: IdParams } }, async (req) => s.jobs.cancel(jobId(req)));
   r.post('/v1/messages', { bodyLimit: BODY_LIMIT, schema: { body: MessageBody } }, async (req, reply) => reply.code(201).send(await s.inbox.send(req.body)));
-  // A host's supervisor: messages for the team's agents elsewhere, taken home by the supervisor that started it (docs/hosts.md).
-  r.get('/v1/outbox', async () => s.inbox.outbox());
-  r.post('/v1/outbox/:id/taken', { schema: { params: IdParams } }, async (req) => s.inbox.taken((req.params as { id: string }).id));
+  // A host's supervisor: messages, jobs and handoffs for the team's agents elsewhere, taken home by the supervisor that started it (docs/hosts.md).
+  r.get('/v1/outbox', async () => s.outbox.list());
+  r.post('/v1/outbox/:id/taken', { schema: { params: IdParams } }, async (req) => s.outbox.taken((req.params as { id: string }).id));
+  r.post('/v1/outbox/:id/state', { bodyLimit: BODY_LIMIT, schema: { params: IdParams, body: OutboxStateBody } }, async (req) =>
+    s.outbox.report((req.params as { id: string }).id, req.body),
+  );
   r.get('/v1/terminals/:agent/inbox', { schema: { params: AgentParams, querystring: TaskQuery } }, async (req) =>
     s.inbox.list((req.params as { agent: string }).agent, req.query.task),
   );

@@ -36,6 +36,7 @@ import type { TurnEnv, TurnTarget } from '../turns/turn.js';
 import { Handoffs } from '../work/handoffs.js';
 import { Inbox } from '../work/inbox.js';
 import { OutboxHome } from '../work/outbox-home.js';
+import { Outbox } from '../work/outbox.js';
 import { Jobs } from '../work/jobs.js';
 import { WorkJournal } from '../work/journal.js';
 import { moveToFallback } from '../work/fallback.js';
@@ -493,6 +494,8 @@ export function compose(d: SupervisorDeps) {
   });
 
   const checkProfile = async (name: string) => void (await loadProfile(name, ctx.jaggersDir));
+  /** On a host's supervisor: the team's agents elsewhere (jaggers.json's `home`), whose messages and work wait in the outbox (docs/hosts.md). */
+  const homeAgents = async () => (await project().catch(() => null))?.home?.agents ?? [];
   /** The host a team agent runs on (jaggers.json's `host`), or null: this machine. */
   const hostOfAgent = async (agent: string) => (await project().catch(() => null))?.agents.find((a) => a.name === agent)?.host ?? null;
   const hostWorktrees = new HostWorktrees({ local: () => isolation.list(), hosts: () => hosts.sources(), hostOf: hostOfAgent });
@@ -511,6 +514,7 @@ export function compose(d: SupervisorDeps) {
     overBudget: (j) => (j.terminalId ? budgets.verdict({ kind: 'job', id: j.id, seq: j.seq, created: j.created, j }) : null),
     hostOf: hostOfAgent,
     remote,
+    homeAgents,
   });
   const inbox = new Inbox({
     store,
@@ -520,12 +524,42 @@ export function compose(d: SupervisorDeps) {
     dirs,
     runner,
     hostOf: hostOfAgent,
-    // On a host's supervisor: the team's agents elsewhere, whose messages wait in the outbox (docs/hosts.md).
-    homeAgents: async () => (await project().catch(() => null))?.home?.agents ?? [],
+    homeAgents,
   });
-  // Messages from the hosts' agents to agents here: taken from each host's outbox while its connection is up.
-  const outboxHome = new OutboxHome({ reach: (name) => hosts.reach(name), inbox, log, clock: realClock });
-  const handoffs = new Handoffs({ jobs, store, agents, hub, outcomes, runner, clock: realClock, dirs, log, stopping: stopping.signal, hostOf: hostOfAgent });
+  const handoffs = new Handoffs({
+    jobs,
+    store,
+    agents,
+    hub,
+    outcomes,
+    runner,
+    clock: realClock,
+    dirs,
+    log,
+    stopping: stopping.signal,
+    hostOf: hostOfAgent,
+    homeAgents,
+  });
+  // On a host's supervisor: what its agents asked of agents of home (messages, jobs, handoffs), until taken home.
+  const outbox = new Outbox({ inbox, journal, jobs, dirs });
+  // Messages and work from the hosts' agents to agents here: taken from each host's outbox while its connection is up.
+  const outboxHome = new OutboxHome({
+    reach: (name) => hosts.reach(name),
+    inbox,
+    work: {
+      create: async (req) => {
+        const v = await jobs.create(req);
+        if (v.work === 'handoff') handoffs.deadline(v.id);
+        return v;
+      },
+      get: (id) => (Object.hasOwn(store.data.jobs, id) ? store.data.jobs[id] : undefined),
+      reply: async (id) => (await jobs.result(id)).reply,
+      cancel: (id, by) => jobs.cancel(id, by),
+    },
+    hub,
+    log,
+    clock: realClock,
+  });
   const views = new AgentViews({
     table,
     watcher,
@@ -671,6 +705,7 @@ export function compose(d: SupervisorDeps) {
     runner,
     jobs,
     inbox,
+    outbox,
     handoffs,
     /** Tokens and cost by agent, job, task, session, day or model (docs/usage.md); jaggers.json's prices over the shipped ones. */
     usage: async (by: UsageBy) => usageReport(store.data, priceTable((await project())?.prices), by),

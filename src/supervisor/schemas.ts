@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isAgentRef, isName, JOB_ID, MESSAGE_ID, NAME_RULE, TASK_ID, TASK_ID_RULE } from '../ids.js';
 import { USAGE_BY } from '../usage/by.js';
 import { AGENT_STATES } from '../states.js';
+import { JOB_STATES } from '../sessions/events.js';
 import { NAME as WORKFLOW_NAME } from '../workflows/schema.js';
 
 /**
@@ -149,6 +150,17 @@ export const JobBody = z.strictObject({
   base: z.string().min(1).max(256).optional(),
   /** The job's own budget: `{"tokens": N, "usd": N}` (docs/usage.md, Budgets). */
   budget: BudgetSchema.optional(),
+});
+
+/** `POST /v1/outbox/:id/state` (a host's supervisor): how an item taken home stands there; at its end, its code and reply. */
+export const OutboxStateBody = z.strictObject({
+  state: z.enum(JOB_STATES),
+  reason: z.string().max(4000),
+  code: z
+    .string()
+    .regex(/^E_[A-Z_]+$/)
+    .optional(),
+  reply: z.string().nullable().optional(),
 });
 
 export const MessageBody = z.strictObject({

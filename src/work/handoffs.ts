@@ -55,6 +55,8 @@ export interface HandoffsPorts {
   stopping: AbortSignal;
   /** The host a team agent runs on (jaggers.json's `host`, docs/hosts.md), or null: this machine. */
   hostOf?(agent: string): Promise<string | null>;
+  /** On a host's supervisor: the team's agents elsewhere (jaggers.json's `home`): a handoff to one goes through the outbox. */
+  homeAgents?(): Promise<readonly string[]>;
 }
 
 export class Handoffs {
@@ -78,9 +80,11 @@ export class Handoffs {
     const data = this.p.store.data;
     const req = given.files?.length ? await this.carried(given) : given;
     // An agent on another host: the handoff is forwarded to that host's supervisor (src/work/remote-work.ts).
+    // On a host's supervisor, one for an agent of home waits in the outbox, is taken home and runs there
+    // (src/work/outbox-home.ts); either way this request follows the item here to its end.
     if (!resolveParty(this.p.agents, data, req.agent, task)) {
       const host = (await this.p.hostOf?.(req.agent)) ?? null;
-      if (host) return this.remote(req, task);
+      if (host || (await this.p.homeAgents?.())?.includes(req.agent)) return this.remote(req, task);
     }
     // A headless turn needs no pane: the agent's terminal in the registry is enough.
     const party = req.headless ? resolveParty(this.p.agents, data, req.agent, task) : null;
@@ -119,7 +123,12 @@ export class Handoffs {
     return { ...req, message: await placeCarried(this.p.dirs.jaggersDir, req.id, req.files!, req.message) };
   }
 
-  /** A handoff to an agent on another host: recorded here, run there under the same id, followed here. */
+  /** A handoff or send recorded elsewhere (one taken home from a host's outbox): cancelled if it has not started by its deadline. */
+  deadline(id: string): void {
+    this.arm(this.p.jobs.record(id));
+  }
+
+  /** A handoff to an agent on another host (or, on a host, of home): recorded here, run there under the same id, followed here. */
   private async remote(req: HandoffRequest, task: string): Promise<HandoffResult> {
     if (req.from) await this.p.agents.get(req.from, task, 'agent', 'handoff --from');
     const j = await this.p.jobs.create({

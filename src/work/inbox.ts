@@ -8,7 +8,7 @@ import type { Log } from '../logger.js';
 import { messageFile, renderMessage, writeDurable } from './files.js';
 import { knownAgents, resolveParty, resolveSender } from './parties.js';
 import type { Agents, Dirs, Publish, Store } from './ports.js';
-import { remoteKey } from './remote-work.js';
+import { HOME, remoteKey } from './remote-work.js';
 import { publishMessage } from './run-message.js';
 import { parseArtifact } from '../handover/artifact.js';
 import { readConfinedText } from '../fs/confine.js';
@@ -31,8 +31,7 @@ export interface MessageRequest {
 /** A message waiting in a host's outbox, with its text (what the supervisor that started this host takes home). */
 export type OutboxMessage = MessageView & { text: string };
 
-/** What an agent of the machine that started this host's supervisor is keyed by here (`near@home`). */
-export const HOME = 'home';
+export { HOME } from './remote-work.js';
 
 export interface InboxPorts {
   store: Store;

@@ -17,7 +17,7 @@ import type { OverBudget } from './budget.js';
 import type { Budget } from '../usage/budget-schema.js';
 import { knownAgents, resolveParty, resolveSender } from './parties.js';
 import type { Agents, Dirs, Store, Subscribe, TerminalEntry } from './ports.js';
-import { remoteKey } from './remote-work.js';
+import { HOME, remoteKey } from './remote-work.js';
 import { killGroup } from './run-headless.js';
 
 export type WorkKind = JobRecord['work'];
@@ -44,6 +44,11 @@ export interface JobRequest {
   budget?: Budget;
   /** A workflow's turn for an agent on another host: files of this project its prompt names, carried there with it. */
   carry?: string[];
+  /**
+   * Not an API field: taken home from this host's outbox (src/work/outbox-home.ts). `from` is an agent of
+   * that host (the asker is `<from>@<fromHost>`), and the item's end is reported back there.
+   */
+  fromHost?: string;
 }
 
 export interface JobsPorts {
@@ -69,6 +74,8 @@ export interface JobsPorts {
   remote?: { waiting(j: JobRecord): string | null; cancel(j: JobRecord): Promise<void> };
   /** The budget that holds a queued item, if one does (src/work/budgets.ts). */
   overBudget?(j: JobRecord): OverBudget | null;
+  /** On a host's supervisor: the team's agents elsewhere (jaggers.json's `home`), whose jobs and handoffs go to the outbox. */
+  homeAgents?(): Promise<readonly string[]>;
 }
 
 export class Jobs {
@@ -79,6 +86,9 @@ export class Jobs {
     if (j.state === 'queued') waiting = j.terminalId ? (this.p.runner.waiting(j.terminalId, j.id) ?? 'next for its agent') : this.p.workers.waiting(j);
     // An item forwarded to a host waits for that host while in flight too (its connection down).
     else if (j.host && j.terminalId && !isFinal(j.state)) waiting = this.p.runner.waiting(j.terminalId, j.id) ?? this.p.remote?.waiting(j) ?? null;
+    // On a host's supervisor: an item for an agent of home waits in the outbox, then runs there (docs/hosts.md).
+    // (Taken, its reason says how it stands there: `on home: ...`.)
+    if (j.outbox && j.state === 'queued') waiting = `in the outbox: waits for the supervisor that started this host to take it home to ${j.agent ?? j.target}`;
     const overBudget = j.state === 'queued' && this.p.overBudget ? this.p.overBudget(j) : null;
     return { ...j, attach: j.state === 'waiting_input' && j.agent ? `jaggers attach ${j.agent}` : null, waiting, ...(overBudget ? { overBudget } : {}) };
   }
@@ -100,11 +110,15 @@ export class Jobs {
     // workflow's turn is its task's.)
     const forwardable = ((req.work ?? 'job') === 'job' && !task) || req.work === 'handoff' || req.work === 'turn';
     const host = !agent && forwardable ? ((await this.p.hostOf?.(req.target)) ?? null) : null;
-    if (host) {
+    // On a host's supervisor: an agent of the team elsewhere (jaggers.json's `home`): a job or a handoff waits
+    // in the outbox until the supervisor that started this host takes it home (src/work/outbox-home.ts).
+    const outbox = !agent && !host && req.work !== 'turn' && forwardable && !!(await this.p.homeAgents?.())?.includes(req.target);
+    if (host || outbox) {
       // (A headless handoff or workflow turn runs headless there, in far's conversation pinned there.)
       const no = req.worktree ? '--worktree' : req.base !== undefined ? '--base' : req.budget ? 'with a budget (--budget-tokens, --budget-usd)' : null;
-      if (no) throw new JaggersError('E_USAGE', `${what} ${no}: ${req.target} is an agent on host ${host}, where this is not supported yet`);
-      agent = { agent: req.target, terminalId: remoteKey(req.target, host) };
+      const where = host ? `an agent on host ${host}` : 'an agent of the machine that started this host';
+      if (no) throw new JaggersError('E_USAGE', `${what} ${no}: ${req.target} is ${where}, where this is not supported yet`);
+      agent = { agent: req.target, terminalId: remoteKey(req.target, host ?? HOME) };
     }
     if (!agent) {
       if (req.work && req.work !== 'job' && req.work !== 'flow')
@@ -127,7 +141,11 @@ export class Jobs {
         `${what} --worktree: ${req.target} is an agent with a folder and a conversation of its own; give it "isolation": "worktree" in jaggers.json, or assign to a profile (a new worker in a worktree of its own)`,
       );
     if (req.worktree && req.headless) throw new JaggersError('E_USAGE', `${what}: --worktree and --headless do not go together`);
-    const from = resolveSender(this.p.agents, data, req, task, what);
+    // Taken home from a host's outbox: the asker is that host's agent (its result goes back there, not to an inbox here).
+    const from =
+      req.fromHost !== undefined && req.from !== undefined
+        ? { agent: req.from, terminalId: remoteKey(req.from, req.fromHost) }
+        : resolveSender(this.p.agents, data, req, task, what);
     const id = req.id ?? newJobId();
     const file = jobPromptFile(dirs.jaggersDir, id);
     await writeDurable(file, req.text);
@@ -153,6 +171,8 @@ export class Jobs {
         ...(req.worktree ? { worktree: { base: req.base ?? null } } : {}),
         ...(host ? { host } : {}),
         ...(host && req.carry?.length ? { carry: req.carry } : {}),
+        ...(outbox ? { outbox: true as const } : {}),
+        ...(req.fromHost !== undefined ? { fromHost: req.fromHost } : {}),
       };
       const budget: NewJournalEvent[] = req.budget ? [{ type: 'budget-set', key: `job:${id}`, ...req.budget }] : [];
       return { events: [e, ...budget], result: true };
@@ -162,6 +182,8 @@ export class Jobs {
       this.p.journal.published(j);
       this.p.log.info({ job: id, work: j.work, target, kind, from: from?.agent ?? null }, 'work item recorded');
     }
+    // One in the outbox is in no queue here: the supervisor that started this host takes it.
+    if (outbox) return this.view(j);
     if (kind === 'agent') this.p.runner.kick(agent!.terminalId);
     else this.p.workers.pump();
     return this.view(j);
@@ -205,6 +227,12 @@ export class Jobs {
   async cancel(id: string, by = 'the user'): Promise<JobView> {
     const j = this.record(id);
     if (isFinal(j.state)) return this.view(j);
+    if (j.outbox) {
+      // In the outbox, or taken home: ended here; the supervisor that took it sees the event and cancels its run.
+      const taken = j.state !== 'queued';
+      await this.p.journal.change(id, 'cancelled', `cancelled by ${by} while ${taken ? `taken home (${j.reason})` : 'in the outbox'}`, { code: 'E_CANCELLED' });
+      return this.get(id);
+    }
     if (j.host) {
       // Ended here first (its follower stops), then there; one still queued here never went there.
       const there = j.state !== 'queued';

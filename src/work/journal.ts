@@ -83,6 +83,8 @@ export class WorkJournal {
       kind: j.kind,
       from: j.from,
       reply: j.reply,
+      ...(j.outbox ? { outbox: true } : {}),
+      ...(j.fromHost ? { fromHost: j.fromHost } : {}),
     });
   }
 }

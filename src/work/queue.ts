@@ -9,6 +9,8 @@ export type WorkItem =
 
 /** A message to deliver here: not delivered yet, and not one in the outbox (taken home by another supervisor, docs/hosts.md). */
 const open = (m: MessageRecord): boolean => m.state !== 'delivered' && !m.outbox;
+/** A job to run here: for a terminal, not ended, and not one in the outbox (run by the supervisor that started this host). */
+const openJob = (j: JobRecord): boolean => !!j.terminalId && !isFinal(j.state) && !j.outbox;
 const job = (j: JobRecord): WorkItem => ({ kind: 'job', id: j.id, seq: j.seq, created: j.created, j });
 const message = (m: MessageRecord): WorkItem => ({ kind: 'message', id: m.id, seq: m.seq, created: m.created, m });
 
@@ -63,7 +65,7 @@ function openItems(data: RegistryData): Map<string, WorkItem[]> {
       const dirty = new Set<string>();
       for (const id of new Set(jobs)) {
         const j = Object.hasOwn(data.jobs, id) ? data.jobs[id] : undefined;
-        reindex(hit, dirty, `j:${id}`, id, j?.terminalId && !isFinal(j.state) ? { terminalId: j.terminalId, item: job(j) } : null);
+        reindex(hit, dirty, `j:${id}`, id, j && openJob(j) ? { terminalId: j.terminalId!, item: job(j) } : null);
       }
       for (const id of new Set(messages)) {
         const m = Object.hasOwn(data.messages, id) ? data.messages[id] : undefined;
@@ -89,7 +91,7 @@ function openItems(data: RegistryData): Map<string, WorkItem[]> {
   };
   for (const id in data.jobs) {
     const j = data.jobs[id]!;
-    if (j.terminalId && !isFinal(j.state)) add(`j:${id}`, j.terminalId, job(j));
+    if (openJob(j)) add(`j:${id}`, j.terminalId!, job(j));
   }
   for (const id in data.messages) {
     const m = data.messages[id]!;

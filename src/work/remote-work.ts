@@ -25,6 +25,9 @@ import { readCarried } from './carry.js';
 /** The key of a remote agent's queue here (where a local agent's terminal id goes). */
 export const remoteKey = (agent: string, host: string): string => `${agent}@${host}`;
 
+/** What an agent of the machine that started this host's supervisor is keyed by here (`near@home`). */
+export const HOME = 'home';
+
 /** The reply of a remote item, copied here. */
 export const remoteReplyFile = (jaggersDir: string, id: string): string => path.join(jaggersDir, 'jobs', `${id}.reply.md`);
 

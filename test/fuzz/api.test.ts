@@ -37,6 +37,7 @@ const TEMPLATES: Record<string, Record<string, unknown>> = {
   'POST /v1/tasks': { workflow: 'handoff', text: 'hi', agents: ['ghost'], detached: true },
   'POST /v1/listen': { listen: '127.0.0.1:0' },
   'POST /v1/terminals/:agent/keys': { data: 'x' },
+  'POST /v1/outbox/:id/state': { state: 'done', reason: 'x', reply: 'r' },
 };
 const QUERY_KEYS = ['task', 'ansi', 'history', 'state', 'timeout', 'until', 'agent', 'types', 'since'];
 const queryValue = fc.oneof(

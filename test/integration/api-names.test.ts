@@ -83,6 +83,7 @@ const CASES: Record<string, Variant[]> = {
   // A host's outbox (docs/hosts.md): taken by its id.
   'GET /v1/outbox': [],
   'POST /v1/outbox/:id/taken': [inPath],
+  'POST /v1/outbox/:id/state': [{ body: () => ({ state: 'done', reason: 'x', reply: 'r' }) }],
   'POST /v1/tasks': [
     { body: (n) => ({ workflow: n, text: 'hi' }) },
     { body: (n) => ({ id: n, workflow: 'handoff', text: 'hi', agents: ['alpha'] }) },

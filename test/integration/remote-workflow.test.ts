@@ -7,7 +7,7 @@
 // each turn to its end, and each agent took each of its prompts once (the fake agents' prompt logs).
 // And the same through a `kill -9` of the host's supervisor during the remote turn: this one starts it
 // again there (src/hosts/keeper.ts), which follows the turn to its end.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { hostSocketPath } from '../../src/api/paths.js';
 import type { HealthView, JobResultView, JobView, TaskView } from '../../src/api/types.js';
 import { turnJobId } from '../../src/workflows/task-view.js';
 import { api } from '../helpers/api.js';
-import { startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
+import { promptsOf as prompts, startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
 import { HOST_ALIAS, sshdSkipReason } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
@@ -28,15 +28,6 @@ function dead(pid: number): boolean {
   } catch {
     return true;
   }
-}
-
-/** The prompts a fake agent took (FAKE_AGENT_PROMPTS: one JSON line each). */
-function prompts(file: string): string[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
 }
 
 describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: ${skip})` : ''}`, () => {
