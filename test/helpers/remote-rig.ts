@@ -46,6 +46,11 @@ export interface RemoteRig {
    * `onBox` still logs in. A cut connection then stays down.
    */
   refuseLogins(): Promise<{ allow(): Promise<void> }>;
+  /**
+   * The two-agent team of the cross-host tests, written to jaggers.json and brought `up`: `near` here (the
+   * demo agent thinking 1.5 s, its prompts in the returned file) and `far` on box, as `far` says.
+   */
+  upTeam(far: { args: string[]; env?: Record<string, string> }): Promise<{ nearPrompts: string }>;
   /** `down` here (which stops the host's side), the rig, the sshd and the wrappers' folders. */
   stop(): Promise<void>;
 }
@@ -77,6 +82,22 @@ export async function startRemoteRig(): Promise<RemoteRig> {
     onBox: async (args, o = {}) => {
       const r = await execa('ssh', boxArgv(args, o), { reject: false });
       return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
+    },
+    upTeam: async (far) => {
+      const nearPrompts = path.join(rig.root, 'near-prompts.jsonl');
+      await writeFile(
+        path.join(rig.root, 'jaggers.json'),
+        JSON.stringify({
+          hosts: { box: { ssh: HOST_ALIAS, dir: proj } },
+          agents: [
+            { name: 'near', profile: 'demo', args: ['--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: nearPrompts } },
+            { name: 'far', profile: 'demo', host: 'box', ...far },
+          ],
+        }),
+      );
+      const up = await rig.run(['up'], { env: env() });
+      if (up.code !== 0) throw new Error(`up failed (${up.code}): ${up.stderr}`);
+      return { nearPrompts };
     },
     refuseLogins: async () => {
       const good = await readFile(sshd.configFile, 'utf8');

@@ -9,13 +9,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffResult, HealthView, InboxView, JobResultView, JobView, TerminalView } from '../../src/api/types.js';
 import { api } from '../helpers/api.js';
 import { promptsOf as prompts, startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
-import { HOST_ALIAS, sshdSkipReason } from '../helpers/sshd.js';
+import { sshdSkipReason } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
@@ -25,19 +24,7 @@ describe.skipIf(skip !== null)(`work from a host's agent for an agent here${skip
   let farId: string;
   beforeAll(async () => {
     r = await startRemoteRig();
-    nearPrompts = path.join(r.rig.root, 'near-prompts.jsonl');
-    await writeFile(
-      path.join(r.rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: r.proj } },
-        agents: [
-          { name: 'near', profile: 'demo', args: ['--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: nearPrompts } },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50'] },
-        ],
-      }),
-    );
-    const up = await r.rig.run(['up'], { env: r.env() });
-    expect(up.code, up.stderr).toBe(0);
+    ({ nearPrompts } = await r.upTeam({ args: ['--boot-ms', '50'] }));
     farId = (await r.far().call<TerminalView[]>('GET', '/v1/terminals')).find((t) => t.agent === 'far')!.terminalId!;
   }, 120_000);
   afterAll(async () => {

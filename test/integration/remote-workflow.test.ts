@@ -8,7 +8,6 @@
 // And the same through a `kill -9` of the host's supervisor during the remote turn: this one starts it
 // again there (src/hosts/keeper.ts), which follows the turn to its end.
 import { readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -17,7 +16,7 @@ import type { HealthView, JobResultView, JobView, TaskView } from '../../src/api
 import { turnJobId } from '../../src/workflows/task-view.js';
 import { api } from '../helpers/api.js';
 import { promptsOf as prompts, startRemoteRig, until, type RemoteRig } from '../helpers/remote-rig.js';
-import { HOST_ALIAS, sshdSkipReason } from '../helpers/sshd.js';
+import { sshdSkipReason } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
@@ -36,20 +35,8 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
   let farPrompts: string;
   beforeAll(async () => {
     r = await startRemoteRig();
-    nearPrompts = path.join(r.rig.root, 'near-prompts.jsonl');
     farPrompts = path.join(r.proj, 'far-prompts.jsonl');
-    await writeFile(
-      path.join(r.rig.root, 'jaggers.json'),
-      JSON.stringify({
-        hosts: { box: { ssh: HOST_ALIAS, dir: r.proj } },
-        agents: [
-          { name: 'near', profile: 'demo', args: ['--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: nearPrompts } },
-          { name: 'far', profile: 'demo', host: 'box', args: ['--boot-ms', '50', '--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: farPrompts } },
-        ],
-      }),
-    );
-    const up = await r.rig.run(['up'], { env: r.env() });
-    expect(up.code, up.stderr).toBe(0);
+    ({ nearPrompts } = await r.upTeam({ args: ['--boot-ms', '50', '--think-ms', '1500'], env: { FAKE_AGENT_PROMPTS: farPrompts } }));
   }, 120_000);
   afterAll(async () => {
     await r?.stop();
