@@ -20,7 +20,12 @@ import { sshdSkipReason } from '../helpers/sshd.js';
 
 const skip = sshdSkipReason();
 
-/** The process has ended: gone, or a zombie its parent (the tmux server) has not reaped yet. */
+/**
+ * The process has ended: gone, or a zombie. After a `kill -9` the thread-group leader shows `Z` while its
+ * other threads still tear the process down (seen: `exit_mmap` unmapping the heap, and the pool's threads
+ * leaving their futex waits), and only then can the tmux server reap it; on a loaded machine that took
+ * seconds. The kill took effect at the `Z`: nothing of the supervisor runs any more.
+ */
 function dead(pid: number): boolean {
   try {
     return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
