@@ -31,8 +31,6 @@ export interface MessageRequest {
 /** A message waiting in a host's outbox, with its text (what the supervisor that started this host takes home). */
 export type OutboxMessage = MessageView & { text: string };
 
-export { HOME } from './remote-work.js';
-
 export interface InboxPorts {
   store: Store;
   agents: Pick<Agents, 'find' | 'list'>;

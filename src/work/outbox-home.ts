@@ -6,7 +6,7 @@
 // either side between the two finds it still in the outbox and takes it again: one message or item here.
 // An item taken home runs here; its states and its end (with the reply) are reported back there, again at
 // each pass until the host has its end (src/work/outbox.ts applies a report once).
-import { isJaggersError, JaggersError } from '../errors.js';
+import { isJaggersError } from '../errors.js';
 import type { Log } from '../logger.js';
 import type { MessageRequest } from './inbox.js';
 import type { JobRequest } from './jobs.js';
@@ -51,7 +51,7 @@ export class OutboxHome {
   constructor(private readonly p: OutboxHomePorts) {
     this.off =
       p.hub?.subscribe((e) => {
-        if (e.type === 'job' && typeof e.data.fromHost === 'string') this.changed({ fromHost: e.data.fromHost });
+        if (e.type === 'job' && typeof e.data.fromHost === 'string') this.changed(e.data.fromHost);
       }) ?? (() => {});
   }
 
@@ -112,8 +112,8 @@ export class OutboxHome {
   }
 
   /** An item here from a host's outbox changed: its host is told at the next pass (now). */
-  private changed(j: Pick<JobRecord, 'fromHost'>): void {
-    if (j.fromHost && !this.stopped) void this.take(j.fromHost);
+  private changed(host: string): void {
+    if (!this.stopped) void this.take(host);
   }
 
   private jobEvent(host: string, data: Record<string, unknown>): void {
@@ -232,7 +232,7 @@ export class OutboxHome {
     } catch (e) {
       if (isJaggersError(e) && e.code === 'E_NOT_FOUND') return true;
       this.p.log.warn({ host, job: id, err: (e as Error).message }, 'how an item taken home stands not told there yet; again at the next pass');
-      return !(e instanceof JaggersError && AGAIN.has(e.code));
+      return !(isJaggersError(e) && AGAIN.has(e.code));
     }
     if (isFinal(report.state)) this.p.log.info({ host, job: id, state: report.state }, 'an item taken home ended; its end is on its host');
     return true;
