@@ -76,6 +76,8 @@ describe('waitForScreen on a pane whose program runs', () => {
     expect(message).toMatch(/^timed out after 1500 ms waiting for \/never shown\/; the pane's program runs \(load average [\d. /]+\):\n/);
     expect(message).toMatch(/pid \d+ \(parent \d+\) state S wchan \S+ cpu \d+ ms age [\d.]+ s: sh -c echo started; sleep 600; echo never/);
     expect(message).toMatch(/pid \d+ \(parent \d+\) state S wchan \S+ cpu \d+ ms age [\d.]+ s: sleep 600/);
+    expect(message).toMatch(/\n {4}thread \d+ sh: state S wchan \S+ cpu \d+ ms\n/);
+    expect(message).toMatch(/the tmux server:\n {2}pid \d+ \(parent \d+\) state [RS] wchan \S+ cpu \d+ ms age [\d.]+ s: tmux -L jaggers-e2e-drive-/);
     expect(message).toMatch(/the screen was:\nstarted$/);
   });
 });
@@ -84,8 +86,8 @@ describe('pane-diagnosis', () => {
   it("reads /proc/<pid>/stat past a command name with spaces and parentheses, and tmux's pane status", () => {
     const line = '4242 (a b) (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 12 3 0 0 20 0 1 0 98765 1000 10';
     expect(parseStat(line)).toEqual({ state: 'S', ppid: 1, utime: 12, stime: 3, start: 98765 });
-    expect(parsePaneStatus('1 77  9')).toEqual({ dead: true, pid: 77, status: undefined, signal: 9 });
-    expect(parsePaneStatus('0 78  ')).toEqual({ dead: false, pid: 78, status: undefined, signal: undefined });
+    expect(parsePaneStatus('1 77  9 70')).toEqual({ dead: true, pid: 77, status: undefined, signal: 9, serverPid: 70 });
+    expect(parsePaneStatus('0 78   70')).toEqual({ dead: false, pid: 78, status: undefined, signal: undefined, serverPid: 70 });
     expect(describePane(undefined)).toContain('the pane is gone');
   });
 });

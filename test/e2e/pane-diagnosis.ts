@@ -12,18 +12,20 @@ export interface PaneStatus {
   status?: number;
   /** Signal that ended a dead pane's program. */
   signal?: number;
+  /** The tmux server's own pid (a stuck server stops reading the pane: its program blocks in its writes). */
+  serverPid?: number;
 }
 
 /** The tmux format `paneStatus` asks for, and its reading. */
-export const PANE_STATUS_FORMAT = '#{pane_dead} #{pane_pid} #{pane_dead_status} #{pane_dead_signal}';
+export const PANE_STATUS_FORMAT = '#{pane_dead} #{pane_pid} #{pane_dead_status} #{pane_dead_signal} #{pid}';
 
 const num = (s: string | undefined): number | undefined => (s === undefined || s === '' ? undefined : Number(s));
 
 export function parsePaneStatus(line: string): PaneStatus | undefined {
-  const [dead, pid, status, signal] = line.trim().split(' ');
+  const [dead, pid, status, signal, server] = line.trim().split(' ');
   const p = num(pid);
   if (p === undefined || Number.isNaN(p)) return undefined;
-  return { dead: dead === '1', pid: p, status: num(status), signal: num(signal) };
+  return { dead: dead === '1', pid: p, status: num(status), signal: num(signal), serverPid: num(server) };
 }
 
 /** How a dead pane's program ended, in words: `exited with status 3`, `killed by signal 15 (SIGTERM)`. */
@@ -112,6 +114,26 @@ export function processTree(pid: number): ProcRow[] {
   return out;
 }
 
+/** One line per thread of `pid` (a CLI stuck in one thread, its event loop in another, says which). */
+export function threadLines(pid: number): string[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tids.flatMap((tid) => {
+    try {
+      const stat = parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const wchan = readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8') || '0';
+      return stat === undefined ? [] : [`    thread ${tid} ${comm}: state ${stat.state} wchan ${wchan} cpu ${((stat.utime + stat.stime) * 1000) / HZ} ms`];
+    } catch {
+      return [];
+    }
+  });
+}
+
 function uptimeTicks(): number | undefined {
   try {
     return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * HZ;
@@ -144,5 +166,13 @@ export function describePane(status: PaneStatus | undefined): string {
   if (status.dead) return `the pane's program (pid ${status.pid}) ${howItEnded(status)}`;
   const rows = processTree(status.pid);
   if (rows.length === 0) return `the pane's program (pid ${status.pid}) runs; no /proc to say more`;
-  return `the pane's program runs (load average ${loadAverage()}):\n${formatTree(rows, uptimeTicks())}`;
+  const now = uptimeTicks();
+  const server = status.serverPid === undefined ? [] : processTree(status.serverPid).slice(0, 1);
+  return [
+    `the pane's program runs (load average ${loadAverage()}):`,
+    formatTree(rows.slice(0, 1), now),
+    ...threadLines(status.pid),
+    ...(rows.length > 1 ? [formatTree(rows.slice(1), now)] : []),
+    ...(server.length ? [`the tmux server:\n${formatTree(server, now)}`] : []),
+  ].join('\n');
 }
