@@ -1,7 +1,8 @@
 // Driving a real CLI in a private tmux pane: waiting for screens and typing prompts.
 
 import type { CliName } from './clis.js';
-import type { PrivateTmux } from './private-tmux.js';
+import { describePane } from './pane-diagnosis.js';
+import { SESSION, trimScreen, type PrivateTmux } from './private-tmux.js';
 import { screenState, type ScreenState } from './screens.js';
 import type { StubServer } from './stub-server.js';
 
@@ -11,20 +12,51 @@ export type ScreenCheck = RegExp | ((screen: string) => boolean);
 
 const matches = (check: ScreenCheck, screen: string): boolean => (typeof check === 'function' ? check(screen) : check.test(screen));
 
-/** Polls the pane until `check` holds; fails with the last screen seen. */
+/** How often a wait that has not matched yet asks tmux whether the pane's program still runs. */
+const DEAD_CHECK_MS = 1_000;
+/** Lines of a dead pane's history a failed wait shows: tmux moves its last screen there. */
+const DEAD_HISTORY_LINES = 40;
+
+/** What a dead pane showed last: tmux 3.3a scrolls its screen into the history and shows `Pane is dead (...)`. */
+async function lastOutput(tmux: PrivateTmux): Promise<string> {
+  const text = await tmux
+    .run(['capture-pane', '-p', '-S', `-${DEAD_HISTORY_LINES}`, '-t', SESSION])
+    .catch((err: unknown) => `(capture failed: ${String(err)})`);
+  return trimScreen(text);
+}
+
+/**
+ * Polls the pane until `check` holds; fails with the last screen seen and what the pane's program was
+ * doing. A pane whose program has ended cannot change any more: the wait fails then (tmux is asked once
+ * a second), with how the program ended and its last output, rather than at its deadline.
+ */
 export async function waitForScreen(
   tmux: PrivateTmux,
   check: ScreenCheck,
   opts: { timeoutMs?: number; what?: string; intervalMs?: number } = {},
 ): Promise<string> {
   const { timeoutMs = 30_000, intervalMs = 100 } = opts;
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const what = opts.what ?? String(check);
   let screen = '';
+  let lastDeadCheck = started;
   for (;;) {
     screen = await tmux.capture().catch((err: unknown) => `(capture failed: ${String(err)})`);
     if (matches(check, screen)) return screen;
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${opts.what ?? String(check)}; the screen was:\n${screen}`);
+      const status = await tmux.paneStatus();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${describePane(status)}\nthe screen was:\n${screen}`);
+    }
+    if (Date.now() - lastDeadCheck >= DEAD_CHECK_MS) {
+      lastDeadCheck = Date.now();
+      const status = await tmux.paneStatus();
+      if (status?.dead === true) {
+        // Once more: what it wrote before it ended may have reached tmux after the capture above.
+        const last = await tmux.capture().catch(() => '');
+        if (matches(check, last)) return last;
+        throw new Error(`gave up after ${Date.now() - started} ms waiting for ${what}: ${describePane(status)}; its last output:\n${await lastOutput(tmux)}`);
+      }
     }
     await sleep(intervalMs);
   }

@@ -143,10 +143,17 @@ describe.skipIf(!isChosen('claude') || (!installed && !required))(`claude ${vers
       const keep = (name: string, c: Call): void => {
         fixtures.set(name, c.stdin);
       };
+      /** claude's first screen; a start that never gets there says which hooks claude had run by then. */
+      const started = (): Promise<string> =>
+        r.waitFor('idle', { timeoutMs: 45_000 }).catch((err: unknown) => {
+          const events = all().map((c) => c.event);
+          if (err instanceof Error) err.message += `\nhook calls by then: ${events.join(' ') || 'none'}`;
+          throw err;
+        });
 
       const pinned = randomUUID();
       await r.start([...startArgs('claude', pinned), ...inst.args]);
-      await r.waitFor('idle', { timeoutMs: 45_000 });
+      await started();
       const start = await waitCall('SessionStart', 0, 'the session start');
       keep('SessionStart-startup', start);
       expect(start.argv).toEqual([calls, terminal, 'SessionStart']);
@@ -294,7 +301,7 @@ describe.skipIf(!isChosen('claude') || (!installed && !required))(`claude ${vers
         await r.stop();
         const before = all().length;
         await r.start([...resumeArgs('claude', pinned), ...inst.args]);
-        await r.waitFor('idle', { timeoutMs: 45_000 });
+        await started();
         const resumed = await waitCall('SessionStart', before, 'the resumed session start');
         keep('SessionStart-resume', resumed);
         expect(field(resumed, 'source')).toBe('resume');

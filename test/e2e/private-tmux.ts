@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { PANE_STATUS_FORMAT, parsePaneStatus, type PaneStatus } from './pane-diagnosis.js';
 
 export interface PrivateTmux {
   socket: string;
@@ -17,6 +18,8 @@ export interface PrivateTmux {
   capture(): Promise<string>;
   /** Process id of the program in the pane (a process group leader), if the pane is alive. */
   panePid(): Promise<number | undefined>;
+  /** Whether the pane's program runs, or how it ended (remain-on-exit keeps a dead pane); undefined without a pane. */
+  paneStatus(): Promise<PaneStatus | undefined>;
   /** Kills the server and every process group it started; idempotent. */
   kill(): Promise<void>;
   /** kill(), then removes the TMUX_TMPDIR. */
@@ -80,14 +83,17 @@ export function createPrivateTmux(label: string): PrivateTmux {
     return String(r.stdout);
   };
 
-  const panePid = async (): Promise<number | undefined> => {
+  const paneStatus = async (): Promise<PaneStatus | undefined> => {
     try {
-      const out = await run(['display-message', '-p', '-t', SESSION, '#{pane_dead} #{pane_pid}']);
-      const [dead, pid] = out.trim().split(' ');
-      return dead === '1' || pid === undefined ? undefined : Number(pid);
+      return parsePaneStatus(await run(['display-message', '-p', '-t', SESSION, PANE_STATUS_FORMAT]));
     } catch {
       return undefined;
     }
+  };
+
+  const panePid = async (): Promise<number | undefined> => {
+    const s = await paneStatus();
+    return s === undefined || s.dead ? undefined : s.pid;
   };
 
   const kill = async (): Promise<void> => {
@@ -141,6 +147,7 @@ export function createPrivateTmux(label: string): PrivateTmux {
       return trimScreen(await run(['capture-pane', '-p', '-t', SESSION]));
     },
     panePid,
+    paneStatus,
     kill,
     async dispose() {
       await kill();

@@ -35,6 +35,20 @@ export interface CliRig {
   dispose(): Promise<void>;
 }
 
+/** The stub's last requests, told on a failed wait: a CLI stuck on one of them says so. */
+const LAST_REQUESTS = 8;
+
+export function withStubRequests(err: unknown, stub: StubServer, startedAt: number): unknown {
+  if (!(err instanceof Error)) return err;
+  const reqs = stub.requests.slice(-LAST_REQUESTS);
+  const lines = reqs.map((q) => {
+    const answered = q.endedAt === undefined ? 'not answered yet' : `answered ${q.endedAt - q.at} ms later`;
+    return `  #${q.seq} ${q.method} ${q.path} (${q.purpose}) at +${q.at - startedAt} ms, ${answered}`;
+  });
+  err.message += `\nthe stub got ${stub.requests.length} request(s) in all${reqs.length ? `; the last ${reqs.length}, timed from the CLI's start:\n${lines.join('\n')}` : ''}`;
+  return err;
+}
+
 /** `root`: a fixed folder to use (emptied first) instead of a new temp one, for stable screen paths. */
 export async function createRig(cli: CliName, opts: { root?: string } = {}): Promise<CliRig> {
   const bin = cliBinary(cli);
@@ -48,6 +62,8 @@ export async function createRig(cli: CliName, opts: { root?: string } = {}): Pro
   const stub = await startStubServer({ cwd });
   const { env, home } = prepareCliHome(cli, { root, port: stub.port, cwd });
   let current: PrivateTmux | undefined;
+  /** When the CLI was last started (the stub's requests are timed from it). */
+  let started = Date.now();
   const servers: PrivateTmux[] = [];
 
   const rig: CliRig = {
@@ -65,6 +81,7 @@ export async function createRig(cli: CliName, opts: { root?: string } = {}): Pro
       await rig.stop();
       current = createPrivateTmux(cli);
       servers.push(current);
+      started = Date.now();
       await current.start({ command: [bin, ...args], cwd, env, ...PANE_SIZE[cli] });
       return current;
     },
@@ -73,7 +90,10 @@ export async function createRig(cli: CliName, opts: { root?: string } = {}): Pro
       current = undefined;
     },
     type: (text) => typePrompt(rig.tmux(), stub, cli, text),
-    waitFor: (state, opts) => waitForState(cli, rig.tmux(), state, opts),
+    waitFor: (state, opts) =>
+      waitForState(cli, rig.tmux(), state, opts).catch((err: unknown) => {
+        throw withStubRequests(err, stub, started);
+      }),
     settle: (quietMs = 600) => settledScreen(rig.tmux(), quietMs),
     async dispose() {
       current = undefined;
