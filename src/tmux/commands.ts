@@ -148,6 +148,18 @@ export async function sendKeys(c: ControlClient, paneId: string, keys: readonly 
   await c.runOk(['send-keys', '-t', paneId, ...keys]);
 }
 
+/**
+ * Out of copy mode (or any mode a person left the pane in), in one command: tmux tests the pane's mode
+ * itself (`if-shell -F`), so nothing waits for an answer before the next command, which runs after the
+ * mode is left (the command `if-shell` starts goes into the queue right after it). A pane id is `%N`:
+ * nothing in it needs quoting.
+ */
+export async function leaveMode(c: ControlClient, paneId: string): Promise<void> {
+  if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
+  const r = await c.run(['if-shell', '-F', '-t', paneId, '#{pane_in_mode}', `send-keys -t ${paneId} -X cancel`]);
+  if (!r.ok) throw new JaggersError('E_PANE_GONE', `cannot reach pane ${paneId}: ${r.error}`);
+}
+
 export async function sendLiteral(c: ControlClient, paneId: string, text: string): Promise<void> {
   await c.runOk(['send-keys', '-t', paneId, '-l', '--', text]);
 }
