@@ -125,7 +125,7 @@ const INLINE_TEXT = /^[^\p{Cc}]{0,4096}$/u;
  * line (a pointer prompt) is given to `set-buffer` quoted, with no file.
  */
 export async function loadBuffer(c: ControlClient, name: string, text: string): Promise<void> {
-  if (INLINE_TEXT.test(text) && Buffer.byteLength(text) <= 4096) {
+  if (isInlineText(text)) {
     await c.runOk(['set-buffer', '-b', name, '--', text]);
     return;
   }
@@ -142,6 +142,24 @@ export async function loadBuffer(c: ControlClient, name: string, text: string): 
 /** Paste and delete the buffer. `-p` frames it as a bracketed paste when the app asked for one; `-r` keeps LF. */
 export async function pasteBuffer(c: ControlClient, name: string, paneId: string): Promise<void> {
   await c.runOk(['paste-buffer', '-d', '-p', '-r', '-b', name, '-t', paneId]);
+}
+
+/**
+ * `text` into the pane, pasted once (bracketed where the app asked for it) through a buffer named
+ * `name`, which is deleted. A short line goes in one write (its buffer set and pasted, no answer waited
+ * for in between: tmux runs a connection's commands in order); other text through a temp file first.
+ */
+export async function pasteText(c: ControlClient, name: string, text: string, paneId: string): Promise<void> {
+  if (!isInlineText(text)) {
+    await loadBuffer(c, name, text);
+    await pasteBuffer(c, name, paneId);
+    return;
+  }
+  await Promise.all([loadBuffer(c, name, text), pasteBuffer(c, name, paneId)]);
+}
+
+function isInlineText(text: string): boolean {
+  return INLINE_TEXT.test(text) && Buffer.byteLength(text) <= 4096;
 }
 
 export async function sendKeys(c: ControlClient, paneId: string, keys: readonly string[]): Promise<void> {

@@ -1,5 +1,5 @@
 // The pane operations delivery and turns need, on one control connection: what `PaneIO` asks for.
-import { capturePane, leaveMode, loadBuffer, pasteBuffer, sendKeys } from './commands.js';
+import { capturePane, leaveMode, pasteText, sendKeys } from './commands.js';
 import type { ControlClient } from './control-client.js';
 
 export interface TmuxPaneIO {
@@ -22,8 +22,7 @@ export function paneIO(c: ControlClient): TmuxPaneIO {
     leaveMode: (paneId) => leaveMode(c, paneId),
     async paste(paneId, text) {
       const name = `jaggers-${paneId.slice(1)}-${process.pid}-${++bufferSeq}`;
-      await loadBuffer(c, name, text);
-      await pasteBuffer(c, name, paneId);
+      await pasteText(c, name, text, paneId);
     },
     sendKeys: (paneId, keys) => sendKeys(c, paneId, keys),
   };
