@@ -152,8 +152,8 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   const work: DeliveryWork = {
     waitReady: () => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs),
     paste: async () => {
-      await io.leaveMode(target.paneId);
-      let screen = await io.capture(target.paneId);
+      // Both at once: the capture runs after the mode is left (one connection, commands in order).
+      let [, screen] = await Promise.all([io.leaveMode(target.paneId), io.capture(target.paneId)]);
       // Ready by a hook's turn end while the screen still draws the turn busy: a prompt typed now may be
       // dropped (opencode after session.idle). Wait for the screen to catch up, within the hook's grace.
       if (isBusy(screen)) {

@@ -1,6 +1,7 @@
 // The composition root: builds the supervisor's services, each on the narrow ports it needs, and wires
 // the one path events take: tmux output -> the watcher -> a state change -> the event stream, the
 // runner of that agent's queue, the status line, a notice. No logic of its own beyond that wiring.
+import { atMostEvery } from '../coalesced.js';
 import { HostWorktrees } from '../hosts/host-worktrees.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -162,6 +163,7 @@ export function compose(d: SupervisorDeps) {
         onStuck: a.onStuck ?? p?.onStuck ?? 'notify',
       });
   };
+  const rereadStuckSettings = atMostEvery(2000, () => void readStuckSettings());
   /** Something looks stuck (docs/limits.md): an event, a notice, and the CLI's own interrupt once where asked. */
   const onStuck = (f: StuckFinding) => {
     const e = table.byPane(f.paneId);
@@ -631,8 +633,8 @@ export function compose(d: SupervisorDeps) {
     };
     hub.publish('state', { ...data });
     if (data.terminalId) runner.kick(data.terminalId);
-    // The watchdog's settings are read again as a turn starts: jaggers.json may have changed.
-    if (c.status === 'busy') void readStuckSettings();
+    // The watchdog's settings are read again as turns start (at most every 2 s): jaggers.json may have changed.
+    if (c.status === 'busy') rereadStuckSettings();
     watchdog.status(c.pane.paneId, data.agent, c.status);
     log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule, hookLagMs: data.hookLagMs }, 'state');
     void publishStatus(commands, c).catch(() => {});

@@ -125,7 +125,7 @@ const INLINE_TEXT = /^[^\p{Cc}]{0,4096}$/u;
  * line (a pointer prompt) is given to `set-buffer` quoted, with no file.
  */
 export async function loadBuffer(c: ControlClient, name: string, text: string): Promise<void> {
-  if (INLINE_TEXT.test(text) && Buffer.byteLength(text) <= 4096) {
+  if (isInlineText(text)) {
     await c.runOk(['set-buffer', '-b', name, '--', text]);
     return;
   }
@@ -144,8 +144,38 @@ export async function pasteBuffer(c: ControlClient, name: string, paneId: string
   await c.runOk(['paste-buffer', '-d', '-p', '-r', '-b', name, '-t', paneId]);
 }
 
+/**
+ * `text` into the pane, pasted once (bracketed where the app asked for it) through a buffer named
+ * `name`, which is deleted. A short line goes in one write (its buffer set and pasted, no answer waited
+ * for in between: tmux runs a connection's commands in order); other text through a temp file first.
+ */
+export async function pasteText(c: ControlClient, name: string, text: string, paneId: string): Promise<void> {
+  if (!isInlineText(text)) {
+    await loadBuffer(c, name, text);
+    await pasteBuffer(c, name, paneId);
+    return;
+  }
+  await Promise.all([loadBuffer(c, name, text), pasteBuffer(c, name, paneId)]);
+}
+
+function isInlineText(text: string): boolean {
+  return INLINE_TEXT.test(text) && Buffer.byteLength(text) <= 4096;
+}
+
 export async function sendKeys(c: ControlClient, paneId: string, keys: readonly string[]): Promise<void> {
   await c.runOk(['send-keys', '-t', paneId, ...keys]);
+}
+
+/**
+ * Out of copy mode (or any mode a person left the pane in), in one command: tmux tests the pane's mode
+ * itself (`if-shell -F`), so nothing waits for an answer before the next command, which runs after the
+ * mode is left (the command `if-shell` starts goes into the queue right after it). A pane id is `%N`:
+ * nothing in it needs quoting.
+ */
+export async function leaveMode(c: ControlClient, paneId: string): Promise<void> {
+  if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
+  const r = await c.run(['if-shell', '-F', '-t', paneId, '#{pane_in_mode}', `send-keys -t ${paneId} -X cancel`]);
+  if (!r.ok) throw new JaggersError('E_PANE_GONE', `cannot reach pane ${paneId}: ${r.error}`);
 }
 
 export async function sendLiteral(c: ControlClient, paneId: string, text: string): Promise<void> {

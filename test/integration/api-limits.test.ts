@@ -97,9 +97,11 @@ describe('the API edge: bounded sizes, one error shape', () => {
       `1.6M keys (${(body.length / 1e6).toFixed(1)} MB): one request ${one.wallMs.toFixed(0)} ms, longest event-loop delay ${one.maxMs.toFixed(0)} ms; ` +
         `four at once ${four.wallMs.toFixed(0)} ms, longest delay ${four.maxMs.toFixed(0)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
     );
-    // A generous bound on a shared machine (it was 16 s before); the structural facts above are the test.
-    expect(one.maxMs).toBeLessThan(1000);
-    expect(four.maxMs).toBeLessThan(1000);
+    // Never one stall for the whole body (before: the parse held the loop for all of its 16 s). The bound
+    // is a share of the request's own time, not a number of ms: a loaded machine (CI at load 20: 1.1 s
+    // stalls in a 3.7 s request) stretches both alike.
+    expect(one.maxMs).toBeLessThan(one.wallMs / 2);
+    expect(four.maxMs).toBeLessThan(four.wallMs / 2);
   }, 60_000);
 
   it('unknown keys under the limit: the error names a few and counts the rest; many problems are listed up to ten', async () => {

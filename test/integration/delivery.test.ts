@@ -117,6 +117,24 @@ describe('delivery and handoffs on real tmux with the fake agent', () => {
     expect(turns.map((t) => t.sha256)).toEqual([...hostile, 'beforeafterred\nnext line'].map(sha));
   });
 
+  it('a pane a person left in copy mode (scrolled back) gets the prompt: the mode is left first', async () => {
+    const { send, doneTurns, targets } = await direct();
+    const c = await rig.control();
+    const paneId = targets.get('a3')!.paneId;
+    await c.runOk(['copy-mode', '-t', paneId]);
+    await c.runOk(['send-keys', '-t', paneId, '-X', 'cursor-up']);
+    expect((await c.runOk(['display-message', '-p', '-t', paneId, '#{pane_in_mode}']))[0]).toBe('1');
+    const r = await send('a3', 'typed while a person scrolled back');
+    expect(r).toMatchObject({ kind: 'delivered', submits: 1 });
+    await doneTurns('a3', 1);
+    expect((await sessionTurns(rig, 'a3')).map((t) => t.prompt)).toEqual(['typed while a person scrolled back']);
+    expect((await c.runOk(['display-message', '-p', '-t', paneId, '#{pane_in_mode}']))[0]).toBe('0');
+    // A pane not in a mode stays as it is (the mode's cancel is not sent to the program).
+    expect((await send('a3', 'and once more')).kind).toBe('delivered');
+    await doneTurns('a3', 2);
+    expect((await sessionTurns(rig, 'a3')).map((t) => t.prompt)).toEqual(['typed while a person scrolled back', 'and once more']);
+  });
+
   it('gets a prompt through a picker that eats the first Enter, exactly once', async () => {
     const { send, doneTurns } = await direct();
     const r = await send('picky', '@notes.md summarize them');
