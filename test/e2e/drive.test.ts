@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForScreen } from './drive.js';
 import { describePane, parsePaneStatus, parseStat } from './pane-diagnosis.js';
-import { createPrivateTmux, type PrivateTmux } from './private-tmux.js';
+import { spawn } from 'node:child_process';
+import { createPrivateTmux, killGroup, processStart, type PrivateTmux } from './private-tmux.js';
 import { withStubRequests } from './rig.js';
 import { startStubServer } from './stub-server.js';
 
@@ -105,6 +106,30 @@ describe("the rig's failed wait", () => {
       expect((withStubRequests(new Error('x'), { ...stub, requests: [] }, started) as Error).message).toBe('x\nthe stub got 0 request(s) in all');
     } finally {
       await stub.close();
+    }
+  });
+});
+
+describe('killGroup', () => {
+  it("leaves alone a group whose leader's pid now belongs to a process started at another time (pids wrap)", async () => {
+    const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    const pid = child.pid!;
+    const gone = new Promise((r) => child.once('exit', r));
+    try {
+      const started = processStart(pid);
+      expect(started).toMatch(/^\d+$/);
+      // As if `pid` had been recorded for a pane long gone and handed to this process since.
+      await killGroup(pid, 200, String(Number(started) - 1));
+      expect(processStart(pid), 'the other process still runs').toBe(started);
+      await killGroup(pid, 200, started);
+      await gone;
+      expect(processStart(pid)).toBeNull();
+    } finally {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
     }
   });
 });

@@ -1,7 +1,7 @@
 // A private tmux server for one test: its own socket name and TMUX_TMPDIR, no config file, TMUX and
 // TMUX_PANE never inherited, so nothing here can reach the user's own tmux server.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -45,9 +45,32 @@ function alive(pid: number): boolean {
   }
 }
 
-/** SIGTERM a process group, then SIGKILL it if it is still there after `graceMs`. */
-export async function killGroup(pid: number, graceMs = 1500): Promise<void> {
+/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22); null when there is no such process. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * SIGTERM a process group, then SIGKILL it if it is still there after `graceMs`. With `started` (the
+ * leader's processStart when it was recorded), a leader's pid now held by another process is left
+ * alone: pids wrap within minutes on a busy machine (pid_max 32768), and the kernel hands a group id
+ * out again only once nothing uses it, so a live process at that pid with another start time leads
+ * someone else's group (another test's pane).
+ */
+export async function killGroup(pid: number, graceMs = 1500, started?: string | null): Promise<void> {
+  const reused = (): boolean => {
+    if (started === undefined || started === null) return false;
+    const now = processStart(pid);
+    return now !== null && now !== started;
+  };
+  if (reused()) return;
   const signal = (sig: NodeJS.Signals): void => {
+    if (reused()) return;
     try {
       process.kill(-pid, sig);
     } catch {
@@ -63,7 +86,8 @@ export async function killGroup(pid: number, graceMs = 1500): Promise<void> {
 export function createPrivateTmux(label: string): PrivateTmux {
   const tmuxTmpdir = mkdtempSync(join(tmpdir(), 'jaggers-e2e-tmux-'));
   const socket = `jaggers-e2e-${label}-${process.pid}-${++serial}`;
-  const pids = new Set<number>();
+  /** Each pane's program this server ran, with its start time (see killGroup). */
+  const pids = new Map<number, string | null>();
   let env: Record<string, string> = {};
 
   const tmuxEnv = (): Record<string, string> => {
@@ -98,9 +122,9 @@ export function createPrivateTmux(label: string): PrivateTmux {
 
   const kill = async (): Promise<void> => {
     const pid = await panePid();
-    if (pid !== undefined) pids.add(pid);
+    if (pid !== undefined) pids.set(pid, processStart(pid));
     await run(['kill-server']).catch(() => undefined);
-    for (const p of pids) await killGroup(p);
+    for (const [p, started] of pids) await killGroup(p, 1500, started);
     pids.clear();
   };
 
@@ -141,7 +165,7 @@ export function createPrivateTmux(label: string): PrivateTmux {
         '5000',
       ]);
       const pid = await panePid();
-      if (pid !== undefined) pids.add(pid);
+      if (pid !== undefined) pids.set(pid, processStart(pid));
     },
     async capture() {
       return trimScreen(await run(['capture-pane', '-p', '-t', SESSION]));

@@ -16,7 +16,7 @@ import type { ControlClient } from '../../src/tmux/control-client.js';
 import { Rig, type RunResult } from '../helpers/rig.js';
 import { COPILOT_MODEL, OPENCODE_MODEL, prepareCliHome } from './cli-env.js';
 import { cliBinary, type CliName } from './clis.js';
-import { killGroup } from './private-tmux.js';
+import { killGroup, processStart } from './private-tmux.js';
 import type { StubApi } from './stub-requests.js';
 import { defaultScript, namedFile } from './stub-script.js';
 import { startStubServer, type RecordedRequest, type Reply, type StubServer } from './stub-server.js';
@@ -324,7 +324,7 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
       const pids = c ? (await listPanes(c, rig.session).catch(() => [])).map((p) => p.panePid) : [];
       control = undefined;
       await rig.tmux(['kill-server']).catch(() => undefined);
-      for (const pid of pids) if (pid) await killGroup(pid);
+      for (const pid of pids) if (pid) await killGroup(pid, 1500, processStart(pid));
     };
 
     return {
