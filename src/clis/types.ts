@@ -44,8 +44,8 @@ export interface SessionUsage {
   skipped: number;
   /** The files read. */
   files: string[];
-  /** The last API answer of the session's main file (not its subagents'): model and tokens. */
-  last?: { model: string; tokens: Tokens };
+  /** The last API answer of the session's main file (not its subagents'): model, tokens, and when its record says it was written (ms). */
+  last?: { model: string; tokens: Tokens; at?: number };
 }
 
 /**

@@ -90,6 +90,8 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
     let turnsBefore = env.watch.turns(target.paneId);
     /** The answers the session's records counted before the prompt went in (null: unknown). */
     let warm: Promise<number | null> = Promise.resolve(null);
+    /** When the warm read began: the turn's record is written at that time or later. */
+    let warmAt: number | undefined;
     /** This turn, as the usage readers take it (src/work/usage.ts). */
     const turnOf = (job: JobRecord, terminalId: string) => ({
       job,
@@ -163,6 +165,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       } else {
         event('written');
         turnsBefore = env.watch.turns(target.paneId);
+        warmAt = Date.now();
         if (target.terminalId) warm = warmUsage(p.usage, journal.data, turnOf(j, target.terminalId));
         const d = await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label });
         outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
@@ -190,7 +193,7 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       // The CLI's record of the answer, for the turn's tokens and its context share (a moment late on claude's Stop hook).
       const settle = async () => {
         const before = await warm;
-        if (before !== null && target.terminalId) await usageSettled(p.usage, () => journal.data, turnOf(j, target.terminalId), before);
+        if (before !== null && target.terminalId) await usageSettled(p.usage, () => journal.data, turnOf(j, target.terminalId), before, { since: warmAt });
       };
       const r = await awaitReply(
         env,

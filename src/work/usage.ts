@@ -56,12 +56,20 @@ export function warmUsage(source: UsageSource | undefined, d: RegistryData, t: T
     .catch(() => null);
 }
 
-/** How long a turn's end waits at most for the CLI to write its record of the turn's answer. */
-export const USAGE_SETTLE_MS = 3000;
+/**
+ * How long a turn's end waits at most for the CLI to write its record of the turn's answer (qwen 0.24.4
+ * wrote its first one over 3 s after its Stop hook in CI, at load 20). Only a turn that made no answer
+ * waits it all.
+ */
+export const USAGE_SETTLE_MS = 8000;
 const SETTLE_GAP_MAX_MS = 400;
 
 /**
- * Until the session's records count an answer beyond the `before` ones (the warm read's), at most `capMs`:
+ * Until the session's records count an answer beyond the `before` ones (the warm read's), written at `since`
+ * or later where the records say when (the warm read's time): a record of the turn before that came
+ * after the warm read, past its own turn's cap, is not this turn's. Without that check every later turn
+ * took the one before's answer for its own (CI: qwen's context share one turn behind, its compaction
+ * a turn late). At most `capMs`:
  * a CLI may say its turn ended before it wrote the answer's record (claude 2.1.330 writes its transcript
  * a moment after its Stop hook, qwen 0.24.4 up to about 2 s after it), and the turn's tokens and the context share would then go with the
  * next turn. Returns at once when the record is there (a turn ended by the screen, mostly); a turn that
@@ -72,9 +80,9 @@ export async function usageSettled(
   d: () => RegistryData,
   t: TurnOf,
   before: number,
-  o: { capMs?: number; everyMs?: number } = {},
+  o: { capMs?: number; everyMs?: number; since?: number } = {},
 ): Promise<void> {
-  const { capMs = USAGE_SETTLE_MS, everyMs = 25 } = o;
+  const { capMs = USAGE_SETTLE_MS, everyMs = 25, since } = o;
   if (!source) return;
   const until = Date.now() + capMs;
   // Looked at again after 25 ms, then twice as long each time up to 400 ms: a record written a moment
@@ -83,7 +91,9 @@ export async function usageSettled(
     const w = whereOf(d(), t);
     if (!w) return;
     const now = await source.read({ profile: t.profile, pid: t.pid, ...w, ...(t.env ? { env: t.env } : {}) }).catch(() => null);
-    if ((now?.records ?? 0) > before || Date.now() >= until) return;
+    const at = now?.last?.at;
+    const ours = since === undefined || at === undefined || at >= since;
+    if (((now?.records ?? 0) > before && ours) || Date.now() >= until) return;
     await new Promise((resolve) => setTimeout(resolve, Math.min(gap, Math.max(0, until - Date.now()))));
   }
 }

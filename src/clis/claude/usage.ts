@@ -68,7 +68,7 @@ export const claudeUsageFold: Fold<ClaudeUsageState> = {
       if (s.seen.has(r.key)) return;
       s.seen.add(r.key);
     }
-    addRecord(s, r.model, r.tokens);
+    addRecord(s, r.model, r.tokens, o.timestamp);
   },
 };
 

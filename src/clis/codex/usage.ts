@@ -88,7 +88,7 @@ export const codexUsageFold: Fold<CodexUsageState> = {
     if (own) s.model = own;
     const model = own ?? s.model ?? FALLBACK_MODEL;
     s.model = model;
-    addRecord(s, model, { input: raw.input - cached, output: raw.output, cacheRead: cached, cacheWrite: 0 });
+    addRecord(s, model, { input: raw.input - cached, output: raw.output, cacheRead: cached, cacheWrite: 0 }, o.timestamp);
   },
 };
 

@@ -28,7 +28,12 @@ export const qwenUsageFold: Fold<QwenUsageState> = {
     }
     const cached = count(u.cachedContentTokenCount);
     const model = typeof o.model === 'string' && o.model !== '' ? o.model : 'unknown';
-    addRecord(s, model, { input: Math.max(0, count(u.promptTokenCount) - cached), output: count(u.candidatesTokenCount), cacheRead: cached, cacheWrite: 0 });
+    addRecord(
+      s,
+      model,
+      { input: Math.max(0, count(u.promptTokenCount) - cached), output: count(u.candidatesTokenCount), cacheRead: cached, cacheWrite: 0 },
+      o.timestamp,
+    );
   },
 };
 

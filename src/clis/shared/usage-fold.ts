@@ -6,16 +6,20 @@ export interface UsageState {
   byModel: ByModel;
   /** Usage records counted (API answers, after any dedupe). */
   records: number;
-  /** The last record counted: its prompt is how full the context is (docs/usage.md, Context). */
-  last?: { model: string; tokens: Tokens };
+  /**
+   * The last record counted: its prompt is how full the context is (docs/usage.md, Context); `at`: when
+   * the CLI wrote it (ms since the epoch), where its record says.
+   */
+  last?: { model: string; tokens: Tokens; at?: number };
 }
 
 export const newUsageState = (): UsageState => ({ byModel: {}, records: 0 });
 
-export function addRecord(s: UsageState, model: string, t: Tokens): void {
+export function addRecord(s: UsageState, model: string, t: Tokens, at?: unknown): void {
   addInto(s.byModel, model, t);
   s.records++;
-  s.last = { model, tokens: t };
+  const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+  s.last = Number.isFinite(ms) ? { model, tokens: t, at: ms } : { model, tokens: t };
 }
 
 /** A plain JSON object, else null. */

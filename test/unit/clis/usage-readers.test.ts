@@ -231,3 +231,38 @@ describe('two reads of one file at once', () => {
     expect(b?.state.byModel).toEqual({ 'stub-model': TWO });
   });
 });
+
+describe('the last record says when the CLI wrote it (a turn tells its own answer from a late one of the turn before)', () => {
+  /** The `timestamp` of the last line of `name` that holds `mark`, as ms. */
+  const lastAt = (name: string, mark: string) =>
+    Date.parse(
+      (
+        fixture(name)
+          .split('\n')
+          .filter((l) => l.includes(mark))
+          .map((l) => JSON.parse(l) as { timestamp?: string })
+          .at(-1) ?? {}
+      ).timestamp ?? '',
+    );
+
+  it.each([
+    ['qwen', qwenUsageFold, 'qwen-0.24.4-two-turns.jsonl', '"usageMetadata"'],
+    ['claude', claudeUsageFold, 'claude-2.1.330-two-turns.jsonl', '"usage"'],
+    ['codex', codexUsageFold, 'codex-0.169.0-two-turns.jsonl', '"token_count"'],
+  ] as const)('%s', (_cli, fold, name, mark) => {
+    const at = lastAt(name, mark);
+    expect(Number.isFinite(at)).toBe(true);
+    expect((foldText(fold as typeof qwenUsageFold, fixture(name)).state.last as { at?: number } | undefined)?.at).toBe(at);
+  });
+
+  it('a record without a readable time has none', () => {
+    const line = JSON.stringify({
+      type: 'assistant',
+      uuid: 'u1',
+      model: 'm',
+      timestamp: 'yesterday',
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1 },
+    });
+    expect(foldText(qwenUsageFold, line).state.last).toEqual({ model: 'm', tokens: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0 } });
+  });
+});

@@ -158,6 +158,31 @@ describe("a turn's end waits for the CLI's record of its answer", () => {
     expect(there.reads()).toBe(1);
   });
 
+  it("takes a record written before the turn's warm read for the turn before's, come late, and waits on for its own", async () => {
+    const since = 1_000_000;
+    // Reads: the turn before's answer comes (written before `since`, 4 s late), then this turn's.
+    const reads = [
+      { records: 3, at: since - 5000 },
+      { records: 4, at: since - 4000 },
+      { records: 4, at: since - 4000 },
+      { records: 5, at: since + 300 },
+    ];
+    let n = 0;
+    const src: UsageSource = {
+      read: async () => {
+        const r = reads[Math.min(n++, reads.length - 1)]!;
+        return { byModel: {}, records: r.records, skipped: 0, files: [], last: { model: 'm', tokens: T(1, 1), at: r.at } };
+      },
+    };
+    await usageSettled(src, () => d, base, 3, { capMs: 10_000, everyMs: 1, since });
+    expect(n).toBe(4);
+    // A reader that says no time: the count alone, as before.
+    let m = 0;
+    const untimed: UsageSource = { read: async () => ({ byModel: {}, records: m++ === 0 ? 3 : 4, skipped: 0, files: [] }) };
+    await usageSettled(untimed, () => d, base, 3, { capMs: 10_000, everyMs: 1, since });
+    expect(m).toBe(2);
+  });
+
   it('gives up after its cap when no record comes (a turn without an answer), and never throws', async () => {
     const never = counting([3]);
     const t0 = Date.now();
