@@ -61,7 +61,11 @@ describe('context use', () => {
         });
       await writeFile(file, `${entry('1', 10, 1000)}\n${entry('2', 20, 5000)}\n`);
       const u = await usageOfFiles([file], 'test-context', claudeUsageFold);
-      expect(u?.last).toEqual({ model: 'claude-sonnet-4-5', tokens: { input: 20, output: 9, cacheRead: 5000, cacheWrite: 7 } });
+      expect(u?.last).toEqual({
+        model: 'claude-sonnet-4-5',
+        tokens: { input: 20, output: 9, cacheRead: 5000, cacheWrite: 7 },
+        at: Date.parse('2026-11-26T12:00:00.000Z'),
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
