@@ -321,10 +321,12 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
 
     const killServer = async () => {
       const c = await rig.control().catch(() => undefined);
-      const pids = c ? (await listPanes(c, rig.session).catch(() => [])).map((p) => p.panePid) : [];
+      // A dead pane's pid may be another process's by now (pids wrap): only live panes' groups, and only while their leader is the same process.
+      const pids = c ? (await listPanes(c, rig.session).catch(() => [])).filter((p) => !p.dead).map((p) => p.panePid) : [];
       control = undefined;
+      const started = pids.map((pid) => (pid ? processStart(pid) : null));
       await rig.tmux(['kill-server']).catch(() => undefined);
-      for (const pid of pids) if (pid) await killGroup(pid, 1500, processStart(pid));
+      for (const [i, pid] of pids.entries()) if (pid) await killGroup(pid, 1500, started[i]);
     };
 
     return {
