@@ -60,7 +60,8 @@ export function processStart(pid: number): string | null {
  * leader's processStart when it was recorded), a leader's pid now held by another process is left
  * alone: pids wrap within minutes on a busy machine (pid_max 32768), and the kernel hands a group id
  * out again only once nothing uses it, so a live process at that pid with another start time leads
- * someone else's group (another test's pane).
+ * someone else's group (another test's pane). `'gone'`: the leader is known dead, so any process at
+ * that pid is another's, and only its orphans (while no process holds the pid) are signalled.
  */
 export async function killGroup(pid: number, graceMs = 1500, started?: string | null): Promise<void> {
   const reused = (): boolean => {

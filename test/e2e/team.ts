@@ -321,12 +321,13 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
 
     const killServer = async () => {
       const c = await rig.control().catch(() => undefined);
-      // A dead pane's pid may be another process's by now (pids wrap): only live panes' groups, and only while their leader is the same process.
-      const pids = c ? (await listPanes(c, rig.session).catch(() => [])).filter((p) => !p.dead).map((p) => p.panePid) : [];
+      const panes = c ? await listPanes(c, rig.session).catch(() => []) : [];
+      // Each group only while its leader is the process it was (pids wrap): a live pane's leader by its
+      // start time; a dead pane's group (children it left) only while no process holds its pid.
+      const groups = panes.flatMap((p) => (p.panePid ? [{ pid: p.panePid, started: p.dead ? 'gone' : processStart(p.panePid) }] : []));
       control = undefined;
-      const started = pids.map((pid) => (pid ? processStart(pid) : null));
       await rig.tmux(['kill-server']).catch(() => undefined);
-      for (const [i, pid] of pids.entries()) if (pid) await killGroup(pid, 1500, started[i]);
+      for (const g of groups) await killGroup(g.pid, 1500, g.started);
     };
 
     return {
