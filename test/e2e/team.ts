@@ -315,7 +315,11 @@ export async function createTeam(clis: CliName[], opts: TeamOptions = {}): Promi
         void check();
       });
       const row = await jgJson<AgentStatusRow>(['status', agent, '--json']);
-      if (row.state !== published.state) throw new Error(`${agent}: status says ${row.state}, the window said ${published.state}`);
+      // The same state, or a later one: the agent may have moved on meanwhile (CI: opencode, done with its
+      // turn, went busy on the result of the job it asked for, delivered to its inbox in between).
+      const later = row.since !== null && published.since !== null && Date.parse(row.since) > Date.parse(published.since);
+      if (row.state !== published.state && !later)
+        throw new Error(`${agent}: status says ${row.state} (since ${row.since}), the window said ${published.state} (since ${published.since})`);
       return { ...row, turns: published.turns };
     };
 
