@@ -126,7 +126,7 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       const hooked = watch.hooksExpected?.(w.paneId) === true;
       // On a pane whose hooks fire, the turn ends by the hook's word (with its reply, where the CLI's hook
       // carries one) or by the machine's own rules: until then the transcript is read only when the
-      // screen shows the end (a turn no hook reported), not on every change.
+      // screen has shown the end for the hook's grace with no hook end (below), not on every change.
       if (w.readTranscript && !(hooked && !hook && !settled) && (await fromTranscript(status, hooked))) return;
       // A history capture only when the visible screen may show an ended turn (cheap gate first).
       // On a pane whose hooks fire, a turn the machine still holds busy ends by the hook's word (or by the
@@ -153,7 +153,13 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
           // Where the CLI keeps a transcript, it is the better reply (a screen may show less of it:
           // qwen 0.24.4 redraws some replies as their first paragraph): wait a moment for it.
           if (w.readTranscript) {
-            if (hooked && !hook && !settled && (await fromTranscript(status, hooked))) return;
+            // On a pane whose hooks fire, their turn end (and the reply it carries) is waited for first: a
+            // screen can show the end a moment before the hook comes. The transcript only if none does.
+            if (hooked && !hook && !settled) {
+              hookWait ??= performance.now();
+              if (performance.now() - hookWait < HOOK_END_GRACE_MS) return later(100);
+              if (await fromTranscript(status, hooked)) return;
+            }
             transcriptWait ??= performance.now();
             if (performance.now() - transcriptWait < TRANSCRIPT_GRACE_MS) return later(100);
           }

@@ -301,3 +301,44 @@ describe('waitForTurnEnd on a pane whose hooks fire, with a transcript', () => {
     await expect(end).resolves.toEqual({ by: 'transcript', reply: 'from the transcript' });
   });
 });
+
+describe('waitForTurnEnd: a screen that shows the end before the hook of a pane with a transcript', () => {
+  afterEach(() => vi.useRealTimers());
+  const demo = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')));
+  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '> ', '  ? for shortcuts'].join('\n');
+
+  /** The machine has not closed the turn; the screen shows its end; the hook's end comes at `hookAtMs`, or never. */
+  function screenFirst(hookAtMs: number | null) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const started = performance.now();
+    const t = { reads: 0 };
+    const f = fakeWatch('idle');
+    const late = () => hookAtMs !== null && performance.now() - started >= hookAtMs;
+    const watch: TurnWatch = {
+      ...f.watch,
+      turns: () => (late() ? 1 : 0),
+      snapshot: () => ({ status: 'idle', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
+      hooksExpected: () => true,
+      hookEnd: () => (late() ? { turn: 1, event: 'Stop', reply: 'from the hook' } : null),
+    };
+    const paneIo: PaneIO = { ...io, capture: async () => screen };
+    const readTranscript = async () => (t.reads++, { text: 'from the transcript', finished: true });
+    return { t, end: waitForTurnEnd(watch, paneIo, { ...spec(readTranscript), profile: demo }) };
+  }
+
+  it('the hook comes 400 ms later: its reply ends the wait, the transcript unread', async () => {
+    const { t, end } = screenFirst(400);
+    await vi.advanceTimersByTimeAsync(600);
+    await expect(end).resolves.toEqual({ by: 'hook', reply: 'from the hook', event: 'Stop' });
+    expect(t.reads).toBe(0);
+  });
+
+  it('no hook end within its grace: the transcript is read then, and its reply ends the wait', async () => {
+    const { t, end } = screenFirst(null);
+    await vi.advanceTimersByTimeAsync(1400);
+    expect(t.reads).toBe(0);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'from the transcript' });
+    expect(t.reads).toBeGreaterThan(0);
+  });
+});
