@@ -727,20 +727,21 @@ export class PaneWatcher {
       h.startedTurn = false;
       const before = e.actor.getSnapshot().context.turns;
       h.word = { status: 'done', event, quietSince: null, since: at };
+      // Recorded before the state change goes out: a listener of it (the turn engine) finds the turn's
+      // end and its reply, and reads no transcript for it. Taken back if the machine closed no turn.
+      const end: HookEnd = {
+        turn: before + 1,
+        event,
+        ...(sig.reply !== undefined ? { reply: sig.reply } : {}),
+        ...(sig.transcriptPath ? { transcriptPath: sig.transcriptPath } : {}),
+      };
+      h.ends.push(end);
       e.actor.send({ type: 'HOOK', at, status: 'done', rule });
+      if (e.actor.getSnapshot().context.turns === before) h.ends.splice(h.ends.indexOf(end), 1);
+      else if (h.ends.length > 8) h.ends.shift();
       this.syncFlow(e);
       // The rest of the turn's output (its last frames) asks only for the late look.
       if (this.startsByHook(e)) this.scheduler.armQuiet(e.schedule, this.hookGraceMs);
-      const turns = e.actor.getSnapshot().context.turns;
-      if (turns > before) {
-        h.ends.push({
-          turn: turns,
-          event,
-          ...(sig.reply !== undefined ? { reply: sig.reply } : {}),
-          ...(sig.transcriptPath ? { transcriptPath: sig.transcriptPath } : {}),
-        });
-        if (h.ends.length > 8) h.ends.shift();
-      }
     } else {
       // A permission request: the screen is read at once, and waiting_input comes with the menu's
       // question and choices when it shows (the hook fires before the CLI draws it; a reading without it

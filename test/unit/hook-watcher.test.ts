@@ -114,6 +114,20 @@ describe('hook signals in the pane watcher', () => {
     expect(t.warnings).toEqual([]);
   });
 
+  it("a listener of the state change a hook's turn end made finds that end and its reply already recorded", async () => {
+    const t = await setup();
+    const seen: unknown[] = [];
+    t.w.onChange((c) => {
+      if (c.status === 'done') seen.push(t.w.hookEnd('%1', 0));
+    });
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'the reply' });
+    expect(seen).toEqual([{ turn: 1, event: 'Stop', reply: 'the reply' }]);
+    // An end that closes no turn (none was open) is not kept.
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'again' });
+    expect(t.w.hookEnd('%1', 1)).toBeNull();
+  });
+
   it('screenBehind: after a turn end by a hook, the ms left of the grace until the screen reads quiet (a look asked for), 0 after', async () => {
     const t = await setup();
     expect(t.w.screenBehind('%1')).toBe(0);
