@@ -509,6 +509,17 @@ function stateFile() {
   return { f, ports, writes };
 }
 
+/** A pane with a state file whose hooks called (SessionStart) and started a turn on a prompt; the file says busy. */
+async function hookedTurn() {
+  const sf = stateFile();
+  const t = await setup(true, filed, sf.ports);
+  t.hook('SessionStart');
+  t.w.inputSent('%1');
+  t.hook('UserPromptSubmit');
+  await sf.writes('busy');
+  return { sf, t };
+}
+
 describe("a pane whose hooks decide: its state file's changes are left to them", () => {
   it("a turn its hooks start: its file's busy is not read; after their turn end, the file's idle catches the screen up and resumes the output", async () => {
     const sf = stateFile();
@@ -546,12 +557,7 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
   });
 
   it("the file's idle come before the hook's turn end (left unread): read at that end, so the screen has caught up with no look", async () => {
-    const sf = stateFile();
-    const t = await setup(true, filed, sf.ports);
-    t.hook('SessionStart');
-    t.w.inputSent('%1');
-    t.hook('UserPromptSubmit');
-    await sf.writes('busy');
+    const { sf, t } = await hookedTurn();
     await t.shows(SPINNER);
     const reads = sf.f.reads;
     await sf.writes('idle');
@@ -565,13 +571,8 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
   });
 
   it('a turn too fast for any look (busy and idle both left unread): the file read at the end says idle as before, and still catches the screen up', async () => {
-    const sf = stateFile();
-    const t = await setup(true, filed, sf.ports);
-    t.hook('SessionStart');
-    t.w.inputSent('%1');
-    t.hook('UserPromptSubmit');
+    const { sf, t } = await hookedTurn();
     const reads = sf.f.reads;
-    await sf.writes('busy');
     await sf.writes('idle');
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
     await flush();
@@ -580,12 +581,7 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
   });
 
   it("the turn's idle written while the file is read at the hook's end (its inotify event after): that reading, which took in the busy left unread, catches the screen up", async () => {
-    const sf = stateFile();
-    const t = await setup(true, filed, sf.ports);
-    t.hook('SessionStart');
-    t.w.inputSent('%1');
-    t.hook('UserPromptSubmit');
-    await sf.writes('busy');
+    const { sf, t } = await hookedTurn();
     // Idle on disk, its change not told yet: the reading at the end says idle, as the last one did.
     sf.f.status = 'idle';
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
@@ -597,12 +593,7 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
   });
 
   it('Esc after a turn start (no end event), the file going idle after the last look: read one grace later, the turn ends as if read at once', async () => {
-    const sf = stateFile();
-    const t = await setup(true, filed, sf.ports);
-    t.hook('SessionStart');
-    t.w.inputSent('%1');
-    t.hook('UserPromptSubmit');
-    await sf.writes('busy');
+    const { sf, t } = await hookedTurn();
     await t.shows(SPINNER);
     const reads = sf.f.reads;
     await sf.writes('idle');
@@ -620,12 +611,7 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
   });
 
   it('a quiet file that goes busy again within the grace (no hook): the grace ends on the file read then, and the turn goes on', async () => {
-    const sf = stateFile();
-    const t = await setup(true, filed, sf.ports);
-    t.hook('SessionStart');
-    t.w.inputSent('%1');
-    t.hook('UserPromptSubmit');
-    await sf.writes('busy');
+    const { sf, t } = await hookedTurn();
     await t.shows(SPINNER);
     // Quiet on screen and in the file (read with the look): the grace runs from here.
     await sf.writes('idle');
@@ -662,12 +648,7 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
   });
 
   it('hooks that stop firing after a turn they ran: the look 150 ms after the prompt reads the busy left unread; then each change is read', async () => {
-    const sf = stateFile();
-    const t = await setup(true, filed, sf.ports);
-    t.hook('SessionStart');
-    t.w.inputSent('%1');
-    t.hook('UserPromptSubmit');
-    await sf.writes('busy');
+    const { sf, t } = await hookedTurn();
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
     await sf.writes('idle');
     expect(t.w.turns('%1')).toBe(1);
