@@ -43,6 +43,11 @@ export interface PaneStateFile {
   /** The state file watched for this pane, once its folder is watched. */
   file: string | null;
   sessionId: string | null;
+  /** Changes of the watched file reported (inotify), and that count when the reading now applied began. */
+  changes: number;
+  changesRead: number;
+  /** How many changes the reading now applied took in at once (more than one: it may have missed a state between). */
+  covered: number;
 }
 
 /** One inotify watch per folder, shared by the panes whose CLIs write their state files there. */
@@ -67,7 +72,7 @@ export class StateFiles {
   }
 
   add(owner: StateFileOwner): PaneStateFile {
-    return { owner, closed: false, seq: 0, applied: 0, last: null, home: null, file: null, sessionId: null };
+    return { owner, closed: false, seq: 0, applied: 0, last: null, home: null, file: null, sessionId: null, changes: 0, changesRead: 0, covered: 0 };
   }
 
   /** Stop watching for the pane; a reading still in flight opens no watch for it. */
@@ -86,12 +91,33 @@ export class StateFiles {
   /** The newest reading of the state file: one started before another that already finished gives that one's. */
   async readInOrder(p: PaneStateFile): Promise<Classification | null> {
     const seq = ++p.seq;
+    const changes = p.changes;
     const file = await this.read(p);
     if (seq > p.applied) {
       p.applied = seq;
       p.last = file;
+      p.covered = changes - p.changesRead;
+      p.changesRead = changes;
     }
     return p.last;
+  }
+
+  /**
+   * The last reading may be behind the file: it changed since that reading began, or its folder is not
+   * watched (no reading yet, a restart, a folder the CLI had not made), so a change would not be told.
+   */
+  unread(p: PaneStateFile): boolean {
+    return p.file === null || this.behind(p);
+  }
+
+  /** The watched file changed since the reading now applied began. */
+  behind(p: PaneStateFile): boolean {
+    return p.changes !== p.changesRead;
+  }
+
+  /** A reading of the file is under way (started and not applied yet). */
+  reading(p: PaneStateFile): boolean {
+    return p.seq !== p.applied;
   }
 
   /** Read the CLI's state file (watching its folder from the first reading on); null when it has none. */
@@ -124,7 +150,9 @@ export class StateFiles {
         const files = new Map<string, PaneStateFile>();
         const watcher = this.ports.watchFolder(dir, (name) => {
           const owner = name ? files.get(name) : undefined;
-          if (owner) owner.owner.changed();
+          if (!owner) return;
+          owner.changes++;
+          owner.owner.changed();
         });
         folder = { watcher, files };
         this.folders.set(dir, folder);

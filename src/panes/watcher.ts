@@ -7,7 +7,7 @@ import { rank, type HookWord } from '../detect/rank.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { CaptureScheduler, type PaneCaptures } from './capture-scheduler.js';
-import { realClock, withNow, type Clock } from './clock.js';
+import { realClock, withNow, type Clock, type TimerHandle } from './clock.js';
 import { DeathTracker, type PaneLife } from './death-tracker.js';
 import { FlowControl, type PaneFlow } from './flow-control.js';
 import type { HookCall } from './hook-spool.js';
@@ -36,6 +36,11 @@ interface Entry {
   /** A headless turn holds the pane: its screen (a placeholder) says nothing; the state stays busy. */
   held: boolean;
   hooks: PaneHooks;
+  /** A state file change left unread while the hooks decide: when it came, and the look at it one grace later. */
+  fileChangedAt: number;
+  fileCheck: TimerHandle | null;
+  /** The last change left unread (its number among the file's changes; 0: none). */
+  fileSkipped: number;
 }
 
 /** What a pane's hooks said (issue 27), for ranking, the turn engine and `why`. */
@@ -251,6 +256,9 @@ export class PaneWatcher {
       lastFileStatus: null,
       lastFile: null,
       held: false,
+      fileChangedAt: 0,
+      fileCheck: null,
+      fileSkipped: 0,
       hooks: {
         word: null,
         timer: null,
@@ -272,6 +280,8 @@ export class PaneWatcher {
     this.entries.set(pane.paneId, entry);
     actor.subscribe((snap) => {
       this.noteTurn(entry, snap.context.turnOpen, snap.context.turns);
+      this.catchUp(entry);
+      this.syncFlow(entry);
       const status = publicStatus(snap.value as TerminalStatus);
       // A new limit (another reset time) while limited is a change too.
       const key = `${status}|${snap.context.turns}${status === 'limited' ? `|${snap.context.limit?.until}` : ''}`;
@@ -321,6 +331,7 @@ export class PaneWatcher {
     const e = this.entries.get(paneId);
     if (!e) return;
     this.stateFiles.remove(e.file);
+    this.clearFileCheck(e);
     this.clearHookTimer(e);
     this.flow.resume(e.flow);
     this.scheduler.remove(e.schedule);
@@ -351,6 +362,7 @@ export class PaneWatcher {
         if (this.entries.get(e.pane.paneId) !== e || h.word !== word) return;
         h.word = null;
         this.scheduler.want(e.schedule, 0, true, 'no-start-hook');
+        this.catchUp(e);
       }, this.hookGraceMs);
       h.timer = () => this.clock.clearTimeout(t);
       // A hook held up on a starved machine (seen: 0.6 s at 100 agents): the screen has a look meanwhile.
@@ -593,15 +605,20 @@ export class PaneWatcher {
     if (this.entries.get(e.pane.paneId) !== e) return; // unwatched meanwhile
     this.scheduler.screenSeen(e.schedule, sentAt);
     const at = this.now();
-    const file = await this.stateFiles.readInOrder(e.file);
+    // On a pane whose hooks fire, a state file that did not change since its last reading is not read again.
+    const cached = this.hooksExpected(e.pane.paneId) && !this.stateFiles.unread(e.file);
+    const file = cached ? e.file.last : await this.stateFiles.readInOrder(e.file);
+    if (!cached) this.syncFlow(e);
     // The machine moved on while the state file was read (a turn confirmed, a prompt sent): this
     // reading is older than that, and read again rather than applied (a stale busy would open a turn).
     if (e.actor.getSnapshot().context.since > at) {
       this.scheduler.readAgain(e.schedule, 'moved-on');
       return;
     }
-    // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait).
-    if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus) return;
+    // An unchanged screen with an unchanged file says nothing new (and must not restart a settle wait),
+    // unless this reading took in a change left unread while the hooks decided: the file may have said
+    // something else between (a turn's busy), and its idle now is news.
+    if (screen === e.lastScreen && (file?.status ?? null) === e.lastFileStatus && (cached || !this.tookInSkipped(e))) return;
     e.lastScreen = screen;
     e.lastScreenClass = e.pane.profile.detect.rules.length
       ? classifyAfterLimit(
@@ -652,7 +669,7 @@ export class PaneWatcher {
             const t = this.clock.setTimeout(
               () => {
                 h.timer = null;
-                if (this.entries.get(e.pane.paneId) === e) this.decide(e, this.now(), e.lastFile);
+                if (this.entries.get(e.pane.paneId) === e) this.decideAgain(e);
               },
               Math.max(0, r.until - at),
             );
@@ -676,6 +693,7 @@ export class PaneWatcher {
       this.clearHookTimer(e);
     }
     e.actor.send({ type: 'SCREEN', at, classification: r.c, source: r.source });
+    this.catchUp(e);
   }
 
   private byTerminal(terminalId: string): Entry | undefined {
@@ -703,24 +721,27 @@ export class PaneWatcher {
       h.missedStart = false;
       h.word = { status: 'busy', event, quietSince: null };
       e.actor.send({ type: 'HOOK', at, status: 'busy', rule });
+      this.syncFlow(e);
     } else if (sig.kind === 'turn-end') {
       if (!h.startedTurn) h.missedStart = true;
       h.startedTurn = false;
       const before = e.actor.getSnapshot().context.turns;
       h.word = { status: 'done', event, quietSince: null, since: at };
+      // Recorded before the state change goes out: a listener of it (the turn engine) finds the turn's
+      // end and its reply, and reads no transcript for it. Taken back if the machine closed no turn.
+      const end: HookEnd = {
+        turn: before + 1,
+        event,
+        ...(sig.reply !== undefined ? { reply: sig.reply } : {}),
+        ...(sig.transcriptPath ? { transcriptPath: sig.transcriptPath } : {}),
+      };
+      h.ends.push(end);
       e.actor.send({ type: 'HOOK', at, status: 'done', rule });
+      if (e.actor.getSnapshot().context.turns === before) h.ends.splice(h.ends.indexOf(end), 1);
+      else if (h.ends.length > 8) h.ends.shift();
+      this.syncFlow(e);
       // The rest of the turn's output (its last frames) asks only for the late look.
       if (this.startsByHook(e)) this.scheduler.armQuiet(e.schedule, this.hookGraceMs);
-      const turns = e.actor.getSnapshot().context.turns;
-      if (turns > before) {
-        h.ends.push({
-          turn: turns,
-          event,
-          ...(sig.reply !== undefined ? { reply: sig.reply } : {}),
-          ...(sig.transcriptPath ? { transcriptPath: sig.transcriptPath } : {}),
-        });
-        if (h.ends.length > 8) h.ends.shift();
-      }
     } else {
       // A permission request: the screen is read at once, and waiting_input comes with the menu's
       // question and choices when it shows (the hook fires before the CLI draws it; a reading without it
@@ -728,9 +749,10 @@ export class PaneWatcher {
       // From the menu on, the screen decides (the answer has no hook event: approved work shows busy, a
       // denial ends with no end event).
       h.word = { status: 'waiting', event, quietSince: null, since: at, menuSeen: false };
+      this.syncFlow(e);
       const t = this.clock.setTimeout(() => {
         h.timer = null;
-        if (this.entries.get(e.pane.paneId) === e) this.decide(e, this.now(), e.lastFile);
+        if (this.entries.get(e.pane.paneId) === e) this.decideAgain(e);
       }, this.hookGraceMs);
       h.timer = () => this.clock.clearTimeout(t);
       this.scheduler.want(e.schedule, 0, true, 'hook');
@@ -748,6 +770,11 @@ export class PaneWatcher {
     if (!kind || h.warning || h.calls > h.callsAtOpen || !h.installed) return;
     h.warning = `no ${kind} hook event came during turn ${turns} of ${e.pane.agent} (hooks disabled in the CLI, or a release without them): its state comes from the state file and the screen`;
     for (const l of this.hookWarningListeners) l(e.pane, h.warning);
+  }
+
+  private clearFileCheck(e: Entry): void {
+    if (e.fileCheck !== null) this.clock.clearTimeout(e.fileCheck);
+    e.fileCheck = null;
   }
 
   private clearHookTimer(e: Entry): void {
@@ -785,28 +812,104 @@ export class PaneWatcher {
    * A change of the state file is its own event (inotify, no polling): busy the moment the CLI says
    * so, even if the capture that shows it is still queued, and never a turn lost between readings.
    */
-  private async onStateFile(e: Entry): Promise<void> {
+  private onStateFile(e: Entry): void {
+    if (!this.hooksDecide(e)) return void this.readStateFile(e);
+    // While the pane's hooks decide, its state file's changes are theirs to explain (busy at a turn's
+    // start, idle at its end): not read for each change, but with the pane's next capture, once when
+    // the hooks stop deciding (catchUp), and at the latest one grace after the change, as of its time
+    // (no end event after Esc: the file's idle ends the turn when it would have if read at once).
+    e.fileSkipped = e.file.changes;
+    e.fileChangedAt = this.now();
+    e.fileCheck ??= this.clock.setTimeout(() => {
+      e.fileCheck = null;
+      if (this.entries.get(e.pane.paneId) === e && this.stateFiles.behind(e.file) && !this.stateFiles.reading(e.file))
+        void this.readStateFile(e, false, e.fileChangedAt);
+    }, this.hookGraceMs);
+  }
+
+  /**
+   * Read the state file and apply it. `again`: a grace ended, so the last readings are decided again
+   * even when the file says what it said. `changedAt`: when the change read now came (it was left
+   * unread): a quiet file after a hook's turn start counts as quiet since then.
+   */
+  private async readStateFile(e: Entry, again = false, changedAt?: number): Promise<void> {
     const at = this.now();
     const file = await this.stateFiles.readInOrder(e.file);
     if (this.entries.get(e.pane.paneId) !== e) return;
     const status = file?.status ?? null;
-    // Busy and idle are decided now. Anything else (a menu, a question) is decided with a fresh screen,
-    // which says what it asks: the capture asked for below (or by the resumed output) reads both.
-    if (status !== e.lastFileStatus && (status === 'busy' || status === 'idle')) {
+    const word = e.hooks.word;
+    if (changedAt !== undefined && status === 'idle' && word?.status === 'busy') word.quietSince ??= changedAt;
+    // Busy and idle are decided now (also when the file says what it said, if this reading took in a
+    // change left unread). Anything else (a menu, a question) is decided with a fresh screen, which says
+    // what it asks: the capture asked for below (or by the resumed output) reads both.
+    const changed = status !== e.lastFileStatus || this.tookInSkipped(e);
+    if (changed && (status === 'busy' || status === 'idle')) {
       e.lastFileStatus = status;
       e.lastFile = file;
-      this.decide(e, at, file);
-    } else if (status !== e.lastFileStatus) this.scheduler.want(e.schedule, 0, true, 'state-file');
-    if (status === 'busy' && !e.life.dead && !e.held) this.flow.pause(e.flow);
-    else this.flow.resume(e.flow);
+      // A change read late is decided now (its time counts where it matters: quietSince above).
+      this.decide(e, again || changedAt !== undefined ? this.now() : at, file);
+    } else if (changed) this.scheduler.want(e.schedule, 0, true, 'state-file');
+    else if (again) this.decide(e, this.now(), e.lastFile);
+    this.syncFlow(e);
     // No capture for it: what the screen shows besides (a menu, the turn's summary) is drawn, and that
     // output asks for one.
+  }
+
+  /**
+   * The pane's hooks decide its turns now, and its state file has nothing to add: its turns start by a
+   * hook, the hooks have called, and a turn they started runs, or the pane is idle by them with the
+   * screen caught up (or a prompt sent since). Its state file is then not read for each change. Not
+   * after a turn end the screen has not caught up with: the file's idle is what catches it up.
+   */
+  private hooksDecide(e: Entry): boolean {
+    if (e.life.dead || e.held || !e.hooks.heard) return false;
+    const word = e.hooks.word;
+    if (word?.status === 'busy') return this.startsByHook(e);
+    if (word?.status === 'done') return word.confirmed === true && this.startsByHook(e);
+    return this.idleByHooks(e);
+  }
+
+  /**
+   * A busy pane's output is paused (its screen looked at every pausedCheckMs) while its state file says
+   * busy, or, while its hooks decide, from their turn start on. After their turn end, the file's idle
+   * resumes it (as without hooks): the look the resumed output asks for then finds the screen caught up.
+   */
+  private syncFlow(e: Entry): void {
+    const decide = this.hooksDecide(e);
+    // Changes left unread are being read (at the hooks' turn end, one grace after them, with the next
+    // look): the flow follows that reading, not the one before them.
+    if (!decide && this.stateFiles.behind(e.file)) return;
+    const busy = decide ? e.hooks.word?.status === 'busy' : e.file.last?.status === 'busy';
+    if (busy && e.pane.profile.detect.stateFile && !e.life.dead && !e.held) this.flow.pause(e.flow);
+    else this.flow.resume(e.flow);
+  }
+
+  /** The reading applied last took in a change left unread (so a status it repeats may still be news). */
+  private tookInSkipped(e: Entry): boolean {
+    const p = e.file;
+    return e.fileSkipped > p.changesRead - p.covered && e.fileSkipped <= p.changesRead;
+  }
+
+  /** A grace ended: the last readings are decided again, a state file change left unread read first. */
+  private decideAgain(e: Entry): void {
+    if (e.pane.profile.detect.stateFile && this.stateFiles.behind(e.file)) void this.readStateFile(e, true);
+    else this.decide(e, this.now(), e.lastFile);
+  }
+
+  /**
+   * The hooks stopped deciding (their turn end, which the screen must catch up with; the screen took
+   * over; they went silent): a change they left unread is read once, at once (the file's idle may have
+   * come before the hook's turn end, and is what catches the screen up).
+   */
+  private catchUp(e: Entry): void {
+    if (this.stateFiles.behind(e.file) && !this.stateFiles.reading(e.file) && !this.hooksDecide(e)) void this.readStateFile(e);
   }
 
   /** The pane runs a new program (not a held one): what was known of the old one is forgotten. */
   private restarting(e: Entry): void {
     this.stateFiles.reset(e.file);
     this.flow.resume(e.flow);
+    this.clearFileCheck(e);
     this.clearHookTimer(e);
     e.hooks.word = null;
     e.hooks.session = null;

@@ -91,6 +91,26 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       clearTimeout(retry);
       retry = setTimeout(() => void check(), ms);
     };
+    /** The transcript's reply: true when it ended the wait or asked for a later look (a hook or the screen may still come). */
+    const fromTranscript = async (status: string | undefined, hooked: boolean): Promise<boolean> => {
+      const t = await w.readTranscript!().catch(() => null);
+      sawTranscript = t === null ? 'no reply to this prompt yet' : t.finished ? 'a finished reply' : 'a reply still being written';
+      if (!t?.finished) return false;
+      if (hooked) {
+        hookWait ??= performance.now();
+        const waited = performance.now() - hookWait;
+        // The hook's turn end changes the pane's state, which checks again at once.
+        if (waited < HOOK_END_GRACE_MS) return (later(HOOK_END_GRACE_MS - waited), true);
+      }
+      // The pane's machine already says the turn ended (a CLI's state file decides that before its
+      // screen is read again): the last screen reading is older than that, and holds nothing back.
+      if (watch.snapshot(w.paneId)?.screen?.status === 'busy' && status === 'busy') {
+        busyWait ??= performance.now();
+        if (performance.now() - busyWait < SCREEN_BUSY_GRACE_MS) return (later(100), true);
+      }
+      finish(null, { by: 'transcript', reply: t.text });
+      return true;
+    };
     const check = coalesced(async () => {
       if (finished) return;
       const status = watch.status(w.paneId);
@@ -101,32 +121,18 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
       // turn ended with it, and neither the transcript nor the screen is read.
       const hook = watch.hookEnd?.(w.paneId, w.turnsBefore);
       if (hook?.reply !== undefined) return finish(null, { by: 'hook', reply: hook.reply, event: hook.event });
-      if (w.readTranscript) {
-        const t = await w.readTranscript().catch(() => null);
-        sawTranscript = t === null ? 'no reply to this prompt yet' : t.finished ? 'a finished reply' : 'a reply still being written';
-        if (t?.finished) {
-          if (watch.hooksExpected?.(w.paneId)) {
-            hookWait ??= performance.now();
-            const waited = performance.now() - hookWait;
-            // The hook's turn end changes the pane's state, which checks again at once.
-            if (waited < HOOK_END_GRACE_MS) return later(HOOK_END_GRACE_MS - waited);
-          }
-          // The pane's machine already says the turn ended (a CLI's state file decides that before its
-          // screen is read again): the last screen reading is older than that, and holds nothing back.
-          if (watch.snapshot(w.paneId)?.screen?.status === 'busy' && status === 'busy') {
-            busyWait ??= performance.now();
-            if (performance.now() - busyWait < SCREEN_BUSY_GRACE_MS) return later(100);
-          }
-          return finish(null, { by: 'transcript', reply: t.text });
-        }
-      }
       // A usage limit ends the turn too (the machine closed it): its screen says how.
       const settled = (status === 'done' || status === 'limited') && watch.turns(w.paneId) > w.turnsBefore;
-      const visible = watch.snapshot(w.paneId)?.screen?.status;
+      const hooked = watch.hooksExpected?.(w.paneId) === true;
+      // On a pane whose hooks fire, the turn ends by the hook's word (with its reply, where the CLI's hook
+      // carries one) or by the machine's own rules: until then the transcript is read only when the
+      // screen has shown the end for the hook's grace with no hook end (below), not on every change.
+      if (w.readTranscript && !(hooked && !hook && !settled) && (await fromTranscript(status, hooked))) return;
       // A history capture only when the visible screen may show an ended turn (cheap gate first).
       // On a pane whose hooks fire, a turn the machine still holds busy ends by the hook's word (or by the
       // machine's own quiet-screen rule after a hook start): the screen's history is not read for it.
-      const held = status === 'busy' && watch.hooksExpected?.(w.paneId) === true;
+      const held = status === 'busy' && hooked;
+      const visible = watch.snapshot(w.paneId)?.screen?.status;
       const worthALook = settled || visible === 'limited' || (!held && (hasDoneRules ? visible === 'done' : visible !== 'busy' && visible !== 'waiting_input'));
       if (worthALook) {
         const screen = await screenSinceEcho(io, w.paneId, w.nonce, w.profile);
@@ -147,6 +153,13 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
           // Where the CLI keeps a transcript, it is the better reply (a screen may show less of it:
           // qwen 0.24.4 redraws some replies as their first paragraph): wait a moment for it.
           if (w.readTranscript) {
+            // On a pane whose hooks fire, their turn end (and the reply it carries) is waited for first: a
+            // screen can show the end a moment before the hook comes. The transcript only if none does.
+            if (hooked && !hook && !settled) {
+              hookWait ??= performance.now();
+              if (performance.now() - hookWait < HOOK_END_GRACE_MS) return later(100);
+              if (await fromTranscript(status, hooked)) return;
+            }
             transcriptWait ??= performance.now();
             if (performance.now() - transcriptWait < TRANSCRIPT_GRACE_MS) return later(100);
           }

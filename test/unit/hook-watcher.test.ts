@@ -50,12 +50,12 @@ const noFiles: StateFilePorts = {
   watchFolder: () => ({ close() {} }),
 };
 
-async function setup(installed = true, prof = profile) {
+async function setup(installed = true, prof = profile, files = noFiles) {
   const events = fakeControl();
   const cmd = fakeControl();
   opened.push(events, cmd);
   const clock = new FakeClock();
-  const w = new PaneWatcher(events.client, { commands: cmd.client, clock, stateFiles: noFiles, hookGraceMs: 3000, hooksInstalled: () => installed });
+  const w = new PaneWatcher(events.client, { commands: cmd.client, clock, stateFiles: files, hookGraceMs: 3000, hooksInstalled: () => installed });
   watchers.push(w);
   const warnings: string[] = [];
   w.onHookWarning((_p, m) => warnings.push(m));
@@ -80,7 +80,9 @@ async function setup(installed = true, prof = profile) {
   await screen(IDLE);
   const hook = (event: string, payload: unknown = { session_id: 's-1' }) => w.hookCall({ terminalId: 'jg-1', event, payload, ns: 0n, pid: 1, stale: false });
   const captures = () => cmd.written.filter((l) => l.startsWith('capture-pane')).length;
-  return { w, clock, shows, hook, warnings, sessions, events, screen, captures, pane };
+  const pauses = () => events.written.filter((l) => l.endsWith(":pause'")).length;
+  const resumes = () => events.written.filter((l) => l.endsWith(":continue'")).length;
+  return { w, clock, shows, hook, warnings, sessions, events, screen, captures, pane, pauses, resumes };
 }
 
 describe('hook signals in the pane watcher', () => {
@@ -110,6 +112,20 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('done');
     expect(t.sessions).toEqual(['s-1']);
     expect(t.warnings).toEqual([]);
+  });
+
+  it("a listener of the state change a hook's turn end made finds that end and its reply already recorded", async () => {
+    const t = await setup();
+    const seen: unknown[] = [];
+    t.w.onChange((c) => {
+      if (c.status === 'done') seen.push(t.w.hookEnd('%1', 0));
+    });
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'the reply' });
+    expect(seen).toEqual([{ turn: 1, event: 'Stop', reply: 'the reply' }]);
+    // An end that closes no turn (none was open) is not kept.
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'again' });
+    expect(t.w.hookEnd('%1', 1)).toBeNull();
   });
 
   it('screenBehind: after a turn end by a hook, the ms left of the grace until the screen reads quiet (a look asked for), 0 after', async () => {
@@ -465,5 +481,196 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('done');
     expect(t.warnings).toEqual([]);
     expect(t.w.hookView('%1')).toMatchObject({ installed: false });
+  });
+});
+
+/** The same profile with a CLI state file (the fake agent's, as the demo profile has it). */
+const filed = ProfileSchema.parse({ ...profile, detect: { ...profile.detect, stateFile: 'fake-agent' } });
+
+/** A state file the test writes (`writes`: inotify tells), its readings counted. */
+function stateFile() {
+  const f = { status: 'idle' as 'busy' | 'idle', reads: 0, changed: null as ((name: string | null) => void) | null };
+  const ports: StateFilePorts = {
+    homeOf: async () => '/h',
+    read: async () => {
+      f.reads++;
+      return { classification: { status: f.status, rule: `state-file ${f.status}`, lines: [] }, sessionId: null };
+    },
+    watchFolder: (_dir, onChange) => {
+      f.changed = onChange;
+      return { close() {} };
+    },
+  };
+  const writes = async (status: 'busy' | 'idle') => {
+    f.status = status;
+    f.changed?.('7.json');
+    await flush();
+  };
+  return { f, ports, writes };
+}
+
+/** A pane with a state file whose hooks called (SessionStart) and started a turn on a prompt; the file says busy. */
+async function hookedTurn() {
+  const sf = stateFile();
+  const t = await setup(true, filed, sf.ports);
+  t.hook('SessionStart');
+  t.w.inputSent('%1');
+  t.hook('UserPromptSubmit');
+  await sf.writes('busy');
+  return { sf, t };
+}
+
+describe("a pane whose hooks decide: its state file's changes are left to them", () => {
+  it("a turn its hooks start: its file's busy is not read; after their turn end, the file's idle catches the screen up and resumes the output", async () => {
+    const sf = stateFile();
+    const t = await setup(true, filed, sf.ports);
+    t.hook('SessionStart');
+    const reads = sf.f.reads;
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    expect(t.pauses(), "the hook's turn start pauses the busy pane's output").toBe(1);
+    await sf.writes('busy');
+    expect(t.w.status('%1')).toBe('busy');
+    expect(sf.f.reads, 'a change the turn start explains: not read').toBe(reads);
+    // The turn end reads what was left unread (busy still): the screen has not caught up, the output stays paused.
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
+    await flush();
+    expect(t.w.status('%1')).toBe('done');
+    expect(sf.f.reads).toBe(reads + 1);
+    expect(t.w.screenBehind('%1')).toBeGreaterThan(0);
+    expect(t.resumes()).toBe(0);
+    // The file's idle, read as it comes: the screen caught up, and the output resumed (one look at it).
+    await sf.writes('idle');
+    expect(sf.f.reads).toBe(reads + 2);
+    expect(t.w.screenBehind('%1')).toBe(0);
+    expect(t.resumes()).toBe(1);
+    await t.screen(IDLE);
+    expect(sf.f.reads, 'the look finds the file as last read: not read again').toBe(reads + 2);
+    expect(t.w.status('%1')).toBe('done');
+    // The next turn's busy: not read again.
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    await sf.writes('busy');
+    expect(sf.f.reads).toBe(reads + 2);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.pauses()).toBe(2);
+  });
+
+  it("the file's idle come before the hook's turn end (left unread): read at that end, so the screen has caught up with no look", async () => {
+    const { sf, t } = await hookedTurn();
+    await t.shows(SPINNER);
+    const reads = sf.f.reads;
+    await sf.writes('idle');
+    expect(sf.f.reads).toBe(reads);
+    const looks = t.captures();
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
+    await flush();
+    expect(sf.f.reads).toBe(reads + 1);
+    expect(t.w.screenBehind('%1')).toBe(0);
+    expect(t.captures(), 'only the look the resumed output asks for, not answered yet').toBe(looks + 1);
+  });
+
+  it('a turn too fast for any look (busy and idle both left unread): the file read at the end says idle as before, and still catches the screen up', async () => {
+    const { sf, t } = await hookedTurn();
+    const reads = sf.f.reads;
+    await sf.writes('idle');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
+    await flush();
+    expect(sf.f.reads).toBe(reads + 1);
+    expect(t.w.screenBehind('%1')).toBe(0);
+  });
+
+  it("the turn's idle written while the file is read at the hook's end (its inotify event after): that reading, which took in the busy left unread, catches the screen up", async () => {
+    const { sf, t } = await hookedTurn();
+    // Idle on disk, its change not told yet: the reading at the end says idle, as the last one did.
+    sf.f.status = 'idle';
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
+    await flush();
+    expect(t.w.screenBehind('%1')).toBe(0);
+    await sf.writes('idle');
+    expect(t.w.screenBehind('%1')).toBe(0);
+    expect(t.w.status('%1')).toBe('done');
+  });
+
+  it('Esc after a turn start (no end event), the file going idle after the last look: read one grace later, the turn ends as if read at once', async () => {
+    const { sf, t } = await hookedTurn();
+    await t.shows(SPINNER);
+    const reads = sf.f.reads;
+    await sf.writes('idle');
+    expect(sf.f.reads).toBe(reads);
+    t.clock.advance(2999);
+    await flush();
+    expect(t.w.status('%1')).toBe('busy');
+    t.clock.advance(1);
+    await flush();
+    // Read now, quiet since the change: past the grace, it goes through (settling, then done).
+    expect(sf.f.reads).toBe(reads + 1);
+    t.clock.advance(300);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.snapshot('%1')?.context.rule).toMatch(/no hook end event after UserPromptSubmit within 3000 ms/);
+  });
+
+  it('a quiet file that goes busy again within the grace (no hook): the grace ends on the file read then, and the turn goes on', async () => {
+    const { sf, t } = await hookedTurn();
+    await t.shows(SPINNER);
+    // Quiet on screen and in the file (read with the look): the grace runs from here.
+    await sf.writes('idle');
+    await t.shows(IDLE);
+    t.clock.advance(2900);
+    await sf.writes('busy');
+    const reads = sf.f.reads;
+    t.clock.advance(100);
+    await flush();
+    expect(sf.f.reads).toBe(reads + 1);
+    t.clock.advance(1000);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.w.turns('%1')).toBe(0);
+    // The hook's word still stands: nothing went through (a stale quiet reading would have, then the file's busy).
+    expect(t.w.snapshot('%1')?.context).toMatchObject({ rule: 'hook UserPromptSubmit', source: 'hook' });
+  });
+
+  it('the hooks stop deciding (a turn end no start hook came before: a CLI that reports only ends): what they left unread is read at once', async () => {
+    const sf = stateFile();
+    const t = await setup(true, filed, sf.ports);
+    t.hook('SessionStart');
+    t.w.inputSent('%1');
+    const reads = sf.f.reads;
+    await sf.writes('busy');
+    t.clock.advance(100);
+    await flush();
+    expect(sf.f.reads).toBe(reads);
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
+    await flush();
+    expect(sf.f.reads).toBe(reads + 1);
+    // From then on the file is read as it changes.
+    await sf.writes('idle');
+    expect(sf.f.reads).toBe(reads + 2);
+  });
+
+  it('hooks that stop firing after a turn they ran: the look 150 ms after the prompt reads the busy left unread; then each change is read', async () => {
+    const { sf, t } = await hookedTurn();
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'ok' });
+    await sf.writes('idle');
+    expect(t.w.turns('%1')).toBe(1);
+    // The next prompt's turn: no hook comes.
+    t.w.inputSent('%1');
+    await sf.writes('busy');
+    t.clock.advance(149);
+    await flush();
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(1);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.w.snapshot('%1')?.context.source).toBe('state-file');
+    // The file decides from here, read at once.
+    const reads = sf.f.reads;
+    await sf.writes('idle');
+    expect(sf.f.reads).toBe(reads + 1);
+    t.clock.advance(300);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.turns('%1')).toBe(2);
+    expect(t.warnings).toHaveLength(1);
+    await sf.writes('busy');
+    expect(t.w.status('%1')).toBe('busy');
   });
 });

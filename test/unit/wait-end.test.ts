@@ -232,3 +232,113 @@ describe('waitForTurnEnd on a pane whose hooks fire', () => {
     expect(captures).toBe(0);
   });
 });
+
+describe('waitForTurnEnd on a pane whose hooks fire, with a transcript', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** A pane whose machine, hook end and transcript the test sets; `tell()` is a change of its state. */
+  function hookedPane() {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const p = { machine: 'done', turns: 0, hook: null as { turn: number; event: string; reply?: string } | null, reads: 0, finished: false };
+    const changes = new Set<(c: { pane: { paneId: string } }) => void>();
+    const f = fakeWatch();
+    const watch: TurnWatch = {
+      ...f.watch,
+      status: () => p.machine as 'busy',
+      onChange: (l) => (changes.add(l as never), () => changes.delete(l as never)),
+      turns: () => p.turns,
+      snapshot: () => ({ status: p.machine as 'busy', context: { since: 0, rule: null, lines: [] }, screen: { status: 'busy', rule: 'spinner', lines: [] } }),
+      hooksExpected: () => true,
+      hookEnd: () => p.hook,
+    };
+    const readTranscript = async () => (p.reads++, { text: 'from the transcript', finished: p.finished });
+    const tell = async () => {
+      for (const l of changes) l({ pane: { paneId: '%1' } });
+      await vi.advanceTimersByTimeAsync(0);
+    };
+    const end = waitForTurnEnd(watch, io, { ...spec(readTranscript), turnsBefore: 0 });
+    return { p, tell, end };
+  }
+
+  it("the transcript is not read while the turn runs: the hook's turn end brings the reply", async () => {
+    const { p, tell, end } = hookedPane();
+    await tell();
+    p.machine = 'busy';
+    await tell();
+    await vi.advanceTimersByTimeAsync(1000);
+    p.machine = 'done';
+    p.turns = 1;
+    p.hook = { turn: 1, event: 'Stop', reply: 'from the hook' };
+    await tell();
+    await expect(end).resolves.toEqual({ by: 'hook', reply: 'from the hook', event: 'Stop' });
+    expect(p.reads).toBe(0);
+  });
+
+  it('a turn the machine closed with no hook end (or one without a reply): the transcript is read then, and its reply ends the wait', async () => {
+    const { p, tell, end } = hookedPane();
+    p.machine = 'busy';
+    p.finished = true;
+    await tell();
+    expect(p.reads).toBe(0);
+    // The quiet-screen rule closed the turn: no end event came.
+    p.machine = 'done';
+    p.turns = 1;
+    await tell();
+    expect(p.reads).toBe(1);
+    // The hook's turn end is still worth its moment's wait; none comes.
+    await vi.advanceTimersByTimeAsync(1600);
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'from the transcript' });
+  });
+
+  it("a hook end without a reply (gemini's AfterAgent): the transcript gives it", async () => {
+    const { p, tell, end } = hookedPane();
+    p.finished = true;
+    p.machine = 'done';
+    p.turns = 1;
+    p.hook = { turn: 1, event: 'AfterAgent' };
+    await tell();
+    await vi.advanceTimersByTimeAsync(1600);
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'from the transcript' });
+  });
+});
+
+describe('waitForTurnEnd: a screen that shows the end before the hook of a pane with a transcript', () => {
+  afterEach(() => vi.useRealTimers());
+  const demo = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')));
+  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '> ', '  ? for shortcuts'].join('\n');
+
+  /** The machine has not closed the turn; the screen shows its end; the hook's end comes at `hookAtMs`, or never. */
+  function screenFirst(hookAtMs: number | null) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const started = performance.now();
+    const t = { reads: 0 };
+    const f = fakeWatch('idle');
+    const late = () => hookAtMs !== null && performance.now() - started >= hookAtMs;
+    const watch: TurnWatch = {
+      ...f.watch,
+      turns: () => (late() ? 1 : 0),
+      snapshot: () => ({ status: 'idle', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
+      hooksExpected: () => true,
+      hookEnd: () => (late() ? { turn: 1, event: 'Stop', reply: 'from the hook' } : null),
+    };
+    const paneIo: PaneIO = { ...io, capture: async () => screen };
+    const readTranscript = async () => (t.reads++, { text: 'from the transcript', finished: true });
+    return { t, end: waitForTurnEnd(watch, paneIo, { ...spec(readTranscript), profile: demo }) };
+  }
+
+  it('the hook comes 400 ms later: its reply ends the wait, the transcript unread', async () => {
+    const { t, end } = screenFirst(400);
+    await vi.advanceTimersByTimeAsync(600);
+    await expect(end).resolves.toEqual({ by: 'hook', reply: 'from the hook', event: 'Stop' });
+    expect(t.reads).toBe(0);
+  });
+
+  it('no hook end within its grace: the transcript is read then, and its reply ends the wait', async () => {
+    const { t, end } = screenFirst(null);
+    await vi.advanceTimersByTimeAsync(1400);
+    expect(t.reads).toBe(0);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(end).resolves.toEqual({ by: 'transcript', reply: 'from the transcript' });
+    expect(t.reads).toBeGreaterThan(0);
+  });
+});
