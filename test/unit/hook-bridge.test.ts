@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import pty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { binDir } from '../../src/package-root.js';
+import { bridgeShellFile } from '../../src/panes/bridge-shell.js';
 import { parseSpoolName } from '../../src/panes/hook-spool.js';
 
 const BRIDGE = path.join(binDir, 'jaggers-hook');
@@ -29,6 +30,8 @@ function bridge(args: string[], stdin?: string | Buffer, env: NodeJS.ProcessEnv 
 
 /** sh itself, found once: the tests below run it with PATHs of their own. */
 const SH = execFileSync('sh', ['-c', 'command -v sh'], { encoding: 'utf8' }).trim();
+/** The bash the supervisor would name (5 or later here). */
+const BASH = execFileSync('bash', ['-c', 'printf %s "$BASH"'], { encoding: 'utf8' });
 
 let dir: string;
 /** Folders of programs for a PATH of a test's own. */
@@ -39,6 +42,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
+  await rm(bridgeShellFile(dir), { force: true });
   await rm(tools, { recursive: true, force: true });
 });
 
@@ -140,58 +144,83 @@ describe('the hook bridge (bin/jaggers-hook)', () => {
   ];
 
   describe.each([
-    ['bash 5', {}],
-    ['plain sh', { JAGGERS_HOOK_SH: '1' }],
-  ])('byte for byte, on the %s path', (_path, extra: NodeJS.ProcessEnv) => {
-    const env = { ...process.env, ...extra };
+    ['bash 5', true],
+    ['plain sh', false],
+  ])('byte for byte, on the %s path', (_path, named) => {
+    beforeEach(async () => {
+      if (named) await writeFile(bridgeShellFile(dir), `${BASH}\n`);
+    });
+
     it.each(PAYLOADS)('%s', async (_name, payload) => {
-      expect(await bridge([dir, 'jg-1', 'Stop'], payload, env)).toEqual({ code: 0, out: '' });
+      expect(await bridge([dir, 'jg-1', 'Stop'], payload)).toEqual({ code: 0, out: '' });
       expect((await taken('Stop')).equals(Buffer.from(payload))).toBe(true);
     });
 
     it('the payload argument (codex notify): as given, trailing newlines and all; stdin not read', async () => {
       const arg = '{"type":"agent-turn-complete",\n "last-assistant-message":"\u00e9 \\n"}\n\n';
-      expect(await bridge([dir, 'jg-1', 'agent-turn-complete', arg], 'ignored', env)).toEqual({ code: 0, out: '' });
+      expect(await bridge([dir, 'jg-1', 'agent-turn-complete', arg], 'ignored')).toEqual({ code: 0, out: '' });
       expect((await taken('agent-turn-complete')).toString('utf8')).toBe(arg);
-      await bridge([dir, 'jg-1', 'agent-turn-complete', ''], 'ignored', env);
+      await bridge([dir, 'jg-1', 'agent-turn-complete', ''], 'ignored');
       expect((await taken('agent-turn-complete')).toString('utf8')).toBe('');
+    });
+
+    it('a terminal on stdin is never read: an empty payload, at once', async () => {
+      const p = pty.spawn(SH, [BRIDGE, dir, 'jg-1', 'SessionStart'], { cols: 80, rows: 24 });
+      expect(await new Promise<number>((resolve) => p.onExit((e) => resolve(e.exitCode)))).toBe(0);
+      expect((await taken('SessionStart')).toString('utf8')).toBe('');
+    });
+
+    it.skipIf(process.getuid?.() !== 0)('a full disk leaves no file behind and still exits 0 (needs root to mount a tmpfs)', async () => {
+      const mnt = path.join(dir, 'full');
+      await mkdir(mnt);
+      await run('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', mnt]);
+      try {
+        if (named) await writeFile(bridgeShellFile(mnt), `${BASH}\n`);
+        expect(await bridge([mnt, 'jg-1', 'Stop'], 'x'.repeat(64 * 1024))).toEqual({ code: 0, out: '' });
+        expect(await readdir(mnt)).toEqual([]);
+      } finally {
+        await run('umount', [mnt]);
+        await rm(bridgeShellFile(mnt), { force: true });
+      }
     });
   });
 
   it('a NUL byte (no JSON text, no argument holds one): kept by plain sh, dropped by bash', async () => {
     const payload = Buffer.from('{"a":\u0000"b"}');
-    await bridge([dir, 'jg-1', 'Stop'], payload, { ...process.env, JAGGERS_HOOK_SH: '1' });
+    await bridge([dir, 'jg-1', 'Stop'], payload);
     expect((await taken('Stop')).equals(payload)).toBe(true);
+    await writeFile(bridgeShellFile(dir), `${BASH}\n`);
     await bridge([dir, 'jg-1', 'Stop'], payload);
     expect((await taken('Stop')).toString('utf8')).toBe('{"a":"b"}');
   });
 
-  it('with bash 5 on PATH, neither date nor cat is run: it works with only bash and mv there', async () => {
-    const PATH = await onlyOnPath('bash-mv', ['bash', 'mv']);
+  it('as the bash named beside the spool, neither date nor cat is run: only mv on PATH is enough', async () => {
+    const PATH = await onlyOnPath('mv-only', ['mv']);
+    await writeFile(bridgeShellFile(dir), `${BASH}\n`);
     const before = BigInt(Date.now()) * 1_000_000n;
     expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":"y"}\n', { ...process.env, PATH })).toEqual({ code: 0, out: '' });
     const [name] = await readdir(dir);
     const n = parseSpoolName(name!)!;
     expect(n.ns >= before - 1000n && n.ns <= BigInt(Date.now() + 1000) * 1_000_000n).toBe(true);
     expect((await taken('Stop')).toString('utf8')).toBe('{"x":"y"}\n');
-    // The plain sh path needs date (and cat): there, no call is made.
-    await bridge([dir, 'jg-1', 'Stop'], '{}', { ...process.env, PATH, JAGGERS_HOOK_SH: '1' });
+    // Plain sh needs date (and cat): without the name, no call is made there.
+    await rm(bridgeShellFile(dir));
+    expect(await bridge([dir, 'jg-1', 'Stop'], '{}', { ...process.env, PATH })).toEqual({ code: 0, out: '' });
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('without bash, or with a bash older than 5 (macOS), the plain sh path', async () => {
-    const noBash = await onlyOnPath('no-bash', ['date', 'cat', 'mv']);
-    await bridge([dir, 'jg-1', 'Stop'], '{"x":1}', { ...process.env, PATH: noBash });
-    expect((await taken('Stop')).toString('utf8')).toBe('{"x":1}');
-    // A "bash" that says it is 3.2 (it is sh): the bridge runs again in it and takes the plain path.
-    const old = path.join(tools, 'old-bash');
-    await mkdir(old);
-    await writeFile(path.join(old, 'bash'), `#!${SH}\nBASH_VERSION=3.2.57 exec ${SH} "$@"\n`, { mode: 0o755 });
-    await bridge([dir, 'jg-1', 'Stop'], '{"x":2}', { ...process.env, PATH: `${old}:${noBash}` });
+  it('plain sh when the name is no runnable file, or when run as a bash older than 5 (macOS)', async () => {
+    const noCat = await onlyOnPath('no-cat', ['date', 'mv']);
+    for (const named of [path.join(tools, 'gone'), path.join(binDir, 'jaggers-hook.not-there'), dir]) {
+      await writeFile(bridgeShellFile(dir), `${named}\n`);
+      expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":1}')).toEqual({ code: 0, out: '' });
+      expect((await taken('Stop')).toString('utf8')).toBe('{"x":1}');
+    }
+    // Run as bash 3.2 (macOS's sh): no second start, plain sh's way, which needs cat here.
+    await writeFile(bridgeShellFile(dir), `${BASH}\n`);
+    expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":2}', { ...process.env, BASH_VERSION: '3.2.57(1)-release' })).toEqual({ code: 0, out: '' });
     expect((await taken('Stop')).toString('utf8')).toBe('{"x":2}');
-    // ... and without date there, none (so the plain path it was).
-    await rm(path.join(noBash, 'date'));
-    await bridge([dir, 'jg-1', 'Stop'], '{}', { ...process.env, PATH: `${old}:${noBash}` });
-    expect(await readdir(dir)).toEqual([]);
+    await bridge([dir, 'jg-1', 'Stop'], '{}', { ...process.env, PATH: noCat, BASH_VERSION: '3.2.57(1)-release' });
+    expect((await readdir(dir)).filter((n) => !n.startsWith('.'))).toEqual([]);
   });
 });
