@@ -45,6 +45,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { hookDir, hookLaunch, writeHookFiles } from '../dist/src/agents/hooks-install.js';
 import { classify } from '../dist/src/detect/classify.js';
 import { ensurePrivateFolder } from '../dist/src/fs/private-dir.js';
+import { writeBridgeShell } from '../dist/src/panes/bridge-shell.js';
 import { HookSpool, hookSpoolDir } from '../dist/src/panes/hook-spool.js';
 import { PaneWatcher } from '../dist/src/panes/watcher.js';
 import { loadProfile } from '../dist/src/profiles/load.js';
@@ -424,13 +425,14 @@ async function runN(ctx, n, turns) {
       dir: hookSpoolDir(jaggersDir),
       deliver: (call) => {
         const at = now();
-        const wall = Date.now(); // the bridge's ns come from the wall clock (`date +%s%N`)
+        const wall = Date.now(); // the bridge's ns come from the wall clock (`$EPOCHREALTIME`, `date +%s%N`)
         const skipped = watcher.hookCall(call);
         hookCalls.push({ terminalId: call.terminalId, event: call.event, lagMs: wall - Number(call.ns / 1000n) / 1000, at, stale: call.stale, skipped });
       },
       skipped: (file, why) => hookSkips.push(`${path.basename(file)}: ${why}`),
     });
     spool.start();
+    await writeBridgeShell(hookSpoolDir(jaggersDir));
   }
   const changes = [];
   const waiters = new Set();

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { HookSpool } = await import(path.join(repo, 'dist/src/panes/hook-spool.js'));
+const { writeBridgeShell, bridgeShellFile } = await import(path.join(repo, 'dist/src/panes/bridge-shell.js'));
 const { HOOKS } = await import(path.join(repo, 'dist/src/clis/kinds.js'));
 const [RUNS = 50] = process.argv.slice(2).map(Number);
 const bridge = path.join(repo, 'bin', 'jaggers-hook');
@@ -61,6 +62,8 @@ const row = (name, xs) =>
   console.log(`${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p90 ${pct(xs, 90).toFixed(1).padStart(6)} ms   (${xs.length} runs)`);
 
 spool.start();
+// As the supervisor does: the bash 5 the bridge runs as, when there is one (bench:bridge compares the paths).
+console.log(`bridge runs as ${(await writeBridgeShell(dir)) ?? 'plain sh'}`);
 try {
   const toSignal = [];
   const toExit = [];
@@ -82,4 +85,5 @@ try {
 } finally {
   spool.stop();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(bridgeShellFile(dir), { force: true });
 }

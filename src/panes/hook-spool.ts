@@ -1,10 +1,13 @@
 // The hook spool (issue 27): the folder `.jaggers/hook-spool/` into which the hook bridge
 // (bin/jaggers-hook) drops one file per call of a CLI's native hook, named
 // `<terminal id>.<time in ns>.<pid>.<event>`. One inotify watch on the folder (no polling); each file is
-// read (bounded), removed, and handed on as a HookCall in the order the calls were made.
+// read (bounded), removed, and handed on as a HookCall in the order the calls were made. The file an
+// event names is taken without listing the folder; the folder is listed at the start, on an event
+// without a name, and once a second while calls come (SWEEP_MS).
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync, watch } from 'node:fs';
 import path from 'node:path';
 import { coalesced, onceSoon } from '../coalesced.js';
+import { realClock, type Clock, type TimerHandle } from './clock.js';
 
 /** A hook's payload is a few KB (a Stop holds the turn's last reply): a larger file is not read. */
 export const MAX_HOOK_BYTES = 4 * 1024 * 1024;
@@ -101,22 +104,40 @@ export interface SpoolOptions {
   ports?: SpoolPorts;
   /** Wall time in ns (the bridge's clock): files older than the start are stale. */
   nowNs?: () => bigint;
+  /** The sweep's timer (SWEEP_MS). */
+  clock?: Clock;
 }
 
 /** A bridge's temp file (`.<id>.<ns>.<pid>.tmp`) this old was left by a bridge that died mid-write. */
 const TEMP_MAX_AGE_NS = 60_000_000_000n;
+
+/**
+ * The folder is listed again this long after a call was taken (one listing a period while calls come,
+ * none at idle): a call whose event the kernel dropped (inotify's queue overflowed, and libuv drops the
+ * overflow notice itself) waits at most this long, not until the next supervisor.
+ */
+export const SWEEP_MS = 1000;
+
+type Named = { name: string; n: SpoolName };
 
 export class HookSpool {
   private watcher: { close(): void } | null = null;
   private startNs = 0n;
   private readonly ports: SpoolPorts;
   private readonly nowNs: () => bigint;
+  private readonly clock: Clock;
   readonly drain: () => Promise<void>;
+  /** Files their events named since the last drain: taken without a listing. */
+  private readonly named = new Set<string>();
+  /** An event without a name, or the sweep: the next drain lists the folder. */
+  private listAsked = false;
+  private sweep: TimerHandle | null = null;
 
   constructor(private readonly o: SpoolOptions) {
     this.ports = o.ports ?? realSpoolPorts;
     this.nowNs = o.nowNs ?? (() => BigInt(Date.now()) * 1_000_000n);
-    this.drain = coalesced(async () => this.drainNow());
+    this.clock = o.clock ?? realClock;
+    this.drain = coalesced(async () => this.drainDue());
   }
 
   /** Watch the folder (it must exist: the supervisor makes it private) and take what is in it already. */
@@ -128,13 +149,15 @@ export class HookSpool {
 
   /**
    * One call of the bridge makes five or six events (its temp file created and written, renamed into
-   * view, then removed by us): only a name that may be a call not yet taken starts a drain, and the
-   * drains asked for in one turn of the event loop are one listing of the folder.
+   * view, then removed by us): only a name that may be a call not yet taken is kept, and the names of
+   * one turn of the event loop are taken together, in call order. An event without a name lists the folder.
    */
   private changed(name: string | null): void {
-    if (name !== null) {
+    if (name === null) this.listAsked = true;
+    else {
       if (name.startsWith('.')) return;
       if (this.removed.delete(name)) return;
+      this.named.add(name);
     }
     this.soon();
   }
@@ -145,10 +168,35 @@ export class HookSpool {
   stop(): void {
     this.watcher?.close();
     this.watcher = null;
+    if (this.sweep !== null) this.clock.clearTimeout(this.sweep);
+    this.sweep = null;
+  }
+
+  /** What the events since the last drain ask for: the files they named, or the whole folder. */
+  private drainDue(): void {
+    if (this.listAsked) return this.drainNow();
+    const files: Named[] = [];
+    for (const name of this.named) {
+      const n = this.checked(name);
+      if (n) files.push({ name, n });
+    }
+    this.named.clear();
+    if (this.take(files) > 0 && this.sweep === null && this.watcher !== null) {
+      this.sweep = this.clock.setTimeout(() => {
+        this.sweep = null;
+        this.listAsked = true;
+        this.soon();
+      }, SWEEP_MS);
+      (this.sweep as { unref?: () => void }).unref?.();
+    }
   }
 
   /** Every file in the folder, in call order: read, removed, delivered. */
   drainNow(starting = false): void {
+    this.listAsked = false;
+    this.named.clear();
+    if (this.sweep !== null) this.clock.clearTimeout(this.sweep);
+    this.sweep = null;
     let names: string[];
     try {
       names = this.ports.list(this.o.dir);
@@ -156,35 +204,49 @@ export class HookSpool {
       this.o.skipped(this.o.dir, `cannot list the hook spool: ${(e as Error).message}`);
       return;
     }
-    const files: { name: string; n: SpoolName }[] = [];
+    const files: Named[] = [];
     for (const name of names) {
-      const file = path.join(this.o.dir, name);
       if (name.startsWith('.')) {
         // A bridge still writing; one left by a bridge that died goes at the start.
         const t = /^\.[A-Za-z0-9_-]{1,64}\.(\d{1,20})\.\d{1,10}\.tmp$/.exec(name);
-        if (starting && (!t || this.startNs - BigInt(t[1]!) > TEMP_MAX_AGE_NS)) this.remove(file);
+        if (starting && (!t || this.startNs - BigInt(t[1]!) > TEMP_MAX_AGE_NS)) this.remove(path.join(this.o.dir, name));
         continue;
       }
-      const n = parseSpoolName(name);
-      if (!n) {
-        this.o.skipped(file, 'not a name the hook bridge makes (<terminal id>.<ns>.<pid>.<event>)');
-        this.remove(file);
-        continue;
-      }
-      files.push({ name, n });
+      const n = this.checked(name);
+      if (n) files.push({ name, n });
     }
+    this.take(files);
+  }
+
+  /** The name taken apart; a name the bridge does not make is one line, and its file goes. */
+  private checked(name: string): SpoolName | null {
+    const n = parseSpoolName(name);
+    if (n) return n;
+    const file = path.join(this.o.dir, name);
+    this.o.skipped(file, 'not a name the hook bridge makes (<terminal id>.<ns>.<pid>.<event>)');
+    this.remove(file);
+    this.taken(name);
+    return null;
+  }
+
+  /** Each file in call order: read, removed, delivered. How many were there to read. */
+  private take(files: Named[]): number {
     files.sort(bySpoolOrder);
+    let read = 0;
     for (const { name, n } of files) {
       const file = path.join(this.o.dir, name);
       let text: string | null;
       try {
         text = this.ports.read(file, MAX_HOOK_BYTES);
       } catch (e) {
-        // Gone meanwhile (another drain took it) says nothing; anything else is one log line.
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.o.skipped(file, `cannot read it: ${(e as Error).message}`);
+        // Gone meanwhile (taken already: its removal's event, or a listing's) says nothing; anything else is one line.
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        this.o.skipped(file, `cannot read it: ${(e as Error).message}`);
         this.remove(file);
+        this.taken(name);
         continue;
       }
+      read++;
       this.remove(file);
       this.taken(name);
       if (text === null) {
@@ -193,6 +255,7 @@ export class HookSpool {
       }
       this.o.deliver({ ...n, payload: parsePayload(text), stale: n.ns < this.startNs });
     }
+    return read;
   }
 
   /** A file this spool removed: the event its removal makes is not a new call. */

@@ -68,6 +68,7 @@ import { publishStatus } from './publish.js';
 import { ChangedFileReader } from '../fs/changed-file.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
+import { writeBridgeShell } from '../panes/bridge-shell.js';
 import { HookSpool, hookSpoolDir } from '../panes/hook-spool.js';
 import { Hosts } from './hosts.js';
 
@@ -771,6 +772,8 @@ export function compose(d: SupervisorDeps) {
       try {
         await ensurePrivateFolder(hookSpoolDir(ctx.jaggersDir));
         spool.start();
+        // The bash 5 the bridge may run as (fewer processes per call); meanwhile it runs as plain sh.
+        void writeBridgeShell(hookSpoolDir(ctx.jaggersDir)).catch((e: Error) => log.warn({ err: e.message }, 'the hook bridge runs as plain sh'));
       } catch (e) {
         log.warn({ err: (e as Error).message }, 'the hook spool cannot be watched: states come from state files and screens');
       }

@@ -81,6 +81,8 @@ describe('native hooks on real tmux with the fake agent', () => {
       expect(existsSync(path.join(hookDir, 'fake-agent-hooks.json'))).toBe(true);
       // The spool is empty once every call was taken.
       expect(await readdir(path.join(rig.root, '.jaggers', 'hook-spool'))).toEqual([]);
+      // The bash 5 on PATH here, run once by the supervisor, named for the bridge to run as.
+      expect(await readFile(path.join(rig.root, '.jaggers', 'hook-spool.bash'), 'utf8')).toMatch(/^\/\S*bash\n$/);
     } finally {
       await events.stop();
     }

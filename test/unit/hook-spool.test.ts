@@ -1,12 +1,12 @@
 // The hook spool (issue 27): the files the bridge drops, read bounded, removed, handed on in call order;
 // stale ones marked, bad ones skipped with one line each, never a crash.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HookSpool, MAX_HOOK_BYTES, parsePayload, parseSpoolName, type HookCall } from '../../src/panes/hook-spool.js';
+import { HookSpool, MAX_HOOK_BYTES, parsePayload, parseSpoolName, SWEEP_MS, type HookCall, type SpoolPorts } from '../../src/panes/hook-spool.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -90,40 +90,129 @@ describe('hook spool', () => {
     }
   });
 
-  it('lists the folder once per new call, not on the events of temp files or of its own removals', async () => {
-    const real = { list: (d: string) => readdirSync(d), read: (f: string) => readFileSync(f, 'utf8'), remove: (f: string) => rmSync(f, { force: true }) };
-    let lists = 0;
-    let fire!: (name: string | null) => void;
-    const calls: HookCall[] = [];
-    const s = new HookSpool({
-      dir,
-      deliver: (c) => calls.push(c),
-      skipped: () => {},
-      nowNs: () => 0n,
-      ports: { ...real, list: (d) => (lists++, real.list(d)), watchFolder: (_d, on) => ((fire = on), { close() {} }) },
-    });
-    s.start();
-    expect(lists).toBe(1);
-    const name = 'jg-7.5.6.Stop';
-    const settled = () => new Promise((r) => setImmediate(r));
+  it('takes the files the events name, in call order, without listing the folder; not on temp files or its own removals', async () => {
+    const f = fakeSpool();
+    f.s.start();
+    expect(f.lists).toBe(1);
     // The bridge: its temp file created and written, then renamed into view.
-    fire('.jg-7.5.6.tmp');
-    fire('.jg-7.5.6.tmp');
+    f.drop('jg-7.5.6.Stop', '{"n":1}');
+    f.fire('.jg-7.5.6.tmp');
+    f.fire('.jg-7.5.6.tmp');
+    f.fire('jg-7.5.6.Stop');
+    // Two calls of one terminal in one tick, their events in the wrong order: taken in ns order.
+    f.drop('jg-8.20.1.Stop', '"second"');
+    f.drop('jg-8.10.9.UserPromptSubmit', '"first"');
+    f.fire('jg-8.20.1.Stop');
+    f.fire('jg-8.10.9.UserPromptSubmit');
     await settled();
-    expect(lists).toBe(1);
-    await writeFile(path.join(dir, name), '{}');
-    fire('.jg-7.5.6.tmp');
-    fire(name);
+    expect(f.calls.map((c) => [c.terminalId, c.event, c.payload])).toEqual([
+      ['jg-7', 'Stop', { n: 1 }],
+      ['jg-8', 'UserPromptSubmit', 'first'],
+      ['jg-8', 'Stop', 'second'],
+    ]);
+    expect(f.files.size).toBe(0);
+    expect(f.reads).toBe(3);
+    // The events of its own removals are no new calls: nothing read, nothing listed.
+    for (const name of ['jg-7.5.6.Stop', 'jg-8.20.1.Stop', 'jg-8.10.9.UserPromptSubmit']) f.fire(name);
     await settled();
-    expect(calls.map((c) => c.event)).toEqual(['Stop']);
-    expect(lists).toBe(2);
-    // Its removal by the spool is no new call; an event without a name still drains.
-    fire(name);
+    expect([f.lists, f.reads, f.skipped]).toEqual([1, 3, []]);
+    f.s.stop();
+  });
+
+  it('an event without a name lists the folder (and takes what is there)', async () => {
+    const f = fakeSpool();
+    f.s.start();
+    f.drop('jg-1.7.1.Stop', '{}');
+    f.fire(null);
     await settled();
-    expect(lists).toBe(2);
-    fire(null);
+    expect(f.lists).toBe(2);
+    expect(f.calls.map((c) => c.event)).toEqual(['Stop']);
+    f.s.stop();
+  });
+
+  it('a named file that is gone (taken already) is skipped quietly', async () => {
+    const f = fakeSpool();
+    f.s.start();
+    f.fire('jg-1.7.1.Stop');
     await settled();
-    expect(lists).toBe(3);
-    s.stop();
+    expect([f.calls, f.skipped, f.lists]).toEqual([[], [], 1]);
+    f.s.stop();
+  });
+
+  it('a call whose event was lost is taken by the sweep a second after a call, and nothing lists at idle', async () => {
+    const f = fakeSpool();
+    f.s.start();
+    f.drop('jg-1.1.1.Stop', '{}');
+    f.drop('jg-2.2.2.Stop', '{}'); // its event dropped (inotify's queue overflowed)
+    f.fire('jg-1.1.1.Stop');
+    await settled();
+    expect(f.calls.map((c) => c.terminalId)).toEqual(['jg-1']);
+    f.clock.advance(SWEEP_MS - 1);
+    await settled();
+    expect(f.lists).toBe(1);
+    f.clock.advance(1);
+    await settled();
+    expect(f.lists).toBe(2);
+    expect(f.calls.map((c) => c.terminalId)).toEqual(['jg-1', 'jg-2']);
+    // Idle: no timer left, however long.
+    f.clock.advance(60 * SWEEP_MS);
+    await settled();
+    expect([f.lists, f.clock.pending]).toEqual([2, 0]);
+    f.s.stop();
+  });
+
+  it('a bad name an event names is one line, and the event of its removal is not a second', async () => {
+    const f = fakeSpool();
+    f.s.start();
+    f.drop('not-a-hook', 'x');
+    f.fire('not-a-hook');
+    await settled();
+    f.fire('not-a-hook');
+    await settled();
+    expect(f.skipped).toEqual(['not-a-hook: not a name the hook bridge makes (<terminal id>.<ns>.<pid>.<event>)']);
+    expect(f.files.size).toBe(0);
+    f.s.stop();
   });
 });
+
+const settled = () => new Promise((r) => setImmediate(r));
+
+/** A spool on a fake folder (a map of names to texts), a fake watch the test fires, and a simulated clock. */
+function fakeSpool() {
+  const files = new Map<string, string>();
+  const clock = new FakeClock();
+  const calls: HookCall[] = [];
+  const skipped: string[] = [];
+  let fire: (name: string | null) => void = () => {};
+  const t = {
+    files,
+    clock,
+    calls,
+    skipped,
+    lists: 0,
+    reads: 0,
+    fire: (name: string | null) => fire(name),
+    drop: (name: string, text: string) => files.set(name, text),
+  };
+  const enoent = (file: string) => Object.assign(new Error(`ENOENT: ${file}`), { code: 'ENOENT' });
+  const ports: SpoolPorts = {
+    list: () => (t.lists++, [...files.keys()]),
+    read: (file) => {
+      t.reads++;
+      const text = files.get(path.basename(file));
+      if (text === undefined) throw enoent(file);
+      return text;
+    },
+    remove: (file) => void files.delete(path.basename(file)),
+    watchFolder: (_dir, on) => ((fire = on), { close: () => (fire = () => {}) }),
+  };
+  const s = new HookSpool({
+    dir: '/spool',
+    deliver: (c) => calls.push(c),
+    skipped: (f, why) => skipped.push(`${path.basename(f)}: ${why}`),
+    nowNs: () => 0n,
+    ports,
+    clock,
+  });
+  return Object.assign(t, { s });
+}
