@@ -149,7 +149,7 @@ export function registerWork(program: Command, e: Deps): void {
     .description('hand work to an agent: write a handover file, type a pointer to it, wait for the reply')
     .option('-m, --message <text>', 'the work, as text')
     .option('-f, --file <path>', 'the work, from a file')
-    .option('--from <agent>', 'the agent handing the work over (recorded in the handover file)')
+    .option('--from <agent>', 'the agent handing the work over (default: the agent whose pane runs this, by $JAGGERS_TERMINAL_ID)')
     .option('--task <id>', 'the task this turn belongs to (default: $JAGGERS_TASK_ID, else a new one)')
     .option('--timeout <seconds>', 'how long to wait for the agent to be ready and to reply (default 600)', seconds)
     .option('--no-wait', 'return once the agent took the prompt (the supervisor still captures the reply)')

@@ -58,7 +58,8 @@ export async function handoff(ctx: Context, agent: string, o: HandoffOptions, pr
     task: o.task ?? ctx.env.JAGGERS_TASK_ID ?? newTaskId(),
     wait: o.wait,
     headless: o.headless ?? false,
-    ...(o.from ? { from: o.from } : {}),
+    // The sender: --from, else the agent whose pane runs this command (a person's elsewhere).
+    ...(o.from ? { from: o.from } : ctx.env.JAGGERS_TERMINAL_ID ? { fromTerminal: ctx.env.JAGGERS_TERMINAL_ID } : {}),
     ...(o.timeoutS ? { timeout: o.timeoutS } : {}),
     ...(o.workflow ? { workflow: o.workflow } : {}),
   };

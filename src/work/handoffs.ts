@@ -78,7 +78,7 @@ export class Handoffs {
   async handoff(given: HandoffRequest): Promise<HandoffResult> {
     const task = given.task ?? newTaskId();
     const data = this.p.store.data;
-    const req = given.files?.length ? await this.carried(given) : given;
+    const req = this.knownCaller(given.files?.length ? await this.carried(given) : given);
     // An agent on another host: the handoff is forwarded to that host's supervisor (src/work/remote-work.ts).
     // On a host's supervisor, one for an agent of home waits in the outbox, is taken home and runs there
     // (src/work/outbox-home.ts); either way this request follows the item here to its end.
@@ -114,6 +114,19 @@ export class Handoffs {
     const j = await this.p.jobs.create(item);
     this.arm(this.p.jobs.record(j.id));
     return this.follow(j.id, req.wait ? 'end' : 'delivered');
+  }
+
+  /**
+   * The caller's terminal (the `handoff` command run in an agent's pane sends its JAGGERS_TERMINAL_ID)
+   * is recorded as the sender when it is a terminal of this project; another's (a pane of another
+   * project's session) makes the handoff a person's. Unlike an `assign`, whose result goes to the
+   * asker's inbox, a handoff's reply goes back to the command itself: nobody here needs the caller.
+   */
+  private knownCaller(req: HandoffRequest): HandoffRequest {
+    if (req.fromTerminal === undefined || req.from !== undefined || Object.hasOwn(this.p.store.data.terminals, req.fromTerminal)) return req;
+    this.p.log.info({ fromTerminal: req.fromTerminal }, "handoff: the caller's JAGGERS_TERMINAL_ID is not a terminal of this project; recorded as a person's");
+    const { fromTerminal: _, ...rest } = req;
+    return rest;
   }
 
   /** A handoff that carries files (a turn forwarded from another host): they are written here once, its message pointed at them. */

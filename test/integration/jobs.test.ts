@@ -139,6 +139,18 @@ describe('assign and forget: jobs and the inbox', () => {
     expect((await jobOf(running)).state).toBe('cancelled');
   });
 
+  it("a handoff run in an agent's pane records that agent as its sender; run in another project's pane, a person's", async () => {
+    const alpha = JSON.parse((await jg(['ls', '--json'])).stdout).find((r: { agent: string }) => r.agent === 'alpha') as { terminalId: string };
+    const h = await jg(['handoff', 'beta', '-m', 'from alpha', '--no-wait', '--json'], { JAGGERS_TERMINAL_ID: alpha.terminalId });
+    expect(h.code, h.stderr).toBe(0);
+    const mine = (await jobOf((JSON.parse(h.stdout) as { job: string }).job))!;
+    expect([mine.work, mine.from, mine.fromAgent]).toEqual(['handoff', alpha.terminalId, 'alpha']);
+    const other = await jg(['handoff', 'beta', '-m', 'from elsewhere', '--no-wait', '--json'], { JAGGERS_TERMINAL_ID: 'jg-0e1sewhe' });
+    expect(other.code, other.stderr).toBe(0);
+    const theirs = (await jobOf((JSON.parse(other.stdout) as { job: string }).job))!;
+    expect([theirs.work, theirs.from]).toEqual(['handoff', null]);
+  });
+
   it('a job assigned by an agent survives a supervisor kill -9 mid-job and a restart of the assigner: the result comes home once', async () => {
     const alphaEnv = JSON.parse((await jg(['ls', '--json'])).stdout).find((r: { agent: string }) => r.agent === 'alpha') as { terminalId: string };
     // As alpha would run it from its pane: JAGGERS_TERMINAL_ID names the caller.

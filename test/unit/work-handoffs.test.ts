@@ -125,6 +125,17 @@ describe('handoff', () => {
     });
   });
 
+  it("records the caller's terminal as the sender; one of another project makes it a person's handoff, not an error", async () => {
+    const h = await setup();
+    void h.handoffs.handoff(h.req({ wait: false, fromTerminal: 'jg-b055' })).catch(() => {});
+    expect(await h.item()).toMatchObject({ work: 'handoff', from: 'jg-b055' });
+    void h.handoffs.handoff(h.req({ wait: false, fromTerminal: 'jg-e15e' })).catch(() => {});
+    expect((await h.item()).from).toBeNull();
+    // --from names the sender whatever the terminal says.
+    void h.handoffs.handoff(h.req({ wait: false, from: 'boss', fromTerminal: 'jg-e15e' })).catch(() => {});
+    expect(await h.item()).toMatchObject({ from: 'jg-b055' });
+  });
+
   it('with wait false resolves once the prompt went in (running), not while it is typed', async () => {
     const h = await setup();
     let done = false;
