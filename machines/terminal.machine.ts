@@ -70,6 +70,18 @@ const is =
 /** A limit on screen that is not the one whose reset already passed. */
 const isFreshLimit = ({ context, event }: { context: TerminalContext; event: TerminalEvent }) =>
   event.type === 'SCREEN' && event.classification.status === 'limited' && event.classification.lines.join('\n') !== context.limitPassed;
+/**
+ * A limit read while limited that is not the one the agent waits for: other words, or the same words
+ * with another reset. The same message read again (the screen, or the reply its hook brought and then the
+ * screen) is the same limit: a relative reset ("in 6 seconds") read later must not move it.
+ */
+const isNewLimit = ({ context, event }: { context: TerminalContext; event: TerminalEvent }) => {
+  if (!isFreshLimit({ context, event }) || event.type !== 'SCREEN' || !context.limit) return isFreshLimit({ context, event });
+  const lines = event.classification.lines;
+  if (lines.join('\n') === context.limit.lines.join('\n')) return false;
+  const { said } = readReset(lines, event.at, context.timeZone);
+  return said === null || said !== context.limit.said;
+};
 /** Past this a timer does not fire as set (2^31 - 1 ms, some 24 days): a longer wait looks again then. */
 const MAX_DELAY_MS = 2_147_483_647;
 const isQuiet = ({ event }: { event: TerminalEvent }) =>
@@ -145,6 +157,7 @@ export const terminalMachine = setup({
     waiting: is('waiting_input'),
     error: is('error'),
     limit: isFreshLimit,
+    newLimit: isNewLimit,
     quiet: isQuiet,
     bootsSlowly: ({ context, event }) => context.startSettleMs > 0 && isQuiet({ event }),
     startingAgain: is('starting'),
@@ -306,8 +319,8 @@ export const terminalMachine = setup({
         HOOK: [hookBusyOpening, hookWaiting, { guard: 'hookDoneOpen', actions: 'closeTurn' }],
         SCREEN: [
           toBusyOpening,
-          // Another limit (a new reset time): the wait starts over.
-          { guard: 'limit', target: 'limited', reenter: true, actions: ['note', 'setLimit'] },
+          // Another limit (a new reset time): the wait starts over. The same one read again changes nothing.
+          { guard: 'newLimit', target: 'limited', reenter: true, actions: ['note', 'setLimit'] },
           toWaiting,
           toError,
         ],

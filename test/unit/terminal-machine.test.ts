@@ -30,6 +30,30 @@ function start(settleMs = 300, doneNeedsEvidence = false, startSettleMs = 0) {
 }
 
 describe('terminal machine', () => {
+  it('a limit read again (the hook brought the reply, then the screen shows it) keeps the reset of its first reading', () => {
+    const { actor, clock } = start();
+    const limit = (lines: string[], at: number) => ({
+      type: 'SCREEN' as const,
+      at,
+      classification: { status: 'limited' as const, rule: 'usage-limit', lines },
+      source: 'screen' as const,
+    });
+    actor.send(screen('idle', 'input-box', 1));
+    clock.increment(400);
+    actor.send(limit(['✕ Usage limit reached · try again in 6 seconds'], 1000));
+    const first = actor.getSnapshot().context.limit!;
+    expect(first).toMatchObject({ at: 1000, resetAt: 7000, said: 'in 6 seconds' });
+    // The same words on screen 49 ms later, framed otherwise: the same limit.
+    actor.send(limit(['│ ✕ Usage limit reached · try again in 6 seconds │'], 1049));
+    expect(actor.getSnapshot().context.limit).toEqual(first);
+    actor.send(limit(['✕ Usage limit reached · try again in 6 seconds'], 3000));
+    expect(actor.getSnapshot().context.limit).toEqual(first);
+    // Other words (another reset): the wait starts over.
+    actor.send(limit(['✕ Usage limit reached · try again in 9 seconds'], 3000));
+    expect(actor.getSnapshot().context.limit).toMatchObject({ at: 3000, resetAt: 12000, said: 'in 9 seconds' });
+    expect(actor.getSnapshot().value).toBe('limited');
+  });
+
   it('with a start settle time, a first quiet screen is trusted only once it stayed quiet (gemini resuming)', () => {
     const { actor, clock, seen } = start(300, false, 700);
     actor.send(screen('idle', 'input-box', 1)); // the ready-looking screen before the conversation loads
