@@ -50,7 +50,13 @@ export async function waitForScreen(
     }
     if (Date.now() - lastDeadCheck >= DEAD_CHECK_MS) {
       lastDeadCheck = Date.now();
-      const status = await tmux.paneStatus();
+      let status = await tmux.paneStatus();
+      // tmux may see the pane's terminal close before it has reaped the program: how it ended (its status
+      // or signal) shows a moment later. Asked again for at most a second.
+      for (let i = 0; i < 20 && status?.dead === true && status.status === undefined && status.signal === undefined; i++) {
+        await sleep(50);
+        status = (await tmux.paneStatus()) ?? status;
+      }
       if (status?.dead === true) {
         // Once more: what it wrote before it ended may have reached tmux after the capture above.
         const last = await tmux.capture().catch(() => '');
