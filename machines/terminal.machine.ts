@@ -76,7 +76,8 @@ const isFreshLimit = ({ context, event }: { context: TerminalContext; event: Ter
  * screen) is the same limit: a relative reset ("in 6 seconds") read later must not move it.
  */
 const isNewLimit = ({ context, event }: { context: TerminalContext; event: TerminalEvent }) => {
-  if (!isFreshLimit({ context, event }) || event.type !== 'SCREEN' || !context.limit) return isFreshLimit({ context, event });
+  if (!isFreshLimit({ context, event })) return false;
+  if (event.type !== 'SCREEN' || !context.limit) return true;
   const lines = event.classification.lines;
   if (lines.join('\n') === context.limit.lines.join('\n')) return false;
   const { said } = readReset(lines, event.at, context.timeZone);
