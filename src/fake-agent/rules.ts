@@ -136,7 +136,13 @@ export function oneLine(prompt: string): string {
   return prompt.slice(0, 4096).replace(/\r?\n/g, ' ');
 }
 
-/** How a prompt is shown in the transcript and in /history: first line, at most 100 characters. */
+/**
+ * How a prompt is shown in the transcript and in /history, and kept in the session: its first line, whole
+ * (of its first 4096 characters), as the real CLIs echo and record a prompt. A shorter cut hid the
+ * `[jg:<nonce>]` at the end of a long pointer (a host's agent reads `.jaggers/hosted/<session>/...`)
+ * from the screen and the session both, so a supervisor started after a crash found the prompt nowhere
+ * and typed it again.
+ */
 export function promptPreview(prompt: string): string {
-  return takeCodePoints(firstLine(prompt.slice(0, 4096)), 100);
+  return firstLine(prompt.slice(0, 4096));
 }

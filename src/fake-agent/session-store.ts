@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export interface TurnRecord {
-  /** First line of the prompt, at most 100 characters. */
+  /** First line of the prompt, whole (of its first 4096 characters): `promptPreview`. */
   prompt: string;
   sha256: string;
   bytes: number;

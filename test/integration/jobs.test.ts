@@ -303,3 +303,111 @@ describe('the inbox after a crash between claim and delivery', () => {
     expect((await prompts()).filter((p) => p.includes(id))).toEqual([`Read .jaggers/inbox/${id}.md and do what it asks. [jg:${m.nonce}]`]);
   });
 });
+
+// A supervisor killed after the Enter of a job's pointer and before it recorded `running`, the pointer
+// longer than 100 characters (as a host's agent gets it: `.jaggers/hosted/<session>/.jaggers/handover/...`,
+// its nonce tag past the 100th). The next supervisor must find the tag where the CLI shows and keeps the
+// whole prompt (its echo while the agent thinks, its transcript once it answered) and not type the
+// prompt again (CI: remote-workflow's host kill, far took the turn's prompt twice).
+describe('a job after a crash between the Enter of a long pointer and `running`', () => {
+  let rig: Rig;
+  let promptsFile: string;
+  beforeEach(async () => {
+    rig = await Rig.create();
+    promptsFile = path.join(rig.root, '..', 'prompts.jsonl');
+    // quick answers at once; slow is still thinking when the next supervisor looks.
+    await writeFakeProfile(rig.root, 'quick', ['--think-ms', '300'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    await writeFakeProfile(rig.root, 'slow', ['--think-ms', '600000'], { env: { FAKE_AGENT_PROMPTS: promptsFile } });
+    await writeProject(rig.root, {
+      agents: [
+        { name: 'quick', profile: 'quick' },
+        { name: 'slow', profile: 'slow' },
+      ],
+    });
+    expect((await rig.run(['up'])).code).toBe(0);
+  });
+  afterEach(async () => rig.cleanup());
+
+  /** As a supervisor that died would leave it: the job `starting` with its nonce, its pointer typed and submitted. */
+  const leftBehind = async (agent: string, seen: RegExp) => {
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    process.kill(pid, 'SIGKILL');
+    await waitPidGone(pid);
+    const { Registry } = await import('../../src/sessions/registry.js');
+    const { renderArtifact } = await import('../../src/handover/artifact.js');
+    const { writeDurable } = await import('../../src/work/files.js');
+    const reg = new Registry(path.join(rig.root, '.jaggers'));
+    const term = Object.values((await reg.read()).terminals).find((t) => t.agent === agent)!;
+    const id = agent === 'quick' ? 'j-0123456789ab' : 'j-ba9876543210';
+    const nonce = 'feedc0de12345678';
+    const artifact = `.jaggers/handover/turn_1_0a1b2c-${'far'.repeat(12)}.md`;
+    const created = new Date().toISOString();
+    await writeDurable(path.join(rig.root, `.jaggers/jobs/${id}.md`), 'name two colours\n');
+    const meta = { task: id, workflow: 'job', turn: 1, sourceAgent: null, sourceSession: null, targetAgent: agent, targetSession: term.sessionId, created };
+    await writeDurable(path.join(rig.root, artifact), renderArtifact(meta, 'name two colours\n'));
+    await reg.record(
+      {
+        type: 'job-created',
+        jobId: id,
+        name: null,
+        target: agent,
+        kind: 'agent',
+        terminalId: term.terminalId,
+        from: null,
+        fromAgent: null,
+        prompt: `.jaggers/jobs/${id}.md`,
+        bytes: 17,
+        timeoutMs: null,
+        keep: false,
+      },
+      // As prepare records them (src/turns/artifacts.ts, writePrompt): the task, its agent, the turn.
+      { type: 'task-created', taskId: id, workflow: 'job' },
+      { type: 'task-agent', taskId: id, agent, terminalId: term.terminalId },
+      { type: 'turn', taskId: id, agent, terminalId: term.terminalId, sessionId: term.sessionId, turn: 1, handoverFile: artifact, direction: 'prompt' },
+      { type: 'job-state', jobId: id, state: 'starting', reason: 'typing the prompt', terminalId: term.terminalId, agent, nonce, artifact, turn: 1 },
+    );
+    const pointer = `Read ${artifact} and do what it asks. [jg:${nonce}]`;
+    expect(pointer.length).toBeGreaterThan(100);
+    expect(pointer.indexOf('[jg:')).toBeLessThan(100);
+    const pane = await rig.paneOf(agent);
+    await rig.tmux(['send-keys', '-t', pane, '-l', pointer]);
+    await rig.tmux(['send-keys', '-t', pane, 'Enter']);
+    await rig.waitForScreen(agent, seen);
+    return { id, pointer };
+  };
+  const prompts = async (agent: string) => (await promptsReceived(promptsFile)).filter((p) => p.agent === agent).map((p) => p.prompt);
+
+  it('answered before the next supervisor looks: found in its transcript, recorded done, typed once', async () => {
+    const { id, pointer } = await leftBehind('quick', /Worked for/);
+    expect((await rig.run(['jobs'])).code).toBe(0);
+    const j = await untilEvent(
+      api(rig),
+      'job',
+      async () => {
+        const v = await api(rig).call<JobView>('GET', `/v1/jobs/${id}`);
+        return v.state === 'done' || v.state === 'failed' ? v : null;
+      },
+      `job ${id} ended`,
+    );
+    expect(j.state, j.reason).toBe('done');
+    expect(j.history.map((h) => h.reason)).toContain('quick had taken the prompt before the supervisor restarted (found-in-transcript)');
+    expect(await prompts('quick')).toEqual([pointer]);
+  });
+
+  it('still thinking when the next supervisor looks: found on screen, followed as running, typed once', async () => {
+    const { id, pointer } = await leftBehind('slow', /esc to cancel/);
+    expect((await rig.run(['jobs'])).code).toBe(0);
+    const j = await untilEvent(
+      api(rig),
+      'job',
+      async () => {
+        const v = await api(rig).call<JobView>('GET', `/v1/jobs/${id}`);
+        return v.state !== 'starting' || v.history.length > 2 ? v : null;
+      },
+      `job ${id} settled`,
+    );
+    expect(j.state, j.reason).toBe('running');
+    expect(j.reason).toBe('slow had taken the prompt before the supervisor restarted (found-on-screen)');
+    expect(await prompts('slow')).toEqual([pointer]);
+  });
+});

@@ -56,6 +56,10 @@ describe('fake agent: rules', () => {
   it('finds nonces, hashes UTF-8 bytes, previews the first line', () => {
     expect(findNonces('x [jg:7f3a] y [jg:7f3a] [jg:b_2]')).toEqual(['[jg:7f3a]', '[jg:b_2]']);
     expect(digest('é👋')).toEqual({ bytes: 6, sha256: sha('é👋') });
-    expect(promptPreview(`${'a'.repeat(150)}\nsecond`)).toBe('a'.repeat(100));
+    expect(promptPreview(`${'a'.repeat(150)}\nsecond`)).toBe('a'.repeat(150));
+    // A long pointer keeps its nonce tag, at its end (the echo and the session are where jaggers looks for it).
+    const pointer = `Read .jaggers/hosted/jgtest/.jaggers/handover/turn_1_${'f'.repeat(40)}.md and do what it asks. [jg:5c3ef201b968420d]`;
+    expect(promptPreview(`${pointer}\n`)).toBe(pointer);
+    expect(promptPreview('b'.repeat(5000))).toBe('b'.repeat(4096));
   });
 });
