@@ -229,6 +229,15 @@ describe('assign and forget: jobs and the inbox', () => {
   });
 });
 
+/** The supervisor killed with kill -9 (by its pid), and the registry as it left it: a test adds what a dying one would have left. */
+async function killSupervisor(rig: Rig) {
+  const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+  process.kill(pid, 'SIGKILL');
+  await waitPidGone(pid);
+  const { Registry } = await import('../../src/sessions/registry.js');
+  return new Registry(path.join(rig.root, '.jaggers'));
+}
+
 // A supervisor killed after it claimed a message and typed its pointer, before it recorded the
 // delivery: the next one must find the pointer on screen (submitted) and not type it again, or find
 // it still sitting in the input box (never submitted) and type it once, with a new nonce.
@@ -250,12 +259,8 @@ describe('the inbox after a crash between claim and delivery', () => {
 
   /** As a supervisor that died would leave it: the message recorded and claimed, its pointer typed (and submitted or not). */
   const leftBehind = async (submit: boolean) => {
-    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
-    process.kill(pid, 'SIGKILL');
-    await waitPidGone(pid);
-    const { Registry } = await import('../../src/sessions/registry.js');
+    const reg = await killSupervisor(rig);
     const { renderMessage, writeDurable } = await import('../../src/work/files.js');
-    const reg = new Registry(path.join(rig.root, '.jaggers'));
     const to = Object.values((await reg.read()).terminals).find((t) => t.agent === 'alpha')!.terminalId;
     const id = 'm-0123456789ab';
     const nonce = 'feedc0de12345678';
@@ -330,13 +335,9 @@ describe('a job after a crash between the Enter of a long pointer and `running`'
 
   /** As a supervisor that died would leave it: the job `starting` with its nonce, its pointer typed and submitted. */
   const leftBehind = async (agent: string, seen: RegExp) => {
-    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
-    process.kill(pid, 'SIGKILL');
-    await waitPidGone(pid);
-    const { Registry } = await import('../../src/sessions/registry.js');
+    const reg = await killSupervisor(rig);
     const { renderArtifact } = await import('../../src/handover/artifact.js');
     const { writeDurable } = await import('../../src/work/files.js');
-    const reg = new Registry(path.join(rig.root, '.jaggers'));
     const term = Object.values((await reg.read()).terminals).find((t) => t.agent === agent)!;
     const id = agent === 'quick' ? 'j-0123456789ab' : 'j-ba9876543210';
     const nonce = 'feedc0de12345678';
@@ -376,19 +377,23 @@ describe('a job after a crash between the Enter of a long pointer and `running`'
     return { id, pointer };
   };
   const prompts = async (agent: string) => (await promptsReceived(promptsFile)).filter((p) => p.agent === agent).map((p) => p.prompt);
-
-  it('answered before the next supervisor looks: found in its transcript, recorded done, typed once', async () => {
-    const { id, pointer } = await leftBehind('quick', /Worked for/);
+  /** `jobs` brings the next supervisor; then the job as soon as `ok` holds. */
+  const followed = async (id: string, ok: (j: JobView) => boolean, what: string) => {
     expect((await rig.run(['jobs'])).code).toBe(0);
-    const j = await untilEvent(
+    return untilEvent(
       api(rig),
       'job',
       async () => {
         const v = await api(rig).call<JobView>('GET', `/v1/jobs/${id}`);
-        return v.state === 'done' || v.state === 'failed' ? v : null;
+        return ok(v) ? v : null;
       },
-      `job ${id} ended`,
+      `job ${id} ${what}`,
     );
+  };
+
+  it('answered before the next supervisor looks: found in its transcript, recorded done, typed once', async () => {
+    const { id, pointer } = await leftBehind('quick', /Worked for/);
+    const j = await followed(id, (v) => v.state === 'done' || v.state === 'failed', 'ended');
     expect(j.state, j.reason).toBe('done');
     expect(j.history.map((h) => h.reason)).toContain('quick had taken the prompt before the supervisor restarted (found-in-transcript)');
     expect(await prompts('quick')).toEqual([pointer]);
@@ -396,16 +401,8 @@ describe('a job after a crash between the Enter of a long pointer and `running`'
 
   it('still thinking when the next supervisor looks: found on screen, followed as running, typed once', async () => {
     const { id, pointer } = await leftBehind('slow', /esc to cancel/);
-    expect((await rig.run(['jobs'])).code).toBe(0);
-    const j = await untilEvent(
-      api(rig),
-      'job',
-      async () => {
-        const v = await api(rig).call<JobView>('GET', `/v1/jobs/${id}`);
-        return v.state !== 'starting' || v.history.length > 2 ? v : null;
-      },
-      `job ${id} settled`,
-    );
+    // Settled: running, or `starting` again under a new nonce (typed again).
+    const j = await followed(id, (v) => v.state !== 'starting' || v.history.length > 2, 'settled');
     expect(j.state, j.reason).toBe('running');
     expect(j.reason).toBe('slow had taken the prompt before the supervisor restarted (found-on-screen)');
     expect(await prompts('slow')).toEqual([pointer]);
