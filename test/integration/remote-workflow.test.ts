@@ -6,8 +6,10 @@
 // random moment of the remote turn and again of the local turn after it: the next supervisor follows
 // each turn to its end, and each agent took each of its prompts once (the fake agents' prompt logs).
 // And the same through a `kill -9` of the host's supervisor during the remote turn: this one starts it
-// again there (src/hosts/keeper.ts), which follows the turn to its end.
-import { readFileSync, statSync } from 'node:fs';
+// again there (src/hosts/keeper.ts), which follows the turn to its end; once at a random moment, and once
+// the moment far took the prompt, before that supervisor saw it taken (far's pointer is 105 characters,
+// its nonce tag past the 100th: CI once saw it typed twice there, when the fake agent cut its echo at 100).
+import { readFileSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -176,6 +178,43 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
     expect(r.sshd.userProcesses()).toContain(now.pid);
     expect((await far().call<JobView[]>('GET', '/v1/jobs')).filter((j) => j.id === critique!.id).map((j) => j.state)).toEqual(['done']);
     expect(prompts(farPrompts).length - before.far).toBe(1);
+    expect(prompts(nearPrompts).length - before.near).toBe(2);
+  }, 240_000);
+
+  it("resumes after a kill -9 of the host's supervisor the moment far took the remote turn's prompt, before that supervisor saw it taken: typed once", async () => {
+    const before = { near: prompts(nearPrompts).length, far: prompts(farPrompts).length };
+    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three cube numbers', '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as TaskView).id;
+    const jid = turnJobId(id, 2, 1);
+    // near's turn comes first (it thinks 1.5 s): the host's supervisor is asked before far gets anything.
+    const hostPid = (await far().call<HealthView>('GET', '/v1/health')).pid;
+    expect(prompts(farPrompts).length).toBe(before.far);
+    // The moment far's prompt log grows, far has taken the prompt (its hook and its redraw come after).
+    await new Promise<void>((resolve) => {
+      const took = () => {
+        if (prompts(farPrompts).length === before.far) return;
+        w.close();
+        resolve();
+      };
+      const w = watch(r.proj, took);
+      took();
+    });
+    process.kill(hostPid, 'SIGKILL');
+    const journal = path.join(remoteRoot(), '.jaggers', 'events.jsonl');
+    const states = () =>
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; jobId?: string; state?: string; reason?: string })
+        .filter((e) => e.type === 'job-state' && e.jobId === jid);
+    const inFlight = states().at(-1)?.state;
+    const done = await local().call<TaskView>('GET', `/v1/tasks/${id}/wait?timeout=120`);
+    expect(done.status, `${done.reason} (killed while the remote turn was ${inFlight} there)`).toBe('done');
+    await checkTurns(id);
+    // Found there (on far's screen, or in its session once it answered), not typed again under a new nonce.
+    const reasons = states().map((e) => e.reason);
+    expect(prompts(farPrompts).length - before.far, `killed while ${inFlight}: ${JSON.stringify(reasons)}`).toBe(1);
     expect(prompts(nearPrompts).length - before.near).toBe(2);
   }, 240_000);
 
