@@ -75,6 +75,15 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
     return jobs;
   }
 
+  /** A detached `collaborative` run: its task, its remote turn's job, and how many prompts each agent had taken before it. */
+  async function runDetached(message: string) {
+    const before = { near: prompts(nearPrompts).length, far: prompts(farPrompts).length };
+    const run = await r.rig.run(['run', 'collaborative', '-m', message, '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as TaskView).id;
+    return { before, id, jid: turnJobId(id, 2, 1) };
+  }
+
   it("runs to its end: the remote turn's handover file written there with the local reply it reads, its reply copied here for the next turn", async () => {
     const run = await r.rig.run(['run', 'collaborative', '-m', 'name three prime numbers', '--agents', 'near,far', '--json'], { env: r.env() });
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -152,11 +161,7 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
   }, 240_000);
 
   it("resumes after a kill -9 of the host's supervisor during the remote turn (started again there by this one): each turn once", async () => {
-    const before = { near: prompts(nearPrompts).length, far: prompts(farPrompts).length };
-    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three square numbers', '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const id = (JSON.parse(run.stdout) as TaskView).id;
-    const jid = turnJobId(id, 2, 1);
+    const { before, id, jid } = await runDetached('name three square numbers');
     await until('the remote turn in flight there', async () => {
       const j = await far()
         .call<JobView>('GET', `/v1/jobs/${jid}`)
@@ -182,11 +187,7 @@ describe.skipIf(skip !== null)(`a workflow across two hosts${skip ? ` (skipped: 
   }, 240_000);
 
   it("resumes after a kill -9 of the host's supervisor the moment far took the remote turn's prompt, before that supervisor saw it taken: typed once", async () => {
-    const before = { near: prompts(nearPrompts).length, far: prompts(farPrompts).length };
-    const run = await r.rig.run(['run', 'collaborative', '-m', 'name three cube numbers', '--agents', 'near,far', '--detach', '--json'], { env: r.env() });
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const id = (JSON.parse(run.stdout) as TaskView).id;
-    const jid = turnJobId(id, 2, 1);
+    const { before, id, jid } = await runDetached('name three cube numbers');
     // near's turn comes first (it thinks 1.5 s): the host's supervisor is asked before far gets anything.
     const hostPid = (await far().call<HealthView>('GET', '/v1/health')).pid;
     expect(prompts(farPrompts).length).toBe(before.far);
