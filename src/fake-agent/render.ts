@@ -2,7 +2,7 @@
 // Layout and words follow gemini/qwen (input box, `esc to cancel` spinner) and claude (`✻ Worked for`).
 import { VERSION } from './args.js';
 import type { AgentStatus } from './runtime-files.js';
-import { fitWidth, lastLine, padWidth, sanitize, wrapWidth } from './text.js';
+import { fitWidth, lastLine, padWidth, sanitize, wrapWidth, wrapWords } from './text.js';
 
 export type TranscriptEntry = { kind: 'prompt'; text: string } | { kind: 'reply'; lines: readonly string[] } | { kind: 'worked'; ms: number } | { kind: 'gap' };
 
@@ -98,7 +98,8 @@ function transcriptTail(entries: readonly TranscriptEntry[], width: number, room
 function entryLines(entry: TranscriptEntry, width: number): string[] {
   switch (entry.kind) {
     case 'prompt':
-      return wrapIndented(` > ${sanitize(entry.text)}`, '   ', width);
+      // Broken at spaces, as the real CLIs wrap a prompt's echo: a pointer's nonce tag stays whole on a line.
+      return wrapWords(sanitize(entry.text), width - 3).map((l, i) => `${i === 0 ? ' > ' : '   '}${l}`);
     case 'reply':
       return entry.lines.flatMap((line, i) => wrapIndented(`${i === 0 ? ' ✦ ' : '   '}${sanitize(line)}`, '   ', width));
     case 'worked':

@@ -93,6 +93,30 @@ export function wrapWidth(s: string, width: number): string[] {
   return out;
 }
 
+/**
+ * `s` in lines of at most `width` cells, broken at a space as the real CLIs wrap a prompt's echo (the
+ * space itself dropped); a word longer than a line is broken anywhere. So a prompt's last word, its
+ * `[jg:<nonce>]`, lands whole on one line, as it does on their screens.
+ */
+export function wrapWords(s: string, width: number): string[] {
+  const out: string[] = [];
+  let left = s;
+  const w = Math.max(1, width);
+  while (stringWidth(left) > w) {
+    let piece = fitWidth(left, w);
+    if (piece === '') piece = String.fromCodePoint(left.codePointAt(0) ?? 0x3f);
+    const space = piece.lastIndexOf(' ');
+    if (left[piece.length] === ' ') left = left.slice(piece.length + 1);
+    else if (space > 0) {
+      left = left.slice(space + 1);
+      piece = piece.slice(0, space);
+    } else left = left.slice(piece.length);
+    out.push(piece);
+  }
+  out.push(left);
+  return out;
+}
+
 /** The first `n` code points of `s` (never splits a surrogate pair). */
 export function takeCodePoints(s: string, n: number): string {
   let count = 0;

@@ -90,6 +90,21 @@ describe('fake agent: render', () => {
     expect(lines[4]).toBe(` ✦ ${'y'.repeat(56)}`);
     expect(lines[5]).toBe(`   ${'y'.repeat(44)}`);
   });
+
+  it("wraps a prompt's echo at spaces, as the real CLIs do: a pointer's nonce tag lands whole on a line; a word longer than the line is broken anywhere", () => {
+    // 60 columns: 56 cells of text after ' > '. The tag would start at cell 45 and cross the edge.
+    const pointer = `Read ${'p'.repeat(20)}/turn_1.md and do what it asks. [jg:0123456789abcdef]`;
+    const long = `${'w'.repeat(60)} end`;
+    const lines = renderLines(view({ transcript: [{ kind: 'prompt', text: pointer }, { kind: 'gap' }, { kind: 'prompt', text: long }] }), size, 0);
+    expect(lines.slice(3, 9)).toEqual([
+      ` > Read ${'p'.repeat(20)}/turn_1.md and do what it asks.`,
+      '   [jg:0123456789abcdef]',
+      '',
+      ` > ${'w'.repeat(56)}`,
+      `   ${'w'.repeat(4)} end`,
+      '',
+    ]);
+  });
 });
 
 describe('fake agent: text widths', () => {
