@@ -54,8 +54,9 @@ const api = new ApiClient({ socketPath: path.join(root, '.jaggers', 'jaggers.soc
 const newMessageId = () => `m-${randomBytes(6).toString('hex')}`;
 const post = (to, text, id = newMessageId()) => api.call('POST', '/v1/messages', { id, to, text });
 const registrySize = () => {
-  const bytes = statSync(path.join(root, '.jaggers', 'sessions.json')).size;
-  return `registry snapshot ${(bytes / 1024).toFixed(0)} KiB`;
+  // The journal grows with every change; the snapshot is written only a second after the last one.
+  const kib = (f) => (statSync(path.join(root, '.jaggers', f), { throwIfNoEntry: false })?.size ?? 0) / 1024;
+  return `journal ${kib('events.jsonl').toFixed(0)} KiB, registry snapshot ${kib('sessions.json').toFixed(0)} KiB`;
 };
 
 // The event stream: when each message's `delivered` event arrived here, and each agent's last state.

@@ -1,11 +1,10 @@
-import { createActor, toPromise } from 'xstate';
-import { deliveryMachine, type DeliveryResult, type DeliveryWork } from '../../machines/delivery.machine.js';
 import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
 import { inputAreaLines, promptEvidence, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
 import { describeQuestion, readQuestion } from '../detect/question.js';
 import type { PaneIO, PaneStatusSource } from './ports.js';
 import { sanitizeText } from './sanitize.js';
+import { runDelivery, type DeliveryResult, type DeliveryWork } from './steps.js';
 
 export interface DeliveryTarget {
   paneId: string;
@@ -23,7 +22,7 @@ export interface DeliverOptions {
    * was taken. Without one, the echo of the text's tail is looked for instead.
    */
   nonce?: string;
-  /** Take the text leaving the input box as proof (for `send`; see the delivery machine). */
+  /** Take the text leaving the input box as proof (for `send`; see `DeliveryInput` in steps.ts). */
   acceptCleared?: boolean;
 }
 
@@ -188,9 +187,8 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
     },
     look: async () => judge(await io.capture(target.paneId)),
   };
-  const actor = createActor(deliveryMachine, {
-    input: {
-      work,
+  const run = runDelivery(
+    {
       settleMs: d.settleMs,
       retryAfterMs: opts.retryAfterMs ?? 1500,
       verifyTimeoutMs: opts.verifyTimeoutMs ?? d.verifyTimeoutMs,
@@ -198,20 +196,20 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
       acceptCleared: opts.acceptCleared ?? false,
       verify: target.profile.detect.rules.length > 0,
     },
-  });
+    work,
+  );
   const offStatus = status.onChange((c) => {
-    if (c.pane.paneId !== target.paneId || actor.getSnapshot().status !== 'active') return;
-    if (c.status === 'exited') actor.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
-    else if (!(busyBefore && c.status === 'busy')) actor.send({ type: 'STATUS', status: c.status });
+    if (c.pane.paneId !== target.paneId || !run.active) return;
+    if (c.status === 'exited') run.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
+    else if (!(busyBefore && c.status === 'busy')) run.send({ type: 'STATUS', status: c.status });
   });
   // Visible screens only, before and after: a TUI that clears its screen to redraw leaves copies of its
   // input box (with the typed text in it) in the scrollback, which would count as echoes.
   const offScreen = status.onScreen((paneId, screen) => {
-    if (paneId === target.paneId && before && actor.getSnapshot().status === 'active') actor.send({ type: 'SCREEN', evidence: judge(screen) });
+    if (paneId === target.paneId && before && run.active) run.send({ type: 'SCREEN', evidence: judge(screen) });
   });
-  actor.start();
   try {
-    let result = await toPromise(actor);
+    let result = await run.result;
     // A box that stays full is an agent not ready for us, not a pane that went away.
     if (result.kind === 'pane-gone' && result.error.startsWith(StrayPrompt.prefix)) result = { kind: 'not-ready', status: result.error };
     return { ...result, agent: target.agent, paneId: target.paneId, bytes: Buffer.byteLength(text), ms: performance.now() - started };

@@ -139,7 +139,9 @@ export class RegistryOwner implements RegistryStore {
       void this.flush().catch((e: Error) => this.o.onWarning?.(`could not write ${this.paths.snapshot}: ${e.message}`));
       return;
     }
-    if (this.timer) return;
+    // A second after the last change: under steady work the whole registry is not rewritten every
+    // second (it grew with the history and cost more than the changes); `snapshotEvery` bounds the wait.
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.flush().catch((e: Error) => this.o.onWarning?.(`could not write ${this.paths.snapshot}: ${e.message}`));

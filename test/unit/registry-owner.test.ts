@@ -63,6 +63,19 @@ describe('the registry owner', () => {
     expect(Object.keys((await snapshotOf(o)).terminals)).toHaveLength(4);
   });
 
+  it('writes the snapshot once changes stop for the delay, not every delay while they go on', async () => {
+    const dir = await temp();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const o = await open(dir, { snapshotDelayMs: 1000 });
+    for (let i = 1; i <= 6; i++) {
+      await o.record(terminal(i));
+      await vi.advanceTimersByTimeAsync(600);
+    }
+    expect(existsSync(o.paths.snapshot)).toBe(false);
+    await vi.advanceTimersByTimeAsync(400);
+    expect(Object.keys((await snapshotOf(o)).terminals)).toHaveLength(6);
+  });
+
   it('writes the snapshot at once after `snapshotEvery` events, whatever the delay', async () => {
     const dir = await temp();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
