@@ -234,7 +234,14 @@ describe('work items through supervisor crashes', () => {
         `${KILLS} kills, ${got.length} prompts received; found gone in after a restart: ${reasons.filter((r) => /before the supervisor restarted/.test(r)).length}, ` +
         `typed again: ${reasons.filter((r) => /again \(the last try left no trace\)/.test(r)).length}, messages claimed again: ${[...claims.values()].filter((n) => n > 1).length}`,
     );
-    expect(problems.slice(0, 30), `${problems.length} problems (seed ${SEED})`).toEqual([]);
+    // A failure names what the journal says of each item it is about (to read the kills' effect from).
+    const historyOf = (id: string) =>
+      lines
+        .filter((e) => e.jobId === id || e.messageId === id)
+        .map((e) => `  ${e.ts} ${e.type} ${e.state ?? ''} ${e.nonce ?? ''} ${e.artifact ?? ''} ${e.reason ?? ''}`)
+        .join('\n');
+    const about = [...verdict.lost, ...verdict.doubled.map((d) => d.id), ...verdict.misrouted.map((m) => m.id)];
+    expect(problems.slice(0, 30), `${problems.length} problems (seed ${SEED})\n${about.map((id) => `${id}:\n${historyOf(id)}`).join('\n')}`).toEqual([]);
     expect(all.filter((i) => i.state !== 'done').map((i) => `${i.id} ${i.kind} ${i.state}`)).toEqual([]);
     // Every handoff: done with its reply recorded, and its caller got that reply.
     for (const h of handoffs) {
