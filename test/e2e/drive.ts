@@ -52,8 +52,9 @@ export async function waitForScreen(
       lastDeadCheck = Date.now();
       let status = await tmux.paneStatus();
       // tmux may see the pane's terminal close before it has reaped the program: how it ended (its status
-      // or signal) shows a moment later. Asked again for at most a second.
-      for (let i = 0; i < 20 && status?.dead === true && status.status === undefined && status.signal === undefined; i++) {
+      // or signal) shows a moment later: 1.2 s later under CI's load was seen not to be enough. Asked again
+      // for at most 5 s.
+      for (let i = 0; i < 100 && status?.dead === true && status.status === undefined && status.signal === undefined; i++) {
         await sleep(50);
         status = (await tmux.paneStatus()) ?? status;
       }
