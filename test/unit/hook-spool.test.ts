@@ -268,16 +268,16 @@ describe('hook spool', () => {
     f.s.stop();
   });
 
-  it('a bad name an event names is one line, and the event of its removal is not a second', async () => {
+  it.each([
+    ['a bad name', 'not-a-hook', 'x', 'not a name the hook bridge makes (<terminal id>.<ns>.<pid>-<size>.<event>)', 0],
+    ['more bytes than its name says', 'jg-7.5.6-2.Stop', '{"a":1}', '7 bytes, more than the 2 its name says: not what the bridge wrote', 1],
+  ])('%s: one line, the file removed, never delivered; the event of its removal is not a second', async (_what, name, text, why, reads) => {
     const f = fakeSpool();
     f.s.start();
-    f.drop('not-a-hook', 'x');
-    f.fire('not-a-hook');
-    await settled();
-    f.fire('not-a-hook');
-    await settled();
-    expect(f.skipped).toEqual(['not-a-hook: not a name the hook bridge makes (<terminal id>.<ns>.<pid>-<size>.<event>)']);
-    expect(f.files.size).toBe(0);
+    await f.event(name, text);
+    await f.event(name);
+    expect(f.skipped).toEqual([`${name}: ${why}`]);
+    expect([f.calls, f.files.size, f.reads]).toEqual([[], 0, reads]);
     f.s.stop();
   });
 
@@ -285,23 +285,15 @@ describe('hook spool', () => {
     const f = fakeSpool();
     f.s.start();
     // The bridge's bash path: created (empty), written in two parts, each an event of the final name.
-    f.drop('jg-7.5.6-10.Stop', '');
-    f.fire('jg-7.5.6-10.Stop');
-    await settled();
-    f.drop('jg-7.5.6-10.Stop', '{"n":');
-    f.fire('jg-7.5.6-10.Stop');
-    await settled();
+    await f.event('jg-7.5.6-10.Stop', '');
+    await f.event('jg-7.5.6-10.Stop', '{"n":');
     expect([f.calls, f.skipped, f.files.size]).toEqual([[], [], 1]);
-    f.drop('jg-7.5.6-10.Stop', '{"n":"é"}');
-    f.fire('jg-7.5.6-10.Stop');
-    await settled();
+    await f.event('jg-7.5.6-10.Stop', '{"n":"é"}');
     expect(f.calls.map((c) => [c.terminalId, c.event, c.payload])).toEqual([['jg-7', 'Stop', { n: 'é' }]]);
     expect([f.files.size, f.reads]).toEqual([0, 3]);
     // Late events of its writes, and its removal's, however many: nothing read, nothing listed, delivered once.
-    for (let i = 0; i < 3; i++) f.fire('jg-7.5.6-10.Stop');
-    await settled();
-    f.fire('jg-7.5.6-10.Stop');
-    await settled();
+    for (let i = 0; i < 3; i++) await f.event('jg-7.5.6-10.Stop');
+    await f.event('jg-7.5.6-10.Stop');
     expect([f.calls.length, f.reads, f.lists, f.skipped]).toEqual([1, 3, 1, []]);
     f.s.stop();
   });
@@ -309,12 +301,9 @@ describe('hook spool', () => {
   it('a sized file a bridge left unfinished goes, with one line, once older than a minute by the time in its name', async () => {
     const f = fakeSpool();
     f.s.start();
-    f.drop('jg-7.1000.6-20.Stop', '{"cut":');
-    f.fire('jg-7.1000.6-20.Stop');
-    await settled();
+    await f.event('jg-7.1000.6-20.Stop', '{"cut":');
     f.now = 1000n + 60_000_000_000n;
-    f.fire('jg-7.1000.6-20.Stop');
-    await settled();
+    await f.event('jg-7.1000.6-20.Stop');
     expect([f.skipped, f.files.size]).toEqual([[], 1]);
     // Found by the sweep (no event of its own comes: its bridge died).
     f.now += 1n;
@@ -322,22 +311,8 @@ describe('hook spool', () => {
     await settled();
     expect(f.skipped).toEqual(['jg-7.1000.6-20.Stop: 7 of the 20 bytes its name says, 60 s after the bridge started: left by a bridge that died']);
     expect([f.calls, f.files.size]).toEqual([[], 0]);
-    f.fire('jg-7.1000.6-20.Stop');
-    await settled();
+    await f.event('jg-7.1000.6-20.Stop');
     expect([f.skipped.length, f.reads]).toEqual([1, 3]);
-    f.s.stop();
-  });
-
-  it('a file with more bytes than its name says is skipped with one line and removed, never delivered', async () => {
-    const f = fakeSpool();
-    f.s.start();
-    f.drop('jg-7.5.6-2.Stop', '{"a":1}');
-    f.fire('jg-7.5.6-2.Stop');
-    await settled();
-    f.fire('jg-7.5.6-2.Stop');
-    await settled();
-    expect(f.skipped).toEqual(['jg-7.5.6-2.Stop: 7 bytes, more than the 2 its name says: not what the bridge wrote']);
-    expect([f.calls, f.files.size, f.reads]).toEqual([[], 0, 1]);
     f.s.stop();
   });
 
@@ -400,6 +375,12 @@ function fakeSpool() {
     now: 0n,
     fire: (name: string | null) => fire(name),
     drop: (name: string, text: string) => files.set(name, text),
+    /** The file's text set (when given) and an event of its name fired, then the spool's work on it done. */
+    event: async (name: string, text?: string) => {
+      if (text !== undefined) files.set(name, text);
+      fire(name);
+      await settled();
+    },
   };
   const enoent = (file: string) => Object.assign(new Error(`ENOENT: ${file}`), { code: 'ENOENT' });
   const ports: SpoolPorts = {
