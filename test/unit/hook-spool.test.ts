@@ -22,7 +22,10 @@ let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'jg-spool-'));
 });
-afterEach(async () => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await rm(bridgeShellFile(dir), { force: true });
+});
 
 function spool(startNs = 2_000_000_000_000_000_000n) {
   const calls: HookCall[] = [];
@@ -167,7 +170,6 @@ describe('hook spool', () => {
       expect(await got).toMatchObject({ terminalId: 'jg-7', event: 'Stop', payload: { last_assistant_message: 'hi' }, stale: false });
     } finally {
       s.stop();
-      await rm(bridgeShellFile(dir), { force: true });
     }
   });
 
