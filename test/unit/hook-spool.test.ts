@@ -321,22 +321,12 @@ describe('hook spool', () => {
   it('order among what is whole: a later call is not held for an earlier one still written; both forms by time', async () => {
     const f = fakeSpool();
     f.s.start();
-    f.drop('jg-1.10.1-15.UserPromptSubmit', '{"prompt":');
-    f.drop('jg-1.20.2-2.Stop', '{}');
-    f.drop('jg-1.15.3.Notification', '"old form"');
-    f.fire('jg-1.20.2-2.Stop');
-    f.fire('jg-1.10.1-15.UserPromptSubmit');
-    f.fire('jg-1.15.3.Notification');
-    await settled();
+    await f.tick(['jg-1.20.2-2.Stop', '{}'], ['jg-1.10.1-15.UserPromptSubmit', '{"prompt":'], ['jg-1.15.3.Notification', '"old form"']);
     expect(f.calls.map((c) => [c.ns, c.event])).toEqual([
       [15n, 'Notification'],
       [20n, 'Stop'],
     ]);
-    f.drop('jg-1.10.1-15.UserPromptSubmit', '{"prompt":"hi"}');
-    f.drop('jg-1.30.4-2.Stop', '{}');
-    f.fire('jg-1.30.4-2.Stop');
-    f.fire('jg-1.10.1-15.UserPromptSubmit');
-    await settled();
+    await f.tick(['jg-1.30.4-2.Stop', '{}'], ['jg-1.10.1-15.UserPromptSubmit', '{"prompt":"hi"}']);
     expect(f.calls.map((c) => [c.ns, c.event, c.payload])).toEqual([
       [15n, 'Notification', 'old form'],
       [20n, 'Stop', {}],
@@ -378,9 +368,11 @@ function fakeSpool() {
     fire: (name: string | null) => fire(name),
     drop: (name: string, text: string) => files.set(name, text),
     /** The file's text set (when given) and an event of its name fired, then the spool's work on it done. */
-    event: async (name: string, text?: string) => {
-      if (text !== undefined) files.set(name, text);
-      fire(name);
+    event: (name: string, text?: string) => t.tick([name, text]),
+    /** The files' texts set (when given) and an event of each name fired in this order in one tick, then the spool's work done. */
+    tick: async (...events: [string, string?][]) => {
+      for (const [name, text] of events) if (text !== undefined) files.set(name, text);
+      for (const [name] of events) fire(name);
       await settled();
     },
   };
