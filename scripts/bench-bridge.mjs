@@ -5,12 +5,15 @@
 // 1. The bridge (bin/jaggers-hook), `calls` calls in a loop as a CLI runs them (`sh jaggers-hook <spool>
 //    <id> Stop`, a 2 KB Stop payload on stdin), per call: the wall time and the CPU time of all its
 //    processes (user + system, from the loop's children), each variant once per round, alternated. The
-//    variants: its bash 5 path (the bash named beside the spool, as the supervisor names it), its plain
-//    sh path (no bash named: date, cat and mv, the bridge before bash), any other bridge file given
-//    with --bridge (e.g. an older release's), and `sh -c true` (what any hook costs at least). Processes per call and execve per call: one call under strace -f.
+//    variants: its bash 5 path (the bash named beside the spool, as the supervisor names it: no date,
+//    cat or mv), its plain sh path (no bash named: date, cat and mv, the bridge before bash), any other
+//    bridge file given with --bridge (e.g. an older release's, with the same bash named beside the
+//    spool), and `sh -c true` (what any hook costs at least). Processes per call and execve per call:
+//    one call under strace -f.
 // 2. The supervisor's side, the spool (src/panes/hook-spool.ts): a HookSpool watching a folder into
 //    which a child drops `calls` calls through the bridge; this process's CPU time per call delivered.
-//    With --against <checkout> (built), that checkout's HookSpool too, alternated round by round.
+//    With --against <checkout> (built), that checkout's HookSpool too, fed by that checkout's bridge,
+//    alternated round by round.
 //
 // Usage: npm run build && node scripts/bench-bridge.mjs [calls=200] [rounds=5] [--bridge <file>]... [--against <checkout>]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -40,7 +43,7 @@ const { writeBridgeShell, bridgeShellFile } = await import(path.join(repo, 'dist
 const variants = [
   { name: 'bridge, bash 5 path', cmd: `sh ${q(bridge)} "$d" jg-1 Stop`, bash: true },
   { name: 'bridge, plain sh path', cmd: `sh ${q(bridge)} "$d" jg-1 Stop`, bash: false },
-  ...extraBridges.map((b) => ({ name: `bridge ${b}`, cmd: `sh ${q(b)} "$d" jg-1 Stop`, bash: false })),
+  ...extraBridges.map((b) => ({ name: `bridge ${b}, bash 5 path`, cmd: `sh ${q(b)} "$d" jg-1 Stop`, bash: true })),
   { name: 'sh -c true', cmd: 'sh -c true', bash: false },
 ];
 
@@ -171,7 +174,8 @@ async function spoolRound(s, spool) {
   });
   sp.start();
   const c0 = process.cpuUsage();
-  const child = spawn('bash', ['-c', `for ((i = 0; i < ${CALLS}; i++)); do sh ${q(bridge)} ${q(spool)} jg-1 Stop <${q(payloadFile)}; done`], {
+  const own = path.join(s.dir, 'bin', 'jaggers-hook');
+  const child = spawn('bash', ['-c', `for ((i = 0; i < ${CALLS}; i++)); do sh ${q(own)} ${q(spool)} jg-1 Stop <${q(payloadFile)}; done`], {
     stdio: 'ignore',
   });
   await all;

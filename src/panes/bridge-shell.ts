@@ -1,8 +1,8 @@
-// Which shell the hook bridge (bin/jaggers-hook) runs as. A bash 5 or later does a call with one process
-// besides `mv` (no `date`, no `cat`); plain sh needs both. The bridge must not try a bash it merely finds
-// on PATH: one that does not run would fail the CLI's hook (exit 126) and lose the call. So the
-// supervisor runs the bash on its PATH once, when its spool starts, and names it in `<spool>.bash`; the
-// bridge runs as the bash named there, else as plain sh.
+// Which shell the hook bridge (bin/jaggers-hook) runs as. A bash 5 or later does a call in one process
+// (no `date`, no `cat`, no `mv`: it writes the file in place, its size in its name); plain sh needs all
+// three. The bridge must not try a bash it merely finds on PATH: one that does not run would fail the
+// CLI's hook (exit 126) and lose the call. So the supervisor runs the bash on its PATH once, when its
+// spool starts, and names it in `<spool>.bash`; the bridge runs as the bash named there, else as plain sh.
 import { execFile } from 'node:child_process';
 import { rename, rm, writeFile } from 'node:fs/promises';
 

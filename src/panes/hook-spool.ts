@@ -1,9 +1,11 @@
 // The hook spool (issue 27): the folder `.jaggers/hook-spool/` into which the hook bridge
 // (bin/jaggers-hook) drops one file per call of a CLI's native hook, named
-// `<terminal id>.<time in ns>.<pid>.<event>`. One inotify watch on the folder (no polling); each file is
-// read (bounded), removed, and handed on as a HookCall in the order the calls were made. The file an
-// event names is taken without listing the folder; the folder is listed at the start, on an event
-// without a name, and once a second while calls come (SWEEP_MS).
+// `<terminal id>.<time in ns>.<pid>-<size in bytes>.<event>` (its bash path writes the file in place: it
+// is whole once it holds that many bytes) or `<terminal id>.<time in ns>.<pid>.<event>` (its plain sh
+// path renames a whole temp file into view). One inotify watch on the folder (no polling); each whole
+// file is read (bounded), removed, and handed on as a HookCall in the order the calls were made. The
+// file an event names is taken without listing the folder; the folder is listed at the start, on an
+// event without a name, and once a second while calls come (SWEEP_MS).
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync, watch } from 'node:fs';
 import path from 'node:path';
 import { coalesced, onceSoon } from '../coalesced.js';
@@ -34,16 +36,20 @@ export interface SpoolName {
   terminalId: string;
   ns: bigint;
   pid: number;
+  /** The payload's size in bytes the name says (the bridge's bash path, which writes in place); null: renamed into view whole. */
+  size: number | null;
   event: string;
 }
 
-const NAME = /^([A-Za-z0-9_-]{1,64})\.(\d{1,20})\.(\d{1,10})\.([A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63})$/;
+// The size is digits without a leading zero (one way to write each size), after a '-' the pid's digits
+// and the event's first character never hold: a name reads one way only.
+const NAME = /^([A-Za-z0-9_-]{1,64})\.(\d{1,20})\.(\d{1,10})(?:-(0|[1-9]\d{0,9}))?\.([A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63})$/;
 
 /** A spool file's name taken apart; null when it is not one the bridge makes. */
 export function parseSpoolName(name: string): SpoolName | null {
   const m = NAME.exec(name);
   if (!m) return null;
-  return { terminalId: m[1]!, ns: BigInt(m[2]!), pid: Number(m[3]!), event: m[4]! };
+  return { terminalId: m[1]!, ns: BigInt(m[2]!), pid: Number(m[3]!), size: m[4] === undefined ? null : Number(m[4]), event: m[5]! };
 }
 
 /** The order of calls: by time, then pid (two calls in one nanosecond), then name. */
@@ -53,21 +59,33 @@ export function bySpoolOrder(a: { name: string; n: SpoolName }, b: { name: strin
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
+/**
+ * What reading a spool file found: its text; `short`, the bytes a file whose name says `size` holds so
+ * far (a bridge still writing, or one that died: not read); `over`, the bytes of one holding more than
+ * its name says (not what the bridge wrote: not read); null, not a regular file or larger than `max`.
+ */
+export type SpoolRead = { text: string } | { short: number } | { over: number } | null;
+
 export interface SpoolPorts {
   list(dir: string): string[];
-  /** The file's text; null when it is not a regular file or is larger than `max`. */
-  read(file: string, max: number): string | null;
+  /** The file's text, whole: `size` bytes when its name says so (null: any size up to `max`). */
+  read(file: string, max: number, size: number | null): SpoolRead;
   remove(file: string): void;
   /** `name`: the file the event is about (null when the system does not say). */
   watchFolder(dir: string, onChange: (name: string | null) => void): { close(): void };
 }
 
-/** Open without following a link and without blocking on a FIFO, check the open file, read at most `max` bytes. */
-function readBounded(file: string, max: number): string | null {
+/**
+ * Open without following a link and without blocking on a FIFO, check the open file, read at most `max`
+ * bytes; a file whose name says its size is read only once it holds exactly that many.
+ */
+function readBounded(file: string, max: number, size: number | null): SpoolRead {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > max) return null;
+    if (size !== null && st.size < size) return { short: st.size };
+    if (size !== null && st.size > size) return { over: st.size };
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < st.size) {
@@ -75,7 +93,9 @@ function readBounded(file: string, max: number): string | null {
       if (n === 0) break;
       got += n;
     }
-    return buf.toString('utf8', 0, got);
+    // Shorter than its fstat (cut meanwhile): not whole.
+    if (size !== null && got < size) return { short: got };
+    return { text: buf.toString('utf8', 0, got) };
   } finally {
     closeSync(fd);
   }
@@ -108,7 +128,10 @@ export interface SpoolOptions {
   clock?: Clock;
 }
 
-/** A bridge's temp file (`.<id>.<ns>.<pid>.tmp`) this old was left by a bridge that died mid-write. */
+/**
+ * A bridge's temp file (`.<id>.<ns>.<pid>.tmp`), or a file with a size in its name holding fewer bytes,
+ * this old (by the time in its name) was left by a bridge that died mid-write.
+ */
 const TEMP_MAX_AGE_NS = 60_000_000_000n;
 
 /**
@@ -148,15 +171,17 @@ export class HookSpool {
   }
 
   /**
-   * One call of the bridge makes five or six events (its temp file created and written, renamed into
-   * view, then removed by us): only a name that may be a call not yet taken is kept, and the names of
-   * one turn of the event loop are taken together, in call order. An event without a name lists the folder.
+   * One call of the bridge makes several events (its file created and written, on the plain sh path
+   * under a temp name then renamed into view; then removed by us), and some may come after we took it:
+   * only a name that may be a call not yet taken is kept, and the names of one turn of the event loop
+   * are taken together, in call order. An event without a name lists the folder.
    */
   private changed(name: string | null): void {
     if (name === null) this.listAsked = true;
     else {
       if (name.startsWith('.')) return;
-      if (this.removed.delete(name)) return;
+      // Every event for a name this spool removed (its write's and its removal's) is no new call.
+      if (this.removed.has(name)) return;
       this.named.add(name);
     }
     this.soon();
@@ -218,47 +243,66 @@ export class HookSpool {
     this.take(files);
   }
 
-  /** The name taken apart; a name the bridge does not make is one line, and its file goes. */
+  /** The name taken apart; a name the bridge does not make (or a size no hook file has) is one line, and its file goes. */
   private checked(name: string): SpoolName | null {
     const n = parseSpoolName(name);
-    if (n) return n;
+    if (n && (n.size === null || n.size <= MAX_HOOK_BYTES)) return n;
     const file = path.join(this.o.dir, name);
-    this.o.skipped(file, 'not a name the hook bridge makes (<terminal id>.<ns>.<pid>.<event>)');
-    this.remove(file);
-    this.taken(name);
+    this.o.skipped(
+      file,
+      n
+        ? `its name says ${n.size} bytes, more than the ${MAX_HOOK_BYTES} a hook file may hold`
+        : 'not a name the hook bridge makes (<terminal id>.<ns>.<pid>-<size>.<event>)',
+    );
+    this.drop(name);
     return null;
   }
 
-  /** Each file in call order: read, removed, delivered. How many were there to read. */
+  /**
+   * Each whole file in call order: read, removed, delivered. One still being written is left for a later
+   * event of its name (or the sweep); one a bridge left unfinished long ago goes. How many were there to read.
+   */
   private take(files: Named[]): number {
     files.sort(bySpoolOrder);
     let read = 0;
     for (const { name, n } of files) {
       const file = path.join(this.o.dir, name);
-      let text: string | null;
+      let got: SpoolRead;
       try {
-        text = this.ports.read(file, MAX_HOOK_BYTES);
+        got = this.ports.read(file, MAX_HOOK_BYTES, n.size);
       } catch (e) {
         // Gone meanwhile (taken already: its removal's event, or a listing's) says nothing; anything else is one line.
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
         this.o.skipped(file, `cannot read it: ${(e as Error).message}`);
-        this.remove(file);
-        this.taken(name);
+        this.drop(name);
         continue;
       }
       read++;
-      this.remove(file);
-      this.taken(name);
-      if (text === null) {
-        this.o.skipped(file, `not a regular file of at most ${MAX_HOOK_BYTES} bytes`);
+      if (got !== null && 'short' in got) {
+        const age = this.nowNs() - n.ns;
+        if (age <= TEMP_MAX_AGE_NS) continue;
+        this.o.skipped(
+          file,
+          `${got.short} of the ${n.size} bytes its name says, ${age / 1_000_000_000n} s after the bridge started: left by a bridge that died`,
+        );
+        this.drop(name);
         continue;
       }
-      this.o.deliver({ ...n, payload: parsePayload(text), stale: n.ns < this.startNs });
+      this.drop(name);
+      if (got === null) this.o.skipped(file, `not a regular file of at most ${MAX_HOOK_BYTES} bytes`);
+      else if ('over' in got) this.o.skipped(file, `${got.over} bytes, more than the ${n.size} its name says: not what the bridge wrote`);
+      else this.o.deliver({ terminalId: n.terminalId, event: n.event, ns: n.ns, pid: n.pid, payload: parsePayload(got.text), stale: n.ns < this.startNs });
     }
     return read;
   }
 
-  /** A file this spool removed: the event its removal makes is not a new call. */
+  /** The file removed, and its name remembered as taken. */
+  private drop(name: string): void {
+    this.remove(path.join(this.o.dir, name));
+    this.taken(name);
+  }
+
+  /** A file this spool removed: the events of its write that come late and of its removal are no new call. */
   private taken(name: string): void {
     this.removed.add(name);
     // Bounded: an event that never came (a watcher closed meanwhile) must not keep its name for ever.

@@ -79,8 +79,10 @@ describe('native hooks on real tmux with the fake agent', () => {
       expect(first.reply.text).toBe(session.turns[0]!.reply);
       const hookDir = path.join(rig.root, '.jaggers', 'hooks', w.terminalId);
       expect(existsSync(path.join(hookDir, 'fake-agent-hooks.json'))).toBe(true);
-      // The spool is empty once every call was taken.
+      // The spool is empty once every call was taken, and none was skipped (its files are written in place, named with their size).
       expect(await readdir(path.join(rig.root, '.jaggers', 'hook-spool'))).toEqual([]);
+      const log = await readFile(path.join(rig.root, '.jaggers', 'logs', 'supervisor.log'), 'utf8').catch(() => '');
+      expect(log.split('\n').filter((l) => l.includes('hook spool file skipped'))).toEqual([]);
       // The bash 5 on PATH here, run once by the supervisor, named for the bridge to run as.
       expect(await readFile(path.join(rig.root, '.jaggers', 'hook-spool.bash'), 'utf8')).toMatch(/^\/\S*bash\n$/);
     } finally {

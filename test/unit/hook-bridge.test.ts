@@ -1,7 +1,7 @@
 // bin/jaggers-hook, the hook bridge (issue 27): a POSIX sh script a CLI's hook runs. It drops the
-// payload into the spool as one file named <terminal id>.<ns>.<pid>.<event>, prints nothing, and exits
-// 0 whatever happens: no folder, bad names, a terminal for stdin. Byte for byte the same on its two
-// paths: bash 5 (no `date`, no `cat`) and plain sh.
+// payload into the spool as one file named <terminal id>.<ns>.<pid>-<size>.<event> (bash 5: no `date`,
+// no `cat`, no `mv`) or <terminal id>.<ns>.<pid>.<event> (plain sh), prints nothing, and exits 0
+// whatever happens: no folder, bad names, a terminal for stdin. Byte for byte the same on both paths.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -121,13 +121,16 @@ describe('the hook bridge (bin/jaggers-hook)', () => {
     return bin;
   }
 
-  /** The file the one call left in the spool (removed, for the next call), checked for its name. */
-  async function taken(event: string): Promise<Buffer> {
+  /**
+   * The file the one call left in the spool (removed, for the next call), checked for its name: on the
+   * bash path (`sized`) the name says the file's size in bytes, on plain sh's it has no size.
+   */
+  async function taken(event: string, sized: boolean): Promise<Buffer> {
     const names = (await readdir(dir)).filter((n) => !n.startsWith('.') && parseSpoolName(n));
     expect(names).toHaveLength(1);
-    expect(parseSpoolName(names[0]!)).toMatchObject({ terminalId: 'jg-1', event });
     const file = path.join(dir, names[0]!);
     const got = await readFile(file);
+    expect(parseSpoolName(names[0]!)).toMatchObject({ terminalId: 'jg-1', event, size: sized ? got.length : null });
     await rm(file);
     return got;
   }
@@ -153,21 +156,38 @@ describe('the hook bridge (bin/jaggers-hook)', () => {
 
     it.each(PAYLOADS)('%s', async (_name, payload) => {
       expect(await bridge([dir, 'jg-1', 'Stop'], payload)).toEqual({ code: 0, out: '' });
-      expect((await taken('Stop')).equals(Buffer.from(payload))).toBe(true);
+      expect((await taken('Stop', named)).equals(Buffer.from(payload))).toBe(true);
     });
 
     it('the payload argument (codex notify): as given, trailing newlines and all; stdin not read', async () => {
       const arg = '{"type":"agent-turn-complete",\n "last-assistant-message":"\u00e9 \\n"}\n\n';
       expect(await bridge([dir, 'jg-1', 'agent-turn-complete', arg], 'ignored')).toEqual({ code: 0, out: '' });
-      expect((await taken('agent-turn-complete')).toString('utf8')).toBe(arg);
+      expect((await taken('agent-turn-complete', named)).toString('utf8')).toBe(arg);
       await bridge([dir, 'jg-1', 'agent-turn-complete', ''], 'ignored');
-      expect((await taken('agent-turn-complete')).toString('utf8')).toBe('');
+      expect((await taken('agent-turn-complete', named)).toString('utf8')).toBe('');
     });
 
     it('a terminal on stdin is never read: an empty payload, at once', async () => {
       const p = pty.spawn(SH, [BRIDGE, dir, 'jg-1', 'SessionStart'], { cols: 80, rows: 24 });
       expect(await new Promise<number>((resolve) => p.onExit((e) => resolve(e.exitCode)))).toBe(0);
-      expect((await taken('SessionStart')).toString('utf8')).toBe('');
+      expect((await taken('SessionStart', named)).toString('utf8')).toBe('');
+    });
+
+    it('a write that fails (over the file size limit) leaves no file behind and still exits 0', async () => {
+      // The limit is 512 or 1024 bytes (the shell's block); SIGXFSZ ignored, the write fails with EFBIG instead.
+      const args = [BRIDGE, dir, 'jg-1', 'Stop'].map((a) => `'${a}'`).join(' ');
+      const r = await new Promise<{ code: number; out: string }>((resolve) => {
+        const child = execFile(SH, ['-c', `trap '' XFSZ; ulimit -f 1 && exec '${SH}' ${args}`], (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: String(stdout) + String(stderr) }),
+        );
+        child.stdin!.on('error', () => {});
+        child.stdin!.end('x'.repeat(64 * 1024));
+      });
+      expect(r).toEqual({ code: 0, out: '' });
+      expect(await readdir(dir)).toEqual([]);
+      // The same call within the limit is written (the limit, not the bridge, failed it).
+      expect(await bridge([dir, 'jg-1', 'Stop'], 'x'.repeat(64 * 1024))).toEqual({ code: 0, out: '' });
+      expect((await taken('Stop', named)).length).toBe(64 * 1024);
     });
 
     it.skipIf(process.getuid?.() !== 0)('a full disk leaves no file behind and still exits 0 (needs root to mount a tmpfs)', async () => {
@@ -188,25 +208,35 @@ describe('the hook bridge (bin/jaggers-hook)', () => {
   it('a NUL byte (no JSON text, no argument holds one): kept by plain sh, dropped by bash', async () => {
     const payload = Buffer.from('{"a":\u0000"b"}');
     await bridge([dir, 'jg-1', 'Stop'], payload);
-    expect((await taken('Stop')).equals(payload)).toBe(true);
+    expect((await taken('Stop', false)).equals(payload)).toBe(true);
     await writeFile(bridgeShellFile(dir), `${BASH}\n`);
     await bridge([dir, 'jg-1', 'Stop'], payload);
-    expect((await taken('Stop')).toString('utf8')).toBe('{"a":"b"}');
+    expect((await taken('Stop', true)).toString('utf8')).toBe('{"a":"b"}');
   });
 
-  it('as the bash named beside the spool, neither date nor cat is run: only mv on PATH is enough', async () => {
-    const PATH = await onlyOnPath('mv-only', ['mv']);
+  it('as the bash named beside the spool, no other program is run (no date, cat or mv): an empty PATH is enough', async () => {
+    const PATH = await onlyOnPath('nothing', []);
     await writeFile(bridgeShellFile(dir), `${BASH}\n`);
     const before = BigInt(Date.now()) * 1_000_000n;
-    expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":"y"}\n', { ...process.env, PATH })).toEqual({ code: 0, out: '' });
+    expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":"\u00e9"}\n', { ...process.env, PATH })).toEqual({ code: 0, out: '' });
     const [name] = await readdir(dir);
     const n = parseSpoolName(name!)!;
     expect(n.ns >= before - 1000n && n.ns <= BigInt(Date.now() + 1000) * 1_000_000n).toBe(true);
-    expect((await taken('Stop')).toString('utf8')).toBe('{"x":"y"}\n');
-    // Plain sh needs date (and cat): without the name, no call is made there.
+    expect((await taken('Stop', true)).toString('utf8')).toBe('{"x":"\u00e9"}\n');
+    expect(await bridge([dir, 'jg-1', 'agent-turn-complete', '{"y":1}'], '', { ...process.env, PATH })).toEqual({ code: 0, out: '' });
+    expect((await taken('agent-turn-complete', true)).toString('utf8')).toBe('{"y":1}');
+    // Plain sh needs date, cat and mv: without the name, no call is made there.
     await rm(bridgeShellFile(dir));
     expect(await bridge([dir, 'jg-1', 'Stop'], '{}', { ...process.env, PATH })).toEqual({ code: 0, out: '' });
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('plain sh still writes a temp file and renames it into view (no mv on PATH: no call, nothing left in view)', async () => {
+    const noMv = await onlyOnPath('no-mv', ['date', 'cat', 'rm']);
+    expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":1}', { ...process.env, PATH: noMv })).toEqual({ code: 0, out: '' });
+    expect(await readdir(dir)).toEqual([]);
+    expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":1}')).toEqual({ code: 0, out: '' });
+    expect((await taken('Stop', false)).toString('utf8')).toBe('{"x":1}');
   });
 
   it('plain sh when the name is no runnable file, or when run as a bash older than 5 (macOS)', async () => {
@@ -214,12 +244,12 @@ describe('the hook bridge (bin/jaggers-hook)', () => {
     for (const named of [path.join(tools, 'gone'), path.join(binDir, 'jaggers-hook.not-there'), dir]) {
       await writeFile(bridgeShellFile(dir), `${named}\n`);
       expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":1}')).toEqual({ code: 0, out: '' });
-      expect((await taken('Stop')).toString('utf8')).toBe('{"x":1}');
+      expect((await taken('Stop', false)).toString('utf8')).toBe('{"x":1}');
     }
     // Run as bash 3.2 (macOS's sh): no second start, plain sh's way, which needs cat here.
     await writeFile(bridgeShellFile(dir), `${BASH}\n`);
     expect(await bridge([dir, 'jg-1', 'Stop'], '{"x":2}', { ...process.env, BASH_VERSION: '3.2.57(1)-release' })).toEqual({ code: 0, out: '' });
-    expect((await taken('Stop')).toString('utf8')).toBe('{"x":2}');
+    expect((await taken('Stop', false)).toString('utf8')).toBe('{"x":2}');
     await bridge([dir, 'jg-1', 'Stop'], '{}', { ...process.env, PATH: noCat, BASH_VERSION: '3.2.57(1)-release' });
     expect((await readdir(dir)).filter((n) => !n.startsWith('.'))).toEqual([]);
   });
