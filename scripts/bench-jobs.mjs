@@ -12,11 +12,13 @@
 // 3. Messages per second through one supervisor to 10 agents: N messages posted at once, spread over
 //    the agents, until the last `delivered` event; beside one agent alone given N/10 the same way,
 //    times 10 (perfect scaling). The 10-agent burst runs twice: the registry grows with every message.
+//    Then WARM bursts more: a supervisor that has run a while (its code compiled, V8's optimising
+//    compiler done with the message path) costs less per message than one just started.
 // 4. `kill -9` of the supervisor to a `jaggers ls --json` that succeeded (it finds nobody on the
 //    socket, starts the supervisor in window 0 and waits for GET /v1/health); beside `jaggers ls
 //    --json` against a live supervisor. Split at the new supervisor's process start (from /proc).
 //
-// Usage: npm run build && node scripts/bench-jobs.mjs [assigns=30] [messages=100] [burst=200] [kills=7]
+// Usage: npm run build && node scripts/bench-jobs.mjs [assigns=30] [messages=100] [burst=200] [kills=7] [warm=3]
 // Everything runs in a private world: temp project and HOME, own TMUX_TMPDIR and socket, TMUX and
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -31,7 +33,7 @@ import { benchWorld, worldEnd, cpuPressure, cpuTicks, load, pct, startedAt, tick
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
-const [ASSIGNS = 30, MESSAGES = 100, BURST = 200, KILLS = 7] = process.argv.slice(2).map(Number);
+const [ASSIGNS = 30, MESSAGES = 100, BURST = 200, KILLS = 7, WARM = 3] = process.argv.slice(2).map(Number);
 const CLI_MESSAGES = 20;
 const AGENTS = 10;
 /** The fake agents' think time in the latency and throughput phases. */
@@ -212,11 +214,14 @@ try {
   const alone = await burst(['t0'], BURST / AGENTS);
   const all = await burst(tees, BURST);
   const again = await burst(tees, BURST);
+  const warm = [];
+  for (let k = 0; k < WARM; k++) warm.push(await burst(tees, BURST));
   console.log(`\n3. posted at once (think ${THINK_MS} ms, paste settle ${demo.delivery.settleMs} ms, detect settle ${demo.detect.settleMs} ms)`);
   for (const [label, r] of [
     [`1 agent, ${alone.n} messages`, alone],
     [`${AGENTS} agents, ${all.n} messages`, all],
     [`${AGENTS} agents, ${again.n} more`, again],
+    ...warm.map((r, k) => [`${AGENTS} agents, burst ${k + 3}`, r]),
   ]) {
     console.log(
       `  ${label.padEnd(26)} all stored ${ms(r.stored)}   last delivered ${(r.last / 1000).toFixed(2).padStart(6)} s   ${r.rate.toFixed(2).padStart(6)} msg/s` +

@@ -18,7 +18,13 @@ export function stateFilePath(home: string, pid: number): string {
   return path.join(home, '.fake-agent', 'state', `${pid}.json`);
 }
 
+/**
+ * Write the state file; nothing when HOME itself is gone (a test removed its world while the agent was
+ * still ending): HOME is never made again, or a status change after the removal would leave its
+ * folders behind.
+ */
 export function writeStateFile(home: string, content: StateFileContent): void {
+  if (!fs.existsSync(home)) return;
   writeFileAtomic(stateFilePath(home, content.pid), `${JSON.stringify(content)}\n`);
 }
 

@@ -72,6 +72,12 @@ describe('fake agent: session store', () => {
     expect(fs.existsSync(stateFilePath(home, 42))).toBe(false);
     expect(JSON.parse(traceLine(42, 'idle', 1.5))).toEqual({ t: 1.5, pid: 42, state: 'idle' });
   });
+
+  it('state file: a HOME that is gone is not made again (a test world removed while the agent ends)', () => {
+    const gone = path.join(home, 'gone');
+    writeStateFile(gone, { pid: 42, sessionId: A, status: 'exited', updatedAt: 5 });
+    expect(fs.existsSync(gone)).toBe(false);
+  });
 });
 
 describe('fake agent: openSession', () => {
