@@ -75,7 +75,7 @@ describe('fake agent: session store', () => {
 
   it('state file: a HOME that is gone is not made again (a test world removed while the agent ends)', () => {
     const gone = path.join(home, 'gone');
-    writeStateFile(gone, { pid: 42, sessionId: A, status: 'exited', updatedAt: 5 });
+    writeStateFile(gone, { pid: 42, sessionId: A, status: 'idle', updatedAt: 5 });
     expect(fs.existsSync(gone)).toBe(false);
   });
 });
