@@ -3,9 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { staleRefLock } from '../../src/agents/worktrees/create.js';
 import { openWorktrees, type Worktrees } from '../../src/agents/worktrees/worktrees.js';
 import { isJaggersError, type ErrorCode } from '../../src/errors.js';
 import { makeRepo, type RepoOptions, type TestRepo } from '../helpers/git-repo.js';
@@ -230,6 +231,28 @@ describe('half-made worktrees (a crash between the steps)', () => {
       expect(existsSync(path.join(dir, 'half-copied.txt'))).toBe(false);
       expect((await wt.list()).find((w) => w.name === name)?.locked).toBeNull();
     }
+  });
+
+  it("a lock a killed git left on the branch's ref is removed once it is older than git holds one; no other lock is", async () => {
+    const { repo, wt } = await setup();
+    // What a git killed inside `worktree add -b` leaves: the branch made, its ref's lock still there.
+    repo.git(['branch', 'jaggers/p', 'main']);
+    const lock = path.join(repo.root, '.git/refs/heads/jaggers/p.lock');
+    await writeFile(lock, '');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+    const p = await wt.create('p');
+    expect(p.created).toBe(true);
+    expect(p.repaired).toMatch(/lock left on jaggers\/p .* was removed/);
+    expect(existsSync(lock)).toBe(false);
+    expect(repo.git(['status', '--porcelain'], p.path)).toBe('');
+    // Only the branch's own ref lock, in this repository's git folder, is one of ours.
+    const common = path.join(repo.root, '.git');
+    const said = (file: string) => `error: cannot lock ref 'HEAD': Unable to create '${file}': File exists.`;
+    expect(staleRefLock(said(path.join(common, 'refs/heads/jaggers/p.lock')), common, 'refs/heads/jaggers/p')).toBe(lock);
+    expect(staleRefLock(said(path.join(common, 'refs/heads/main.lock')), common, 'refs/heads/jaggers/p')).toBeNull();
+    expect(staleRefLock(said(path.join(common, 'index.lock')), common, 'refs/heads/jaggers/p')).toBeNull();
+    expect(staleRefLock(said('/elsewhere/.git/refs/heads/jaggers/p.lock'), common, 'refs/heads/jaggers/p')).toBeNull();
   });
 
   it('a worktree made without its record (a crash just after git worktree add) is adopted for its base', async () => {

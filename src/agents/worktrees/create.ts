@@ -1,6 +1,7 @@
 // Making a worktree: `git worktree add -b jaggers/<name> .jaggers/worktrees/<name> <base sha>`, idempotent by
 // name. What a crash left half made is undone or finished (never reused as it is), or named in an error.
-import { rm, rmdir } from 'node:fs/promises';
+import { rm, rmdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JaggersError } from '../../errors.js';
 import { isAncestor, resolveBase, type Base, type RepoFacts } from '../../git/repo.js';
@@ -72,6 +73,7 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
   await ensureExcluded(facts.commonDir);
   return withNameLock(ctx, facts, name, async () => {
     let repaired: string | null = null;
+    let refLockRemoved = false;
     for (let attempt = 0; ; attempt++) {
       // Each round either returns, throws, or undoes one half-made state (or meets a busy git): a few suffice.
       if (attempt > 2 * LOCK_RETRY_MS.length) throw new JaggersError('E_GIT', `worktree ${JSON.stringify(name)}: still not made after ${attempt} attempts`);
@@ -142,7 +144,18 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
       ];
       const r = await ctx.git.run(facts.top, args);
       if (r.code !== 0) {
+        // The lock of the branch's own ref, older than git ever holds one, or still there after every retry:
+        // a git killed inside its `worktree add` left it (a supervisor killed mid-create, its git dying on
+        // the closed pipe). Nobody else writes jaggers/<name>, and we hold the name's lock: it is removed,
+        // once, and the add made again.
         const ms = LOCK_RETRY_MS[attempt];
+        const left = refLockRemoved ? null : staleRefLock(r.stderr, facts.commonDir, ref);
+        if (left && (ms === undefined || (await ageMs(left)) >= STALE_REF_LOCK_MS)) {
+          refLockRemoved = true;
+          await rm(left, { force: true });
+          repaired = `a lock left on ${branchOf(ctx.layout, name)} by a git that was cut short was removed`;
+          continue;
+        }
         if (isLockBusy(r.stderr) && ms !== undefined) {
           // Another git held a lock: the state is read again (git may have made the branch) and the add retried.
           await sleep(ms + Math.floor(Math.random() * ms));
@@ -165,6 +178,22 @@ export async function createWorktree(ctx: Ctx, name: string, options: CreateOpti
       return finish(ctx, facts, s, record, options, true, repaired ?? (s.branchSha ? 'its branch was there without a worktree: checked out' : null));
     }
   });
+}
+
+/** A ref's lock this old is no git's at work: git holds one for the moment of the ref's update. */
+const STALE_REF_LOCK_MS = 2000;
+
+/** How long ago `file` was last changed (0 when it is gone: nothing to remove then). */
+async function ageMs(file: string): Promise<number> {
+  const st = await stat(file).catch(() => null);
+  return st ? Date.now() - st.mtimeMs : 0;
+}
+
+/** The lock file of `ref` (refs/heads/...) in `commonDir` when git's error says it could not take it. */
+export function staleRefLock(stderr: string, commonDir: string, ref: string): string | null {
+  const want = path.join(commonDir, `${ref}.lock`);
+  for (const m of stderr.matchAll(/Unable to create '([^']*\.lock)': File exists/g)) if (path.resolve(m[1]!) === want) return want;
+  return null;
 }
 
 /** Take a registered worktree without a record as ours when `base` is where its branch started (or before). */
