@@ -89,11 +89,15 @@ export function runDelivery(input: DeliveryInput, work: DeliveryWork, clock: Del
   let finish!: (r: DeliveryResult) => void;
   const result = new Promise<DeliveryResult>((resolve) => (finish = resolve));
 
-  const end = (r: DeliveryResult) => {
-    if (ended) return;
+  /** Nothing more runs: every timer cleared. */
+  const halt = () => {
     ended = true;
     for (const t of timers) clock.clearTimeout(t);
     timers = [];
+  };
+  const end = (r: DeliveryResult) => {
+    if (ended) return;
+    halt();
     finish(r);
   };
   const delivered = (evidence: DeliveryProof) => end({ kind: 'delivered', submits, evidence });
@@ -187,10 +191,7 @@ export function runDelivery(input: DeliveryInput, work: DeliveryWork, clock: Del
     },
     result,
     stop() {
-      if (ended) return;
-      ended = true;
-      for (const t of timers) clock.clearTimeout(t);
-      timers = [];
+      if (!ended) halt();
     },
   };
 }

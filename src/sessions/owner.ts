@@ -141,7 +141,11 @@ export class RegistryOwner implements RegistryStore {
     }
     // A second after the last change: under steady work the whole registry is not rewritten every
     // second (it grew with the history and cost more than the changes); `snapshotEvery` bounds the wait.
-    if (this.timer) clearTimeout(this.timer);
+    // (The same timer started again: a change costs no new one.)
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.flush().catch((e: Error) => this.o.onWarning?.(`could not write ${this.paths.snapshot}: ${e.message}`));
