@@ -2,6 +2,7 @@
 // (window 0 runs the supervisor, which does everything else), attach a person's terminal, stop the
 // server. Everything else about agents and panes goes through the API.
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { hasSession, killServer, removeStaleSocket, runOneShot, serverRunning, socketPathOf, taggedWindows } from '../tmux/one-shot.js';
@@ -24,7 +25,7 @@ export async function ensureSession(ctx: Context, size: { width: number; height:
   const env = Object.entries(supervisorEnv(ctx)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   // remain-on-exit first, in the same tmux call: a supervisor that dies as it starts leaves window 0 (and
   // the session) with what it printed, for the command to report, instead of taking the session along.
-  const r = await runOneShot(ctx.server, [
+  const args = [
     'start-server',
     ';',
     'set-option',
@@ -47,9 +48,18 @@ export async function ensureSession(ctx: Context, size: { width: number; height:
     ...env,
     '--',
     ...supervisorCommand(ctx),
-  ]);
-  if (r.ok || (await hasSession(ctx.server, ctx.session))) return;
-  throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} could not start session ${ctx.session}: ${r.stderr.trim()}`);
+  ];
+  // Right after a `kill-server` the old server may still hold its socket: a client that connects then is
+  // dropped with it ("server exited unexpectedly"), while the next one starts a fresh server.
+  for (let attempt = 1; ; attempt++) {
+    const r = await runOneShot(ctx.server, args);
+    if (r.ok || (await hasSession(ctx.server, ctx.session))) return;
+    if (attempt < 4 && /server exited unexpectedly/.test(r.stderr)) {
+      await sleep(50 * 2 ** attempt);
+      continue;
+    }
+    throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} could not start session ${ctx.session}: ${r.stderr.trim()}`);
+  }
 }
 
 /** Stop the project's tmux server (every agent, and the supervisor with it), and remove its socket file. */

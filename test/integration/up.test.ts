@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listPanes } from '../../src/tmux/commands.js';
@@ -76,6 +77,25 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     expect(third.map((a: { agent: string; terminalId: string }) => [a.agent, a.terminalId])).toEqual(
       first.map((a: { agent: string; terminalId: string }) => [a.agent, a.terminalId]),
     );
+  });
+
+  it('starts when an exiting server still holds the socket and drops the first clients', async () => {
+    // What a `kill-server` leaves for a moment: something on the socket that accepts and closes
+    // ("server exited unexpectedly"). It drops three clients (has-session, new-session, the check after
+    // it), then is gone, as the old server would be.
+    const dir = path.join(rig.env.TMUX_TMPDIR!, `tmux-${process.getuid!()}`);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    let dropped = 0;
+    const dying = createServer((s) => {
+      s.destroy();
+      if (++dropped === 3) dying.close();
+    });
+    await new Promise<void>((resolve) => dying.listen(path.join(dir, rig.socket), resolve));
+    const r = await rig.run(['up']);
+    dying.close();
+    expect(dropped).toBe(3);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/alpha\s+jg-[0-9a-f]{8}\s+@\d+\s+started/);
   });
 
   it('rebuilds a lost registry from the tmux tags', async () => {
