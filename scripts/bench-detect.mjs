@@ -6,7 +6,7 @@
 //
 // Usage: npm run build && node scripts/bench-detect.mjs [--ns 1,10,50] [--turns 40,12,6]
 //        [--think-ms 1000] [--idle-s 10] [--poll-ms 500] [--json FILE] [--alone] [--one-connection]
-//        [--fresh-home] [--signals SET] [--no-output-busy] [--active K] [--only poller|none]
+//        [--fresh-home] [--signals SET] [--no-output-busy] [--active K] [--only poller|none] [--nice N]
 // --signals SET: what the watcher reads the fake agents by, as a real CLI's profile does (issue 27):
 //   state-file (the default: the demo profile's state file and screen; claude without hooks),
 //   hooks (native hooks and the screen, no state file: codex, qwen and gemini),
@@ -23,6 +23,8 @@
 // --only poller: the poller alone, no watcher and no floor (turns are timed); --only none: the agents
 //   alone. With --alone (the watcher alone) they split tmux's CPU between the methods.
 // --active K keeps at most K agents in a turn at once (e.g. 20 busy of 100); the rest wait idle.
+// --nice N: the agents' CPU priority, as the launcher gives it (default 5, jaggers' default: `nice -n N`
+//   in the command and the pane's session group, src/agents/session-nice.ts); 0 runs them as this process.
 // --fresh-home starts the agents with a HOME that has no state folder yet (the watcher's first
 //   reading then comes before the folder exists; its state-file watch must be retried later).
 // BENCH_DEBUG=1 also prints every reading the watcher made around slow or missed detections.
@@ -42,7 +44,10 @@ import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { findCommand } from '../dist/src/agents/find-command.js';
 import { hookDir, hookLaunch, writeHookFiles } from '../dist/src/agents/hooks-install.js';
+import { DEFAULT_AGENT_NICE, nicedCommand } from '../dist/src/agents/plan.js';
+import { realSessionNicePorts, SessionNice } from '../dist/src/agents/session-nice.js';
 import { classify } from '../dist/src/detect/classify.js';
 import { ensurePrivateFolder } from '../dist/src/fs/private-dir.js';
 import { writeBridgeShell } from '../dist/src/panes/bridge-shell.js';
@@ -460,6 +465,9 @@ async function runN(ctx, n, turns) {
   });
 
   const fakeAgent = path.join(ctx.root, 'dist', 'src', 'fake-agent', 'main.js');
+  // The agents' CPU priority, as the launcher gives it.
+  const niceBin = findCommand('nice', process.env.PATH ?? '', ctx.root);
+  const sessionNice = new SessionNice(realSessionNicePorts((pid, why) => console.log(`agent ${pid}: its session group kept its nice (${why})`)));
   const panes = [];
   for (let i = 0; i < n; i++) {
     const terminalId = `jg-bench-${i}`;
@@ -485,13 +493,10 @@ async function runN(ctx, n, turns) {
       `FAKE_AGENT_TRACE=${trace}`,
       ...Object.entries(launch?.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
       '--',
-      process.execPath,
-      fakeAgent,
-      '--think-ms',
-      String(opts.thinkMs),
-      ...(launch?.args ?? []),
+      ...nicedCommand([process.execPath, fakeAgent, '--think-ms', String(opts.thinkMs), ...(launch?.args ?? [])], opts.nice, niceBin),
     ]);
     const [windowId, paneId, pid] = line.split(' ');
+    sessionNice.set(Number(pid), opts.nice);
     // Per window: a global `window-size manual` crashes tmux 3.3a on the next new-window.
     await client.runOk(['set-option', '-w', '-t', windowId, 'window-size', 'manual']);
     await client.runOk(['resize-window', '-t', windowId, '-x', '200', '-y', '50']);
@@ -1043,6 +1048,7 @@ function parseOptions(argv) {
     signals: 'state-file',
     active: 0,
     only: null,
+    nice: DEFAULT_AGENT_NICE,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -1099,6 +1105,11 @@ function parseOptions(argv) {
         break;
       case '--fresh-home':
         o.freshHome = true;
+        break;
+      case '--nice':
+        if (!/^\d+$/.test(v ?? '') || Number(v) > 19) throw new Error(`--nice takes 0 to 19, not ${v}`);
+        o.nice = Number(v);
+        i++;
         break;
       default:
         throw new Error(`unknown argument ${argv[i]}`);
@@ -1209,6 +1220,11 @@ async function main() {
       opts.freshHome
         ? 'agents start with a fresh HOME without ~/.fake-agent/state (--fresh-home)'
         : 'agents start with ~/.fake-agent/state already present (as after an earlier run of the CLI)',
+    );
+    console.log(
+      opts.nice > 0
+        ? `agents run at nice ${opts.nice} (jaggers' default: nice -n ${opts.nice}, and their pane's session group where the kernel groups by session); this process at ${os.getPriority()}`
+        : 'agents run at this process\'s priority (--nice 0)',
     );
     console.log(
       opts.alone

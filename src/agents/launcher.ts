@@ -21,7 +21,7 @@ import { applyPlan, configureServer, fixWindowSize, windowTags, type AppliedWind
 import { findCommand } from './find-command.js';
 import { hooksOff } from './hooks-install.js';
 import { waitGroupGone } from './proc.js';
-import { planLaunch, planWindows, type Launch, type LaunchInput, type WindowAction } from './plan.js';
+import { nicedCommand, planLaunch, planWindows, type Launch, type LaunchInput, type WindowAction } from './plan.js';
 import type { TerminalEntry } from './table.js';
 import { assertLocalTeam, namedTeam, teamSpecs } from './team.js';
 import type { RemoteOpened, RemoteWindow } from '../hosts/remote-host.js';
@@ -52,6 +52,8 @@ export interface LauncherPorts {
   jobFolder(j: JobRecord, project: ProjectFile | null): Promise<string>;
   /** Agents on other hosts (docs/hosts.md): started by each host's supervisor; none: refused. */
   hosts?: { up(specs: readonly AgentSpec[], project: ProjectFile): Promise<RemoteOpened> };
+  /** Gives an agent pane's session group the agent's nice (session-nice.ts); absent: only `nice` in its command. */
+  sessionNice?: { set(pid: number, nice: number): void };
 }
 
 export interface UpRequest {
@@ -80,6 +82,8 @@ export interface Opened {
 export class Launcher {
   /** `up`s one at a time: two at once give each agent one window. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** The `nice` program, looked for once on the supervisor's PATH (null: not found). */
+  private niceBin: string | null | undefined;
 
   constructor(private readonly p: LauncherPorts) {}
 
@@ -91,8 +95,14 @@ export class Launcher {
     return project?.size ? parseSize(project.size, `${this.p.where.projectRoot}/jaggers.json size`) : DEFAULT_WINDOW_SIZE;
   }
 
-  private input(size: { width: number; height: number }, task: string | null, newSessionId: () => string, hooksOff: string | null): LaunchInput {
+  private input(
+    size: { width: number; height: number },
+    task: string | null,
+    newSessionId: () => string,
+    settings: { hooksOff: string | null; nice: number | undefined },
+  ): LaunchInput {
     const w = this.p.where;
+    this.niceBin ??= findCommand('nice', w.basePath, w.projectRoot);
     return {
       projectRoot: w.projectRoot,
       session: w.session,
@@ -103,13 +113,24 @@ export class Launcher {
       size,
       task,
       newSessionId,
-      hooksOff,
+      hooksOff: settings.hooksOff,
+      ...(settings.nice !== undefined ? { nice: settings.nice } : {}),
+      niceBin: this.niceBin,
     };
   }
 
   /** Why the CLIs' hooks are off for every agent now (JAGGERS_HOOKS=0, jaggers.json `"hooks": false`); null: on. */
-  private async hooksOff(): Promise<string | null> {
-    return hooksOff(this.p.where.env, await this.p.project().catch(() => null), null);
+  /** What jaggers.json says for every launch: whether hooks are off (and why), and the agents' nice. */
+  private async settings(): Promise<{ hooksOff: string | null; nice: number | undefined }> {
+    const project = await this.p.project().catch(() => null);
+    return { hooksOff: hooksOff(this.p.where.env, project, null), nice: project?.nice };
+  }
+
+  /** The pane's session group gets the launch's nice (Linux with autogroup; see session-nice.ts). */
+  private async niceSession(paneId: string, launch: Launch, pid?: string | null): Promise<void> {
+    if (!this.p.sessionNice || launch.nice <= 0) return;
+    const p = Number(pid ?? (await paneField(this.p.tmux, paneId, '#{pane_pid}').catch(() => null)));
+    if (p > 0) this.p.sessionNice.set(p, launch.nice);
   }
 
   /** The agent's entry in jaggers.json, else what the registry knows of it (an `up` or `demo` without one). */
@@ -126,7 +147,7 @@ export class Launcher {
   /** How the terminal's agent starts: resuming its pinned conversation when it has one (`conversation`), else starting under that id. */
   async launchOf(terminalId: string, profile: Profile, o: { agent: string; task: string | null; conversation: boolean }): Promise<Launch> {
     const pinned = this.p.store.data.terminals[terminalId]?.sessionId ?? null;
-    const input = this.input(await this.sizeFor(profile), o.task, () => pinned ?? randomUUID(), await this.hooksOff());
+    const input = this.input(await this.sizeFor(profile), o.task, () => pinned ?? randomUUID(), await this.settings());
     return planLaunch(input, await this.specOf(o.agent, profile.name, terminalId, o.task), profile, terminalId, o.conversation ? pinned : null);
   }
 
@@ -183,13 +204,14 @@ export class Launcher {
       .filter((t) => t.task === task)
       .sort((a, b) => a.created.localeCompare(b.created));
     const plan = planWindows({
-      ...this.input(size, task, newSessionId, await this.hooksOff()),
+      ...this.input(size, task, newSessionId, await this.settings()),
       team: runnable,
       panes,
       terminals: terminals.map((t) => ({ terminalId: t.terminalId, agent: t.agent, sessionId: t.sessionId })),
       newTerminalId,
     });
     const windows = await applyPlan(tmux, where.session, plan, task);
+    for (const w of windows) if (w.launch) await this.niceSession(w.paneId, w.launch);
     await store.update((d) => {
       const events = journalFor(windows, plan, task);
       if (task) {
@@ -248,6 +270,7 @@ export class Launcher {
     const launch = await this.launchOf(terminalId, e.profile, { agent: e.pane.agent!, task: e.pane.task, conversation: pinned !== null });
     await writeLaunchFiles(launch);
     await respawnPane(this.p.tmux, e.pane.paneId, launch);
+    await this.niceSession(e.pane.paneId, launch);
     await this.p.table.refresh();
     this.p.log.info({ agent: e.pane.agent, terminal: terminalId, session: pinned }, 'agent restarted in its pinned conversation');
   }
@@ -283,7 +306,7 @@ export class Launcher {
     const pinned = this.p.store.data.terminals[terminalId]?.sessionId ?? null;
     const folder = j.worktree ? path.relative(this.p.where.projectRoot, await this.p.jobFolder(j, await this.p.project().catch(() => null))) : null;
     const launch = planLaunch(
-      this.input(await this.sizeFor(profile), j.id, () => randomUUID(), await this.hooksOff()),
+      this.input(await this.sizeFor(profile), j.id, () => randomUUID(), await this.settings()),
       { name: agent, profile: j.target, args: [], env: {}, ...(folder ? { cwd: folder } : {}) },
       profile,
       terminalId,
@@ -321,6 +344,7 @@ export class Launcher {
   private async openWindow(name: string, launch: Launch, tags: Record<string, string>): Promise<{ windowId: string; paneId: string }> {
     await writeLaunchFiles(launch);
     const w = await newWindow(this.p.tmux, { session: this.p.where.session, name, cwd: launch.cwd, env: launch.env, command: launch.command });
+    await this.niceSession(w.paneId, launch);
     await setWindowOptions(this.p.tmux, w.windowId, tags);
     await fixWindowSize(this.p.tmux, w.windowId, launch);
     return w;
@@ -354,7 +378,15 @@ export class Launcher {
     delete env.TMUX_PANE;
     await writeLaunchFiles(launch);
     const spec = await this.specOf(t.agent, t.profile, terminalId, t.task);
-    return { env, args: [...spec.args, ...(launch.mcp?.args ?? []), ...(launch.folders?.args ?? [])], cwd: launch.cwd };
+    const sessionNice = this.p.sessionNice;
+    return {
+      env,
+      args: [...spec.args, ...(launch.mcp?.args ?? []), ...(launch.folders?.args ?? [])],
+      cwd: launch.cwd,
+      // At the agent's nice, as in its pane: the run is a session of its own too (started detached).
+      before: nicedCommand([], launch.nice, this.niceBin ?? null),
+      ...(sessionNice && launch.nice > 0 ? { started: (pid: number) => sessionNice.set(pid, launch.nice) } : {}),
+    };
   }
 
   /** Stop the agent's TUI for a headless turn (a placeholder holds the pane) and start it again afterwards. */
@@ -372,7 +404,7 @@ export class Launcher {
       resume: async (sessionId, conversation) => {
         const terminalId = e.pane.terminalId!;
         const pinned = sessionId ?? this.p.store.data.terminals[terminalId]?.sessionId ?? null;
-        const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID(), await this.hooksOff());
+        const input = this.input(await this.sizeFor(t.profile), e.pane.task, () => pinned ?? randomUUID(), await this.settings());
         const launch = planLaunch(
           input,
           await this.specOf(t.agent, t.profile.name, terminalId, e.pane.task),
@@ -383,6 +415,7 @@ export class Launcher {
         await writeLaunchFiles(launch);
         await respawnPane(tmux, t.paneId, { cwd: launch.cwd, env: launch.env, command: launch.command });
         const pid = await paneField(tmux, t.paneId, '#{pane_pid}');
+        await this.niceSession(t.paneId, launch, pid);
         watcher.release(t.paneId, pid ? Number(pid) : null);
         this.p.log.info(
           { agent: t.agent, terminal: terminalId, session: pinned, resumed: conversation },

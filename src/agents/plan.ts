@@ -35,6 +35,8 @@ export interface Launch {
   hooksDir: string;
   /** jaggers' shared folders outside the agent's folder, readable for its CLI (arguments and environment in `command`/`env` already); made first. */
   folders: FoldersLaunch | null;
+  /** Its CPU priority: `command` starts under `nice -n <nice>` when above 0, and its pane's session group gets it too (`sessionNice`). */
+  nice: number;
 }
 
 export type WindowAction =
@@ -57,6 +59,10 @@ export interface PlanInput {
   newSessionId: () => string;
   /** Why hooks are off for this launch (`JAGGERS_HOOKS=0`, jaggers.json); null or absent: on where the profile has them. */
   hooksOff?: string | null;
+  /** jaggers.json's `nice`, for agents without their own (absent: DEFAULT_AGENT_NICE). */
+  nice?: number;
+  /** The `nice` program (an absolute path); null where none was found: agents then start at jaggers' own priority. */
+  niceBin?: string | null;
   /**
    * The environment every pane inherits (the supervisor's: tmux gives each window the server's, as it
    * gave window 0), under the profile's and the agent's: where a hook kit finds HOME (absent: only the
@@ -86,7 +92,7 @@ export function planWindows(input: PlanInput): WindowAction[] {
 /** What starting an agent needs besides its spec and profile. */
 export type LaunchInput = Pick<
   PlanInput,
-  'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId' | 'hooksOff' | 'baseEnv'
+  'projectRoot' | 'session' | 'socket' | 'binDir' | 'basePath' | 'size' | 'task' | 'newSessionId' | 'hooksOff' | 'baseEnv' | 'nice' | 'niceBin'
 >;
 
 /**
@@ -145,8 +151,10 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
         }),
   );
   const folders = foldersLaunch(profile, { projectRoot: input.projectRoot, cwd, env: { ...input.baseEnv, ...env } });
+  const nice = spec.nice ?? input.nice ?? DEFAULT_AGENT_NICE;
+  const argv = [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...(folders?.args ?? []), ...sessionArgs];
   return {
-    command: [profile.command, ...profile.args, ...spec.args, ...(mcp?.args ?? []), ...(hooks?.args ?? []), ...(folders?.args ?? []), ...sessionArgs],
+    command: nicedCommand(argv, nice, input.niceBin ?? null),
     // The folders' environment joins the agent's own value (opencode's OPENCODE_PERMISSION), so it comes last.
     env: { ...mcp?.env, ...hooks?.env, ...env, ...folders?.env },
     cwd,
@@ -158,5 +166,18 @@ export function planLaunch(input: LaunchInput, spec: AgentSpec, profile: Profile
     hooks,
     hooksDir: hookDir(input.projectRoot, terminalId),
     folders,
+    nice,
   };
+}
+
+/**
+ * Agents run below jaggers' own CPU priority by default: when they keep every core busy (builds, tests,
+ * or many at once), the supervisor, tmux and the person's own programs still get the CPU when they need
+ * it (at 100 busy agents on 2 cores, hook events were known 5-10x sooner: BENCHMARKS.md, "CPU priority").
+ */
+export const DEFAULT_AGENT_NICE = 5;
+
+/** The argv under `nice` (which execs it: the pane's process stays the CLI's, same pid); unchanged at 0 or without a `nice`. */
+export function nicedCommand(argv: string[], nice: number, niceBin: string | null): string[] {
+  return nice > 0 && niceBin ? [niceBin, '-n', String(nice), ...argv] : argv;
 }

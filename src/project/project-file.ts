@@ -8,6 +8,9 @@ import { BudgetSchema, CompactAtSchema } from '../usage/budget-schema.js';
 import { ContextWindowsSchema } from '../usage/context.js';
 import { HostsSchema } from '../hosts/schema.js';
 
+/** An agent's nice value: 0 (as jaggers runs) to 19 (only what nothing else wants). */
+const NiceSchema = z.number().int().min(0).max(19);
+
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 const AgentSchema = z.strictObject({
@@ -20,6 +23,8 @@ const AgentSchema = z.strictObject({
   mcp: z.boolean().optional(),
   /** Install its CLI's native hooks (where its profile has them); false: read from the state file and screen only. */
   hooks: z.boolean().optional(),
+  /** Its CPU priority, as `nice` takes it (0-19; default the project's, else 5): docs/agents.md, "CPU priority". */
+  nice: NiceSchema.optional(),
   /** `worktree`: the agent works in a git worktree of its own (`.jaggers/worktrees/<name>`, branch `jaggers/<name>`). */
   isolation: z.enum(['shared', 'worktree']).optional(),
   /** The branch or commit its worktree starts from when it is made (default: the checkout's current branch). */
@@ -63,6 +68,8 @@ export const ProjectSchema = z
     maxWorkers: z.union([z.number().int().positive(), z.record(z.string(), z.number().int().positive())]).optional(),
     /** false: no agent of this project gets its CLI's native hooks installed (the state file and screen decide). */
     hooks: z.boolean().optional(),
+    /** Every agent's CPU priority, as `nice` takes it (0-19, default 5; 0: as jaggers itself runs). */
+    nice: NiceSchema.optional(),
     /** The watchdog (docs/limits.md): seconds busy with no output and no hook event before an agent counts as stuck (default 600). */
     stuckAfter: z.number().positive().max(86_400).optional(),
     /** What the watchdog does besides telling (default `notify`); `interrupt` presses the CLI's own interrupt keys once. */

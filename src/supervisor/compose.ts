@@ -9,6 +9,7 @@ import type { HealthView, StateEventData, StreamEvent, TurnEventData } from '../
 import { Answers } from '../agents/answer.js';
 import { Isolation } from '../agents/isolation.js';
 import { Launcher } from '../agents/launcher.js';
+import { realSessionNicePorts, SessionNice } from '../agents/session-nice.js';
 import { homeOfPid } from '../agents/proc.js';
 import { usageSource } from '../usage/source.js';
 import { priceTable } from '../usage/prices.js';
@@ -288,6 +289,7 @@ export function compose(d: SupervisorDeps) {
     place: (spec, p, task) => isolation.place(spec, p, task),
     jobFolder: (j, p) => isolation.jobFolder(j, p),
     hosts,
+    sessionNice: new SessionNice(realSessionNicePorts((pid, why) => log.debug({ pid, why }, "an agent pane's session group kept its nice (autogroup)"))),
   });
 
   const homes = new Map<number, string>();

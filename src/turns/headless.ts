@@ -15,6 +15,10 @@ export interface AgentLaunch {
   env: Record<string, string>;
   args: string[];
   cwd: string;
+  /** What runs the CLI (`nice -n 5`, the agent's CPU priority); none: the CLI itself. */
+  before?: string[];
+  /** Told the run's process (its session's leader) once it started: its session group gets the agent's nice. */
+  started?(pid: number): void;
 }
 
 /** The agent's live pane, when it has one: stopped before the headless turn, started again after. */

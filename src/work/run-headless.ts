@@ -319,7 +319,7 @@ async function start(
   const argv = headlessArgv(profile, launch, { ...o, replyFile });
   const attempt: Attempt = { ...argv, n, sessionId: o.sessionId, replyFile };
   await writeFileAtomic(path.join(dir, `${n}.json`), JSON.stringify(attempt), { sync: false });
-  const child = spawn('sh', ['-c', WRAPPER, 'jaggers-headless', dir, String(n), argv.command, ...argv.args], {
+  const child = spawn('sh', ['-c', WRAPPER, 'jaggers-headless', dir, String(n), ...(launch.before ?? []), argv.command, ...argv.args], {
     cwd: launch.cwd,
     env: launch.env,
     detached: true,
@@ -327,7 +327,10 @@ async function start(
   });
   child.unref();
   await new Promise<void>((resolve, reject) => {
-    child.once('spawn', () => resolve());
+    child.once('spawn', () => {
+      if (child.pid) launch.started?.(child.pid);
+      resolve();
+    });
     child.once('error', (e) => reject(new JaggersError('E_FILE', `${o.label}: cannot start sh for ${profile.command}: ${e.message}`)));
   });
   // Its pid file, written first thing by the shell, tells a later supervisor the run started.

@@ -61,6 +61,38 @@ describe('jaggers up / ls / capture / send / down on real tmux', () => {
     );
   });
 
+  it("runs each agent under nice 5 (jaggers.json's `nice`, an agent's own), its pane's session group too where the kernel groups by session", async () => {
+    await writeProject(rig.root, {
+      nice: 7,
+      agents: [
+        { name: 'alpha', profile: 'echo' },
+        { name: 'beta', profile: 'echo', nice: 0 },
+      ],
+    });
+    const r = await rig.run(['up']);
+    expect(r.code, r.stderr).toBe(0);
+    const c = await rig.control();
+    const panes = (await listPanes(c, rig.session)).filter((p) => p.agent);
+    const of = (agent: string) => panes.find((p) => p.agent === agent)!.panePid!;
+    // The pane's own process is the CLI (nice execs it): its `nice` field (the 19th of /proc/<pid>/stat).
+    const niceOf = async (pid: number) => Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')[16]);
+    const commOf = async (pid: number) => (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
+    expect(await niceOf(of('alpha'))).toBe(7);
+    expect(await commOf(of('alpha'))).toBe('cat');
+    expect(await niceOf(of('beta'))).toBe(0);
+    const grouped = (await readFile('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').catch(() => '0')).trim() === '1';
+    if (!grouped) {
+      console.log('autogroup is off on this kernel: the session group part is not checked');
+      return;
+    }
+    // Changed by the supervisor after the pane started (one change per 100 ms for a user without CAP_SYS_ADMIN).
+    const groupNice = async (pid: number) => /nice (-?\d+)/.exec(await readFile(`/proc/${pid}/autogroup`, 'utf8'))?.[1];
+    const deadline = Date.now() + 5000;
+    while ((await groupNice(of('alpha'))) !== '7' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+    expect(await groupNice(of('alpha'))).toBe('7');
+    expect(await groupNice(of('beta'))).toBe('0');
+  });
+
   it('is idempotent, and a restarted server gets the same terminal ids back', async () => {
     expect((await rig.run(['up'])).code).toBe(0);
     const first = JSON.parse((await rig.run(['ls', '--json'])).stdout);

@@ -2,6 +2,7 @@
 // (test/helpers/fake-tmux.ts) and an in-memory registry: `up` plans and applies windows and records
 // them once; two `up`s at once are one after the other; a worker window is recorded with its job's
 // `starting`, and closed again when the job ended meanwhile.
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Launcher, type LauncherPorts } from '../../src/agents/launcher.js';
@@ -25,6 +26,11 @@ async function setup(
   hosts?: LauncherPorts['hosts'],
 ) {
   const root = await temp();
+  // The `nice` program agents start under, found on the supervisor's PATH.
+  const tools = path.join(root, 'tools');
+  await mkdir(tools);
+  await writeFile(path.join(tools, 'nice'), '#!/bin/sh\n', { mode: 0o755 });
+  const niced: { pid: number; nice: number }[] = [];
   const tmux = new FakeTmux();
   tmux.addWindow({ name: 'supervisor', index: 0 });
   const store = new FakeStore();
@@ -45,16 +51,18 @@ async function setup(
       session: tmux.session,
       socket: 'jaggers-test',
       binDir: path.join(root, 'bin'),
-      basePath: '/usr/bin:/bin',
+      basePath: `${tools}:/usr/bin:/bin`,
       env: {},
     },
+    sessionNice: { set: (pid, nice) => void niced.push({ pid, nice }) },
     project: async () => project,
     loadProfile: async (name) => pinning(name),
     ...(hosts ? { hosts } : {}),
   };
   const launcher = new Launcher(ports);
   const agentsOf = () => tmux.windows.filter((w) => w.options['@jaggers_agent']).map((w) => w.options['@jaggers_agent']);
-  return { root, tmux, store, launcher, agentsOf, refreshes: () => refreshes };
+  const nice = ['-n', '5'];
+  return { root, tmux, store, launcher, agentsOf, refreshes: () => refreshes, niced, nice: [path.join(tools, 'nice'), ...nice] };
 }
 
 describe('the launcher', () => {
@@ -73,7 +81,9 @@ describe('the launcher', () => {
     expect(coder.options).toMatchObject({ '@jaggers_profile': 'fake', 'window-size': 'manual' });
     // Started in a conversation pinned up front, and the registry knows it.
     const session = h.store.data.terminals[terminalId]!.sessionId!;
-    expect(coder.command).toEqual(['sh', '--session-id', session]);
+    // Under nice 5 (the default), and its pane's session group too.
+    expect(coder.command).toEqual([...h.nice, 'sh', '--session-id', session]);
+    expect(h.niced).toEqual(h.tmux.windows.filter((w) => w.options['@jaggers_agent']).map((w) => ({ pid: w.pid, nice: 5 })));
     expect(h.store.data.terminals[terminalId]).toMatchObject({ agent: 'coder', window: coder.windowId, cwd: h.root, task: null });
     expect(h.tmux.globals).toMatchObject({ 'remain-on-exit': 'on', 'default-size': '200x50' });
     expect(h.tmux.named('resize-window').map((c) => c.slice(-4))).toEqual([
@@ -123,7 +133,8 @@ describe('the launcher', () => {
     const opened = await h.launcher.up({});
     expect(opened.windows.map((x) => [x.action, x.terminalId])).toEqual([['respawn', terminalId]]);
     expect(h.tmux.named('respawn-pane')).toHaveLength(1);
-    expect(w.command).toEqual(['sh', '--resume', session]);
+    expect(w.command).toEqual([...h.nice, 'sh', '--resume', session]);
+    expect(h.niced.at(-1)).toEqual({ pid: w.pid, nice: 5 });
     expect(h.store.of('terminal-created')).toHaveLength(1);
     expect(h.store.of('session-pinned').map((e) => e.how)).toEqual(['pre-generated', 'resumed']);
   });
@@ -254,9 +265,25 @@ describe('the launcher', () => {
     await h.launcher.openTaskWindow('jg-7a5c', 't-1');
     const w = h.tmux.windows.at(-1)!;
     expect(w.name).toBe('coder+t-1');
-    expect(w.command).toEqual(['sh', '--resume', '99999999-2222-3333-4444-555555555555']);
+    expect(w.command).toEqual([...h.nice, 'sh', '--resume', '99999999-2222-3333-4444-555555555555']);
     expect(h.store.data.terminals['jg-7a5c']!.window).toBe(w.windowId);
     // Resumed under the pin it had: no new pin.
     expect(h.store.of('session-pinned')).toHaveLength(1);
+  });
+
+  it("jaggers.json's `nice`: 0 starts agents as jaggers runs (no nice, no group change); a headless run gets the agent's nice too", async () => {
+    const zero = await setup(ProjectSchema.parse({ nice: 0, agents: [{ name: 'coder', profile: 'fake' }] }));
+    await zero.launcher.up({});
+    const w = zero.tmux.windows.find((x) => x.options['@jaggers_agent'] === 'coder')!;
+    expect(w.command[0]).toBe('sh');
+    expect(zero.niced).toEqual([]);
+
+    const h = await setup(ProjectSchema.parse({ nice: 9, agents: [{ name: 'coder', profile: 'fake' }] }));
+    await h.launcher.up({});
+    const terminalId = h.tmux.windows.find((x) => x.options['@jaggers_agent'] === 'coder')!.options['@jaggers_terminal_id']!;
+    const run = await h.launcher.headlessLaunch(terminalId, 't-1');
+    expect(run.before).toEqual([h.nice[0], '-n', '9']);
+    run.started?.(4321);
+    expect(h.niced.at(-1)).toEqual({ pid: 4321, nice: 9 });
   });
 });
