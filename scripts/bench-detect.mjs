@@ -439,6 +439,11 @@ async function runN(ctx, n, turns) {
     spool.start();
     await writeBridgeShell(hookSpoolDir(jaggersDir));
   }
+  // A pane whose hooks the watcher stopped trusting (a turn with no hook call): the screen decides it from then on.
+  const hookWarnings = [];
+  watcher.onHookWarning?.((pane, warning) => hookWarnings.push({ pane: pane.paneId, agent: pane.agent, at: now(), warning }));
+  const hooksBack = [];
+  watcher.onHooksBack?.((pane) => hooksBack.push(pane.agent));
   const changes = [];
   const waiters = new Set();
   watcher.onChange((c) => {
@@ -806,6 +811,8 @@ async function runN(ctx, n, turns) {
       : undefined,
     traced: traces.length,
     timeouts,
+    hookWarnings,
+    hooksBack,
     phaseSeconds: (phaseEnd - phaseStart) / 1000,
     series,
     breakdownBusy: breakdown(jBusy),
@@ -938,6 +945,13 @@ function printResult(r, settleMs, opts) {
     `== N=${r.n} agents${opts.active > 0 ? ` (at most ${opts.active} in a turn at once)` : ''}: ${r.turns} turns each, think ${opts.thinkMs} ms, ${r.traced} traced state changes in ${r.phaseSeconds.toFixed(1)} s` +
       (r.timeouts ? `, ${r.timeouts} turns timed out` : ''),
   );
+  if (r.hookWarnings?.length)
+    out.push(
+      `hooks warned of on ${r.hookWarnings.length} panes (${r.hookWarnings
+        .map((w) => w.agent)
+        .slice(0, 5)
+        .join(', ')}; the screen decides them until their hooks call again, and ${r.hooksBack.length} did): ${r.hookWarnings[0].warning}`,
+    );
   out.push('latency in ms from the agent drawing the new screen (its trace line) to the state being known:');
   out.push(
     `${'change'.padEnd(11)}${'method'.padEnd(46)}${'n'.padStart(5)}${'p50'.padStart(8)}${'p95'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}${'min'.padStart(8)}${'missed'.padStart(8)}`,

@@ -101,6 +101,7 @@ export class PaneWatcher {
   private readonly sessionListeners = new Set<(pane: WatchedPane, sessionId: string) => void>();
   private readonly screenListeners = new Set<(paneId: string, screen: string) => void>();
   private readonly hookWarningListeners = new Set<(pane: WatchedPane, warning: string) => void>();
+  private readonly hooksBackListeners = new Set<(pane: WatchedPane, warning: string) => void>();
   private readonly toolListeners = new Set<(pane: WatchedPane, tool: string, input: string) => void>();
   private readonly hookGraceMs: number;
   private readonly limitWaitMs: number | undefined;
@@ -182,6 +183,16 @@ export class PaneWatcher {
   onHookWarning(l: (pane: WatchedPane, warning: string) => void): () => void {
     this.hookWarningListeners.add(l);
     return () => this.hookWarningListeners.delete(l);
+  }
+
+  /**
+   * A pane warned of above whose hooks called again: they were late, not gone (seen on a starved machine,
+   * where a turn's calls can land after the screen ended it). Its hooks decide again; `warning` is the
+   * one taken back.
+   */
+  onHooksBack(l: (pane: WatchedPane, warning: string) => void): () => void {
+    this.hooksBackListeners.add(l);
+    return () => this.hooksBackListeners.delete(l);
   }
 
   /** A tool call the pane's CLI is about to make, from its pre-tool-use hook (the watchdog's loop check). */
@@ -400,6 +411,11 @@ export class PaneWatcher {
       e.hooks.heard = true;
       e.hooks.calls++;
       e.hooks.lastEvent = { event: call.event, at: this.now() };
+      const warned = e.hooks.warning;
+      if (warned !== null) {
+        e.hooks.warning = null;
+        for (const l of this.hooksBackListeners) l(e.pane, warned);
+      }
     }
     e.hooks.firedAt = Number(call.ns / 1000n) / 1000;
     try {

@@ -757,6 +757,9 @@ export function compose(d: SupervisorDeps) {
       watcher.onChange(onStatus);
       watcher.onSession((pane, sessionId) => void followSession(pane.terminalId ?? null, pane.agent, sessionId));
       watcher.onHookWarning((pane, warning) => log.warn({ agent: pane.agent, terminal: pane.terminalId }, warning));
+      watcher.onHooksBack((pane) =>
+        log.info({ agent: pane.agent, terminal: pane.terminalId }, `${pane.agent}'s hooks called again: they decide its state again (they were late, not off)`),
+      );
       await readStuckSettings();
       watcher.onScreen((paneId, screen) => {
         const rules = watcher.pane(paneId)?.profile.detect.rules ?? [];

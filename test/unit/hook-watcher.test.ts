@@ -472,6 +472,41 @@ describe('hook signals in the pane watcher', () => {
     expect(t.warnings).toHaveLength(1);
   });
 
+  it('hooks late, not gone: a call after the warning takes it back, and the hooks decide again', async () => {
+    const t = await setup();
+    const back: string[] = [];
+    t.w.onHooksBack((_p, m) => back.push(m));
+    // A turn the screen saw whole before its calls came (a starved machine): warned.
+    t.w.inputSent('%1');
+    t.clock.advance(150);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    await t.shows(IDLE);
+    t.clock.advance(300);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.warnings).toHaveLength(1);
+    expect(t.w.hooksExpected('%1')).toBe(false);
+    // Its calls land now: stale-free, so the hooks work.
+    t.hook('UserPromptSubmit');
+    expect(back).toEqual([t.warnings[0]]);
+    expect(t.w.hooksExpected('%1')).toBe(true);
+    expect(t.w.hookView('%1')?.warning ?? null).toBeNull();
+    t.hook('Stop');
+    expect(t.w.status('%1')).toBe('done');
+    // The next turn is the hooks' again: started and ended by them, the spinner alone asks for no capture.
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    expect(t.w.snapshot('%1')?.context).toMatchObject({ rule: 'hook UserPromptSubmit', source: 'hook' });
+    const before = t.captures();
+    t.events.output('%1', 'x');
+    t.clock.advance(100);
+    expect(t.captures()).toBe(before);
+    t.hook('Stop');
+    expect(t.w.snapshot('%1')?.context).toMatchObject({ rule: 'hook Stop', source: 'hook' });
+    expect(t.warnings).toHaveLength(1);
+    expect(back).toHaveLength(1);
+  });
+
   it('no warning for a pane whose hooks were turned off at its start', async () => {
     const t = await setup(false);
     t.w.inputSent('%1');
