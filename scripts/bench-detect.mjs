@@ -723,6 +723,23 @@ async function runN(ctx, n, turns) {
     settleExtra.push(doneAt - m.d.at - profile.detect.settleMs);
     restarts.push(settleRestarts.filter((x) => x.pane === m.d.pane && x.at >= m.d.at && x.at <= doneAt).length);
   }
+  // A pane whose hooks were warned of: its status changes, machine events (BENCH_DEBUG=1) and hook calls, in order.
+  {
+    for (const w of hookWarnings.slice(0, 1)) {
+      const pane = panes.find((p) => p.paneId === w.pane);
+      const t0 = phaseStart;
+      const lines = [
+        ...readings.filter((y) => y.pane === w.pane).map((y) => ({ at: y.at, text: `${y.type} ${y.status ?? ''} (${y.source ?? ''}) in ${y.before}` })),
+        ...changes.filter((y) => y.pane === w.pane).map((y) => ({ at: y.at, text: `-> ${y.state} (turns ${y.turns})` })),
+        ...hookCalls
+          .filter((c) => c.terminalId === pane?.terminalId)
+          .map((c) => ({ at: c.at, text: `hook call ${c.event} (bridge started ${c.lagMs.toFixed(0)} ms before)` })),
+        { at: w.at, text: `WARNING ${w.warning.slice(0, 60)}` },
+      ].sort((a, b) => a.at - b.at);
+      console.log(`warned pane ${w.agent}:`);
+      for (const l of lines) console.log(`  ${(l.at - t0).toFixed(1)} ms: ${l.text}`);
+    }
+  }
   if (process.env.BENCH_DEBUG) {
     console.log(
       `debug: fs.watch calls: ${fsWatchCalls.ok} ok, ${fsWatchCalls.failed.length} failed ${JSON.stringify(fsWatchCalls.failed.slice(0, 2))}; their handles reported ${fsEvents.length} events so far`,
@@ -1238,7 +1255,7 @@ async function main() {
     console.log(
       opts.nice > 0
         ? `agents run at nice ${opts.nice} (jaggers' default: nice -n ${opts.nice}, and their pane's session group where the kernel groups by session); this process at ${os.getPriority()}`
-        : 'agents run at this process\'s priority (--nice 0)',
+        : "agents run at this process's priority (--nice 0)",
     );
     console.log(
       opts.alone

@@ -18,7 +18,7 @@
 //    socket, starts the supervisor in window 0 and waits for GET /v1/health); beside `jaggers ls
 //    --json` against a live supervisor. Split at the new supervisor's process start (from /proc).
 //
-// Usage: npm run build && node scripts/bench-jobs.mjs [assigns=30] [messages=100] [burst=200] [kills=7] [warm=3]
+// Usage: npm run build && node scripts/bench-jobs.mjs [assigns=30] [messages=100] [burst=200] [kills=7] [warm=3] [nice]
 // Everything runs in a private world: temp project and HOME, own TMUX_TMPDIR and socket, TMUX and
 // TMUX_PANE removed; the tmux server is killed by its socket at the end, also on error or Ctrl-C.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -33,7 +33,7 @@ import { benchWorld, worldEnd, cpuPressure, cpuTicks, load, pct, startedAt, tick
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
-const [ASSIGNS = 30, MESSAGES = 100, BURST = 200, KILLS = 7, WARM = 3] = process.argv.slice(2).map(Number);
+const [ASSIGNS = 30, MESSAGES = 100, BURST = 200, KILLS = 7, WARM = 3, NICE = null] = process.argv.slice(2).map(Number);
 const CLI_MESSAGES = 20;
 const AGENTS = 10;
 /** The fake agents' think time in the latency and throughput phases. */
@@ -98,7 +98,8 @@ try {
   await profile('small', THINK_MS);
   const tees = Array.from({ length: AGENTS }, (_, i) => `t${i}`);
   const agents = [{ name: 'j0', profile: 'quick' }, { name: 'rx', profile: 'small' }, ...tees.map((name) => ({ name, profile: 'small' }))];
-  await writeFile(path.join(root, 'jaggers.json'), JSON.stringify({ agents }));
+  // NICE: the agents' CPU priority (jaggers.json `nice`); absent: jaggers' default.
+  await writeFile(path.join(root, 'jaggers.json'), JSON.stringify({ agents, ...(Number.isInteger(NICE) ? { nice: NICE } : {}) }));
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ${execFileSync('tmux', ['-V']).toString().trim()}`);
   console.log(`commit ${commit}; load average ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);

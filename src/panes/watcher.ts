@@ -591,8 +591,18 @@ export class PaneWatcher {
     if (e.output.saysBusy(text, e.pane.profile.detect.outputBusy)) {
       this.scheduler.busyOutput(e.schedule, at);
       // The state file, where the CLI writes one, decides busy and idle: output may lag it by a second.
-      // After a hook's turn end, busy output is the screen lagging behind it (rank() holds it too).
-      if (!e.life.dead && !e.held && e.lastFileStatus === null && (e.hooks.word === null || e.hooks.word.confirmed) && this.status(paneId) !== 'busy') {
+      // After a hook's turn end, busy output is the screen lagging behind it (rank() holds it too), also
+      // once the screen caught up where turns start by a hook: tmux may hand over the turn's last frame
+      // on the output connection after a capture on the other one read the quiet screen (seen 370 ms
+      // late at 100 agents, and a turn that never ran). The late look reads the screen as it is.
+      const word = e.hooks.word;
+      if (
+        !e.life.dead &&
+        !e.held &&
+        e.lastFileStatus === null &&
+        (word === null || (word.confirmed && !(word.status === 'done' && this.startsByHook(e)))) &&
+        this.status(paneId) !== 'busy'
+      ) {
         e.actor.send({ type: 'SCREEN', at, classification: { status: 'busy', rule: 'outputBusy (the output says busy)', lines: [] }, source: 'output' });
       }
       this.scheduler.armQuiet(e.schedule);

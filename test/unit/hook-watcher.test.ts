@@ -507,6 +507,36 @@ describe('hook signals in the pane watcher', () => {
     expect(back).toHaveLength(1);
   });
 
+  it("a late chunk of the turn's spinner, after the hook's end and the screen caught up, opens no turn (seen at 100 agents)", async () => {
+    // The profile's outputBusy names the spinner: such output says busy without a capture.
+    const spinning = ProfileSchema.parse({ ...profile, detect: { ...profile.detect, outputBusy: ['esc to cancel'] } });
+    const t = await setup(true, spinning);
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    await t.shows(SPINNER);
+    t.hook('Stop');
+    expect(t.w.status('%1')).toBe('done');
+    // The screen caught up (read quiet): the word is confirmed.
+    await t.shows(IDLE);
+    t.clock.advance(3500);
+    await t.screen(IDLE);
+    expect(t.w.status('%1')).toBe('done');
+    // tmux delivers the last spinner frame's bytes on the output connection only now (seen 370 ms late
+    // there, while captures on the other connection were current): stale, not a new turn.
+    t.events.output('%1', SPINNER);
+    t.clock.advance(400);
+    await t.screen(IDLE);
+    t.clock.advance(3500);
+    await t.screen(IDLE);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.turns('%1')).toBe(1);
+    expect(t.warnings).toEqual([]);
+    // A real next turn still starts by its hook.
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    expect(t.w.status('%1')).toBe('busy');
+  });
+
   it('no warning for a pane whose hooks were turned off at its start', async () => {
     const t = await setup(false);
     t.w.inputSent('%1');
