@@ -618,10 +618,13 @@ async function runN(ctx, n, turns) {
         // A turn whose done never comes is ended by the next prompt (counted as timed out). Without a
         // watcher (--only), a turn is given its think time and 800 ms more.
         const done = opts.only ? sleep(opts.thinkMs + 950).then(() => true) : waitDone(p.paneId, turnsBefore, opts.thinkMs + 5000);
+        // As a delivery does: the screen read before typing tells the machine which turn summary is old
+        // (without it, a start look that reads the last turn's summary took it for this turn's end).
+        const before = opts.only ? undefined : await capturePane(cmd, p.paneId).catch(() => undefined);
         await sendLiteral(cmd, p.paneId, `bench turn ${k + 1} of ${p.agent}`);
         await sleep(150); // let the typed text show before Enter
         await sendKeys(cmd, p.paneId, ['Enter']);
-        watcher.inputSent(p.paneId);
+        watcher.inputSent(p.paneId, before);
         if (!(await done)) timeouts++;
         release();
         await sleep(100 + Math.random() * 500);
