@@ -6,20 +6,10 @@ import { RETRY_MS, SessionNice, type SessionNicePorts } from '../../src/agents/s
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
 import { isJaggersError } from '../../src/errors.js';
+import { launchInput } from '../helpers/launch-input.js';
 
 const profile = ProfileSchema.parse({ name: 'f', command: 'jaggers-fake-agent', args: ['--x'] });
-const input = (o: Partial<LaunchInput> = {}): LaunchInput => ({
-  projectRoot: '/p',
-  session: 's',
-  socket: 'sock',
-  binDir: '/pkg/bin',
-  basePath: '/usr/bin',
-  size: { width: 200, height: 50 },
-  task: null,
-  newSessionId: () => 'uuid-1',
-  niceBin: '/usr/bin/nice',
-  ...o,
-});
+const input = (o: Partial<LaunchInput> = {}): LaunchInput => launchInput('/p', { niceBin: '/usr/bin/nice', ...o });
 const spec = { name: 'a', profile: 'f', args: ['--y'], env: {} };
 
 describe('the launch under nice', () => {

@@ -85,6 +85,15 @@ async function setup(installed = true, prof = profile, files = noFiles) {
   return { w, clock, shows, hook, warnings, sessions, events, screen, captures, pane, pauses, resumes };
 }
 
+/** A prompt whose turn the screen alone sees, start (the look 150 ms after it) to end: no hook calls. */
+async function turnOnScreenAlone(t: Awaited<ReturnType<typeof setup>>): Promise<void> {
+  t.w.inputSent('%1');
+  t.clock.advance(150);
+  await t.screen(SPINNER);
+  await t.shows(IDLE);
+  t.clock.advance(300);
+}
+
 describe('hook signals in the pane watcher', () => {
   it('turn start and turn end decide busy and done at once, named `hook <event>`; the lagging screen changes neither', async () => {
     const t = await setup();
@@ -477,15 +486,8 @@ describe('hook signals in the pane watcher', () => {
     const back: string[] = [];
     t.w.onHooksBack((_p, m) => back.push(m));
     // A turn the screen saw whole before its calls came (a starved machine): warned.
-    t.w.inputSent('%1');
-    t.clock.advance(150);
-    await t.screen(SPINNER);
-    expect(t.w.status('%1')).toBe('busy');
-    await t.shows(IDLE);
-    t.clock.advance(300);
-    expect(t.w.status('%1')).toBe('done');
-    expect(t.warnings).toHaveLength(1);
-    expect(t.w.hooksExpected('%1')).toBe(false);
+    await turnOnScreenAlone(t);
+    expect([t.w.status('%1'), t.warnings.length, t.w.hooksExpected('%1')]).toEqual(['done', 1, false]);
     // Its calls land now: stale-free, so the hooks work.
     t.hook('UserPromptSubmit');
     expect(back).toEqual([t.warnings[0]]);

@@ -9,6 +9,7 @@ import { planLaunch, type LaunchInput } from '../../src/agents/plan.js';
 import { fakeAgentHooks } from '../../src/clis/fake-agent/hooks.js';
 import { loadProfile } from '../../src/profiles/load.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
+import { launchInput } from '../helpers/launch-input.js';
 
 let root: string;
 beforeEach(async () => {
@@ -17,17 +18,7 @@ beforeEach(async () => {
 afterEach(async () => rm(root, { recursive: true, force: true }));
 
 const profile = ProfileSchema.parse({ name: 'f', command: 'jaggers-fake-agent', detect: { hooks: 'fake-agent' } });
-const input = (o: Partial<LaunchInput> = {}): LaunchInput => ({
-  projectRoot: root,
-  session: 's',
-  socket: 'sock',
-  binDir: '/pkg/bin',
-  basePath: '/usr/bin',
-  size: { width: 200, height: 50 },
-  task: null,
-  newSessionId: () => 'uuid-1',
-  ...o,
-});
+const input = (o: Partial<LaunchInput> = {}): LaunchInput => launchInput(root, o);
 
 describe('hook install', () => {
   it("qwen: one variable names jaggers' MCP config and the hooks, so the hook file holds both", async () => {

@@ -11,6 +11,7 @@ import { foldersLaunch, makeSharedFolders } from '../../src/agents/shared-folder
 import { opencodePermission } from '../../src/clis/opencode/folders.js';
 import { loadProfile } from '../../src/profiles/load.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
+import { launchInput } from '../helpers/launch-input.js';
 
 let root: string;
 beforeEach(async () => {
@@ -18,17 +19,7 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(root, { recursive: true, force: true }));
 
-const input = (): LaunchInput => ({
-  projectRoot: root,
-  session: 's',
-  socket: 'sock',
-  binDir: '/pkg/bin',
-  basePath: '/usr/bin',
-  size: { width: 200, height: 50 },
-  task: null,
-  newSessionId: () => 'uuid-1',
-  hooksOff: 'test',
-});
+const input = (): LaunchInput => launchInput(root, { hooksOff: 'test' });
 const shared = () => ['handover', 'inbox', 'jobs'].map((f) => path.join(root, '.jaggers', f));
 const inWorktree = { name: 'a', profile: 'x', args: [], env: {}, cwd: '.jaggers/worktrees/a' };
 
