@@ -119,8 +119,10 @@ export class Launcher {
     };
   }
 
-  /** Why the CLIs' hooks are off for every agent now (JAGGERS_HOOKS=0, jaggers.json `"hooks": false`); null: on. */
-  /** What jaggers.json says for every launch: whether hooks are off (and why), and the agents' nice. */
+  /**
+   * What holds for every launch now: why the CLIs' hooks are off (JAGGERS_HOOKS=0, jaggers.json
+   * `"hooks": false`; null: on), and jaggers.json's `nice` for the agents.
+   */
   private async settings(): Promise<{ hooksOff: string | null; nice: number | undefined }> {
     const project = await this.p.project().catch(() => null);
     return { hooksOff: hooksOff(this.p.where.env, project, null), nice: project?.nice };
