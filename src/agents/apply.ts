@@ -10,6 +10,8 @@ export interface AppliedWindow {
   paneId: string;
   action: WindowAction['kind'];
   launch: Launch | null;
+  /** The pane's process when this `up` started it in a new window (null: kept or respawned). */
+  pid: number | null;
 }
 
 /** Tags make the state rebuildable from tmux alone. */
@@ -24,7 +26,7 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
   for (const a of plan) {
     switch (a.kind) {
       case 'keep':
-        out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: null });
+        out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: null, pid: null });
         break;
       case 'create': {
         await writeLaunchFiles(a.launch);
@@ -39,7 +41,7 @@ export async function applyPlan(c: ControlClient, session: string, plan: WindowA
         await respawnPane(c, a.pane.paneId, a.launch);
         await setWindowOptions(c, a.pane.windowId, windowTags(a.agent, a.profile, a.terminalId, task));
         await fixWindowSize(c, a.pane.windowId, a.launch);
-        out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: a.launch });
+        out.push({ agent: a.agent, terminalId: a.terminalId, windowId: a.pane.windowId, paneId: a.pane.paneId, action: a.kind, launch: a.launch, pid: null });
         break;
       }
     }

@@ -129,8 +129,9 @@ export class Launcher {
   }
 
   /** The pane's session group gets the launch's nice (Linux with autogroup; see session-nice.ts). */
-  private async niceSession(paneId: string, launch: Launch, pid?: string | null): Promise<void> {
+  private async niceSession(paneId: string, launch: Launch, pid?: number | string | null): Promise<void> {
     if (!this.p.sessionNice || launch.nice <= 0) return;
+    // A new window's pid came with it; a respawned pane's is asked for.
     const p = Number(pid ?? (await paneField(this.p.tmux, paneId, '#{pane_pid}').catch(() => null)));
     if (p > 0) this.p.sessionNice.set(p, launch.nice);
   }
@@ -213,7 +214,7 @@ export class Launcher {
       newTerminalId,
     });
     const windows = await applyPlan(tmux, where.session, plan, task);
-    for (const w of windows) if (w.launch) await this.niceSession(w.paneId, w.launch);
+    for (const w of windows) if (w.launch) await this.niceSession(w.paneId, w.launch, w.pid);
     await store.update((d) => {
       const events = journalFor(windows, plan, task);
       if (task) {
@@ -346,7 +347,7 @@ export class Launcher {
   private async openWindow(name: string, launch: Launch, tags: Record<string, string>): Promise<{ windowId: string; paneId: string }> {
     await writeLaunchFiles(launch);
     const w = await newWindow(this.p.tmux, { session: this.p.where.session, name, cwd: launch.cwd, env: launch.env, command: launch.command });
-    await this.niceSession(w.paneId, launch);
+    await this.niceSession(w.paneId, launch, w.pid);
     await setWindowOptions(this.p.tmux, w.windowId, tags);
     await fixWindowSize(this.p.tmux, w.windowId, launch);
     return w;

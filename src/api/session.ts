@@ -2,10 +2,19 @@
 // (window 0 runs the supervisor, which does everything else), attach a person's terminal, stop the
 // server. Everything else about agents and panes goes through the API.
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
-import { hasSession, killServer, removeStaleSocket, runOneShot, serverRunning, socketPathOf, taggedWindows } from '../tmux/one-shot.js';
+import {
+  EXITING_SERVER_TRIES,
+  exitingServerPause,
+  hasSession,
+  killServer,
+  removeStaleSocket,
+  runOneShot,
+  serverRunning,
+  socketPathOf,
+  taggedWindows,
+} from '../tmux/one-shot.js';
 import { describeSocket, serverArgs, socketNameFor } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';
 import { supervisorCommand, supervisorEnv } from './ensure.js';
@@ -49,13 +58,12 @@ export async function ensureSession(ctx: Context, size: { width: number; height:
     '--',
     ...supervisorCommand(ctx),
   ];
-  // Right after a `kill-server` the old server may still hold its socket: a client that connects then is
-  // dropped with it ("server exited unexpectedly"), while the next one starts a fresh server.
+  // A server still exiting after `kill-server` drops the client (see EXITING_SERVER_TRIES).
   for (let attempt = 1; ; attempt++) {
     const r = await runOneShot(ctx.server, args);
     if (r.ok || (await hasSession(ctx.server, ctx.session))) return;
-    if (attempt < 4 && /server exited unexpectedly/.test(r.stderr)) {
-      await sleep(50 * 2 ** attempt);
+    if (attempt < EXITING_SERVER_TRIES && /server exited unexpectedly/.test(r.stderr)) {
+      await exitingServerPause(attempt);
       continue;
     }
     throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} could not start session ${ctx.session}: ${r.stderr.trim()}`);

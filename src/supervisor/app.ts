@@ -227,7 +227,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   r.post('/v1/up', { schema: { body: UpBody } }, async (req) => {
     const { remote, ...o } = await s.launcher.up(req.body);
     // The launch's command and environment stay in the supervisor: the caller needs the pinned session.
-    const windows = o.windows.map((w) => ({ ...w, launch: w.launch ? { sessionId: w.launch.sessionId, pin: w.launch.pin } : null }));
+    const windows = o.windows.map(({ pid: _pid, ...w }) => ({ ...w, launch: w.launch ? { sessionId: w.launch.sessionId, pin: w.launch.pin } : null }));
     return { ...o, windows: [...windows, ...remote] };
   });
   r.get('/v1/sessions', { schema: { querystring: TaskQuery } }, async (req) => pins(s.store.data, req.query.task));

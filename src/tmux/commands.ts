@@ -80,14 +80,15 @@ export interface NewWindow {
   command: readonly string[];
 }
 
-export async function newWindow(c: ControlClient, w: NewWindow): Promise<{ windowId: string; paneId: string }> {
+/** A new window: its ids, and its pane's process (null when tmux printed none). */
+export async function newWindow(c: ControlClient, w: NewWindow): Promise<{ windowId: string; paneId: string; pid: number | null }> {
   const envArgs = Object.entries(w.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const lines = await c.runOk([
     'new-window',
     '-d',
     '-P',
     '-F',
-    '#{window_id} #{pane_id}',
+    '#{window_id} #{pane_id} #{pane_pid}',
     '-t',
     `=${w.session}:`,
     '-n',
@@ -98,9 +99,9 @@ export async function newWindow(c: ControlClient, w: NewWindow): Promise<{ windo
     '--',
     ...w.command,
   ]);
-  const [windowId, paneId] = (lines[0] ?? '').split(' ');
+  const [windowId, paneId, pid] = (lines[0] ?? '').split(' ');
   if (!windowId || !paneId) throw new JaggersError('E_TMUX_COMMAND', `new-window printed ${JSON.stringify(lines)}`);
-  return { windowId, paneId };
+  return { windowId, paneId, pid: Number(pid) > 0 ? Number(pid) : null };
 }
 
 export async function setWindowOptions(c: ControlClient, target: string, options: Record<string, string>): Promise<void> {

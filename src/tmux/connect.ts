@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { JaggersError } from '../errors.js';
 import { ControlClient } from './control-client.js';
 import { describeSocket, type TmuxServer } from './server.js';
 import { localTransport } from './transport.js';
-import { hasSession } from './one-shot.js';
+import { EXITING_SERVER_TRIES, exitingServerPause, hasSession } from './one-shot.js';
 
 const ATTACH_TIMEOUT_MS = 30_000;
 
@@ -40,14 +39,13 @@ export async function openControl(server: TmuxServer, session: string, create?: 
         ...create.command,
       ]
     : ['attach-session', ...(attachFlags ? ['-f', attachFlags] : []), '-t', `=${session}`];
-  // Right after `kill-server` the old server may still hold its socket: a client that starts then is
-  // dropped with it ("server exited unexpectedly"), while the next one starts a fresh server.
+  // A server still exiting after `kill-server` drops the client (see EXITING_SERVER_TRIES).
   for (let attempt = 1; ; attempt++) {
     try {
       return await connectOnce(server, session, args);
     } catch (e) {
       const dropped = e instanceof JaggersError && e.code === 'E_TMUX_EXITED';
-      if (!create || !dropped || attempt >= 4) {
+      if (!create || !dropped || attempt >= EXITING_SERVER_TRIES) {
         if (!create && !(await hasSession(server, session))) {
           throw new JaggersError(
             'E_SESSION_MISSING',
@@ -56,7 +54,7 @@ export async function openControl(server: TmuxServer, session: string, create?: 
         }
         throw e;
       }
-      await sleep(50 * 2 ** attempt);
+      await exitingServerPause(attempt);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { lstat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { machineArgs, type TmuxServer } from './server.js';
 
 /** One tmux process for one command: for the few calls made before (or without) a control client. */
@@ -99,4 +100,16 @@ export async function removeStaleSocket(file: string, ms = 2000): Promise<boolea
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Right after `kill-server` the old server may still hold its socket: a client that connects then is
+ * dropped with it ("server exited unexpectedly"), while the next one starts a fresh server. Whoever
+ * starts a server tries this many times, waiting `exitingServerPause` between tries.
+ */
+export const EXITING_SERVER_TRIES = 4;
+
+/** The wait after try `attempt` (1-based): 100, 200, 400 ms. */
+export function exitingServerPause(attempt: number): Promise<void> {
+  return sleep(50 * 2 ** attempt);
 }

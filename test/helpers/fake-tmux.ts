@@ -104,7 +104,7 @@ export class FakeTmux {
       case 'new-window': {
         const dash = args.indexOf('--');
         const w = this.addWindow({ name: flagValue(args, '-n') ?? '', cwd: flagValue(args, '-c') ?? '/', command: args.slice(dash + 1) });
-        lines = [`${w.windowId} ${w.paneId}`];
+        lines = [`${w.windowId} ${w.paneId} ${w.pid}`];
         break;
       }
       case 'set-option': {
