@@ -24,6 +24,8 @@ export interface DeliverOptions {
   nonce?: string;
   /** Take the text leaving the input box as proof (for `send`; see `DeliveryInput` in steps.ts). */
   acceptCleared?: boolean;
+  /** How long a busy screen over an earlier prompt in the input box is given to read quiet (5 s). */
+  strayQuietMs?: number;
 }
 
 export type Delivered = DeliveryResult & { agent: string; paneId: string; bytes: number; ms: number };
@@ -93,30 +95,23 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   const mark = opts.nonce ? `[jg:${opts.nonce}]` : inputTail(text);
   const inputLines = inputAreaLines(target.profile) || 6;
   const sight = (screen: string) => sightPrompt(screen, mark, inputLines);
-  // What follows a prompt that was taken: its reply (the CLI's marker) or a turn summary.
+  // What follows a prompt that was taken: its reply (the CLI's marker) or a turn summary. Not a busy
+  // line: opencode draws its busy footer below the input box, under a prompt typed into it (CI: a
+  // stray prompt read as taken while the footer lagged behind session.idle, and the next one joined it).
   const answered = [
     ...(target.profile.detect.replyMarker ? [regexOf(target.profile.detect.replyMarker)] : []),
-    ...target.profile.detect.rules.filter((r) => r.status === 'done' || r.status === 'busy').map((r) => regexOf(r.pattern)),
+    ...target.profile.detect.rules.filter((r) => r.status === 'done').map((r) => regexOf(r.pattern)),
   ];
   const stray = (screen: string) => strayPrompt(screen, inputLines, opts.nonce ?? null, answered);
-  /** The first screen without the stray prompt, from the watcher's next screens (or a last look after 3 s). */
-  const cleared = (last: string) =>
-    new Promise<string>((resolve) => {
-      const off = status.onScreen((paneId, screen) => {
-        if (paneId !== target.paneId || stray(screen)) return;
-        done();
-        resolve(screen);
-      });
-      const timer = setTimeout(() => {
-        done();
-        void io.capture(target.paneId).then(resolve, () => resolve(last));
-      }, 3000);
-      const done = () => {
-        off();
-        clearTimeout(timer);
-      };
-    });
   const isBusy = (screen: string) => classify({ screen, raw: '', rules: target.profile.detect.rules }).status === 'busy';
+  /** The pane's screen once `ok` holds for it, looked at every 200 ms for up to `ms` (else the last look). */
+  const lookUntil = async (last: string, ok: (screen: string) => boolean, ms: number): Promise<string> => {
+    for (const until = performance.now() + ms; !ok(last) && performance.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      last = await io.capture(target.paneId);
+    }
+    return last;
+  };
   /** The watcher's next screen that does not read busy (true), or none within `ms` (false). */
   const quietScreen = (ms: number) =>
     new Promise<boolean>((resolve) => {
@@ -159,13 +154,22 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
         const behind = status.screenBehind?.(target.paneId) ?? 0;
         if (behind > 0 && (await quietScreen(behind))) screen = await io.capture(target.paneId);
       }
+      // An earlier prompt in the box on a screen that reads busy: the CLI still draws the last turn (or
+      // works on that prompt after all). Judge it on a quiet screen; clear keys on a busy one could
+      // interrupt a turn.
+      const quietMs = opts.strayQuietMs ?? 5000;
+      if (stray(screen) && isBusy(screen)) screen = await lookUntil(screen, (now) => !isBusy(now), quietMs);
       const left = stray(screen);
+      if (left && isBusy(screen))
+        throw new StrayPrompt(
+          `the input box of ${target.agent} holds an earlier prompt ${left} and its screen stayed busy for ${quietMs} ms; look at it (jaggers attach ${target.agent})`,
+        );
       if (left) {
         // An earlier prompt was typed but never submitted (its sender died between paste and Enter):
         // pasting now would join the two. Empty the box first, and see it empty (the TUI redraws
         // a moment after the keys).
         if (d.clearKeys.length) await io.sendKeys(target.paneId, d.clearKeys);
-        screen = await cleared(screen);
+        screen = await lookUntil(screen, (now) => !stray(now), 3000);
         if (stray(screen))
           throw new StrayPrompt(
             `the input box of ${target.agent} still holds an earlier prompt ${left} that was never submitted; clear it by hand (jaggers attach ${target.agent})`,

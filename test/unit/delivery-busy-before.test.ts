@@ -103,3 +103,69 @@ describe('delivery on a pane that read busy before the paste', () => {
     expect(tui.prompts).toEqual([]);
   });
 });
+
+/**
+ * opencode: its busy footer is drawn below the input box, so it sits under a prompt typed into the box.
+ * After a turn it can lag behind session.idle; the box may meanwhile hold an earlier jaggers prompt
+ * that was never submitted (CI: read as taken because of the busy line under it, and the next prompt
+ * joined it).
+ */
+class FooterTui extends FakeTui {
+  /** The footer still reads busy after the turn ended; it stops after this many more captures (Infinity: never). */
+  lagCaptures = 0;
+
+  override screen(): string {
+    const busy = this.current === 'busy' || this.lagCaptures > 0;
+    return `${super.screen()}\n${busy ? '⬝⬝⬝ esc to cancel' : 'ctrl+p commands'}`;
+  }
+
+  override async capture(paneId: string): Promise<string> {
+    const s = await super.capture(paneId);
+    this.lagCaptures--;
+    return s;
+  }
+}
+
+describe('an earlier prompt left in the input box, under a busy footer', () => {
+  const footerProfile = testProfile({
+    detect: {
+      settleMs: 0,
+      chrome: '^Worked for',
+      rules: [
+        { name: 'footer-busy', status: 'busy', pattern: 'esc to cancel', lines: 1 },
+        { name: 'summary', status: 'done', pattern: 'Worked for', lines: 4 },
+        { name: 'footer-idle', status: 'idle', pattern: 'ctrl\\+p commands', lines: 2 },
+      ],
+    },
+    delivery: { settleMs: 0, verifyTimeoutMs: 1000, readyTimeoutMs: 1000, maxSubmitRetries: 0 },
+  });
+  const stale = 'Read old.md and do what it asks. [jg:5a1e5a1e5a1e5a1e]';
+  const prompt = 'read the inbox file [jg:0123456789abcdef]';
+  const footerTui = (lagCaptures: number) => {
+    const tui = new FooterTui('%1', footerProfile, 'done');
+    tui.lines.push('❯ Read a.md [jg:1111111111111111]', '  done', 'Worked for 1s');
+    tui.input = stale;
+    tui.lagCaptures = lagCaptures;
+    tui.autoReply = () => 'ok';
+    return tui;
+  };
+  const to = (tui: FakeTui) => ({ paneId: tui.paneId, agent: 'coder', profile: footerProfile });
+
+  it('is judged once the footer reads quiet: cleared, and the new prompt goes in alone', async () => {
+    const tui = footerTui(3);
+    const d = await deliverNow(tui, tui, to(tui), prompt, { nonce: '0123456789abcdef', retryAfterMs: 50 });
+    expect(d).toMatchObject({ kind: 'delivered' });
+    expect(tui.keys[0]).toEqual(['C-c']);
+    expect(tui.prompts).toEqual([prompt]);
+  });
+
+  it('a footer that stays busy leaves the box alone: not ready, nothing typed and no clear key', async () => {
+    const tui = footerTui(Infinity);
+    const d = await deliverNow(tui, tui, to(tui), prompt, { nonce: '0123456789abcdef', retryAfterMs: 50, strayQuietMs: 600 });
+    expect(d.kind).toBe('not-ready');
+    expect(d.kind === 'not-ready' && d.status).toMatch(/holds an earlier prompt \[jg:5a1e5a1e5a1e5a1e\] and its screen stayed busy for 600 ms/);
+    expect(tui.keys).toEqual([]);
+    expect(tui.pasted).toEqual([]);
+    expect(tui.input).toBe(stale);
+  });
+});
