@@ -48,6 +48,8 @@ export interface PaneCaptures {
   /** Fires once the output stopped for quietMs (or the slower wait `armQuiet` was given), to judge output no capture has seen. */
   quietTimer: TimerHandle | null;
   quietMs: number;
+  /** What the quiet timer's capture is for (see `armQuiet`). */
+  quietWhy: string;
   lastOutputAt: number;
   /** When the last capture was sent, and whether output came after it (no capture has judged it yet). */
   sentAt: number;
@@ -93,6 +95,7 @@ export class CaptureScheduler {
       timerAt: 0,
       quietTimer: null,
       quietMs: this.timings.quietMs,
+      quietWhy: 'quiet',
       lastOutputAt: 0,
       sentAt: 0,
       unjudged: false,
@@ -169,9 +172,9 @@ export class CaptureScheduler {
    * given: a pane idle by its hooks waits longer), the screen is read once, for what no hook reports (a
    * menu, an error, a turn that ended with no end event).
    */
-  hookedOutput(p: PaneCaptures, at: number, quietMs = this.timings.quietMs): void {
+  hookedOutput(p: PaneCaptures, at: number, quietMs = this.timings.quietMs, why = 'quiet'): void {
     this.noteOutput(p, at);
-    this.armQuiet(p, quietMs);
+    this.armQuiet(p, quietMs, why);
   }
 
   /**
@@ -187,9 +190,11 @@ export class CaptureScheduler {
 
   /**
    * Once the output has stopped for `quietMs` (quietMs unless given): output no capture has seen gets
-   * one (in doubt). A wait of another length than the armed one replaces it.
+   * one (in doubt). A wait of another length than the armed one replaces it. `why` names the capture
+   * (for the benchmarks' count of what asked for captures).
    */
-  armQuiet(p: PaneCaptures, quietMs = this.timings.quietMs): void {
+  armQuiet(p: PaneCaptures, quietMs = this.timings.quietMs, why = 'quiet'): void {
+    p.quietWhy = why;
     if (p.quietTimer !== null) {
       if (p.quietMs === quietMs) return;
       this.clock.clearTimeout(p.quietTimer);
@@ -201,7 +206,7 @@ export class CaptureScheduler {
       if (p.closed) return;
       const left = p.lastOutputAt + p.quietMs - this.clock.now();
       if (left > 1) p.quietTimer = this.clock.setTimeout(fire, left);
-      else if (p.unjudged) this.want(p, 0, true, 'quiet');
+      else if (p.unjudged) this.want(p, 0, true, p.quietWhy);
     };
     p.quietTimer = this.clock.setTimeout(fire, Math.max(1, p.lastOutputAt + quietMs - this.clock.now()));
   }

@@ -70,6 +70,15 @@ interface PaneHooks {
   heard: boolean;
 }
 
+/**
+ * While a hook says a turn is busy, the screen is read once the output stopped this long: a turn's end
+ * (its hook on the way, up to a few hundred ms on a starved machine), a menu (a permission hook on the
+ * way) or a turn the CLI ended with no end event. Only the last needs the screen, and a screen quiet
+ * under a hook's busy is held for the hook grace anyway (rank), so the look need not be early: at 150 ms
+ * it read nearly every turn's end before the hook came (BENCHMARKS.md, "captures per status change").
+ */
+const HOOKED_BUSY_QUIET_MS = 1000;
+
 /** After a prompt on a pane whose turns start by a hook, the screen is read if that hook has not come by then. */
 const START_LOOK_MS = 150;
 
@@ -605,7 +614,8 @@ export class PaneWatcher {
       ) {
         e.actor.send({ type: 'SCREEN', at, classification: { status: 'busy', rule: 'outputBusy (the output says busy)', lines: [] }, source: 'output' });
       }
-      this.scheduler.armQuiet(e.schedule);
+      if (word?.status === 'busy') this.scheduler.armQuiet(e.schedule, HOOKED_BUSY_QUIET_MS, 'quiet-hooked');
+      else this.scheduler.armQuiet(e.schedule, undefined, this.idleByHooks(e) ? 'quiet-idle-hooked' : word?.status ? 'quiet-hooked' : 'quiet');
       return;
     }
     // A hook decided the state: the screen is read once the output stops, not for every chunk of it
@@ -614,8 +624,9 @@ export class PaneWatcher {
     // A pane idle by its hooks (a turn ended, or none began yet, and the next one starts by a hook) is
     // looked at only once its output has stopped for the grace: typing in its box changes no state.
     const word = e.hooks.word;
-    if (this.idleByHooks(e)) this.scheduler.hookedOutput(e.schedule, at, this.hookGraceMs);
-    else if (word?.status && word.status !== 'waiting') this.scheduler.hookedOutput(e.schedule, at);
+    if (this.idleByHooks(e)) this.scheduler.hookedOutput(e.schedule, at, this.hookGraceMs, 'late-look');
+    else if (word?.status === 'busy') this.scheduler.hookedOutput(e.schedule, at, HOOKED_BUSY_QUIET_MS, 'quiet-hooked');
+    else if (word?.status === 'done') this.scheduler.hookedOutput(e.schedule, at, undefined, 'quiet-hooked');
     else this.scheduler.output(e.schedule, at);
   }
 
@@ -767,7 +778,7 @@ export class PaneWatcher {
       else if (h.ends.length > 8) h.ends.shift();
       this.syncFlow(e);
       // The rest of the turn's output (its last frames) asks only for the late look.
-      if (this.startsByHook(e)) this.scheduler.armQuiet(e.schedule, this.hookGraceMs);
+      if (this.startsByHook(e)) this.scheduler.armQuiet(e.schedule, this.hookGraceMs, 'late-look');
     } else {
       // A permission request: the screen is read at once, and waiting_input comes with the menu's
       // question and choices when it shows (the hook fires before the CLI draws it; a reading without it

@@ -69,10 +69,13 @@ async function setup(installed = true, prof = profile, files = noFiles) {
     }
     await flush();
   };
-  /** The pane prints (a redraw) and its screen reads `text` once captured. */
-  const shows = async (text: string) => {
+  /**
+   * The pane prints (a redraw) and its screen reads `text` once captured: the look comes once the
+   * output stopped for 150 ms, or for a second while a hook says busy (`afterMs` 1000).
+   */
+  const shows = async (text: string, afterMs = 150) => {
     events.output('%1', 'x');
-    clock.advance(150);
+    clock.advance(afterMs);
     await screen(text);
   };
   const pane: WatchedPane = { paneId: '%1', windowId: '@1', agent: 'a', profile: prof, pid: 7, terminalId: 'jg-1' };
@@ -166,8 +169,8 @@ describe('hook signals in the pane watcher', () => {
   it('trap: Esc after a turn start gives no end event; the quiet screen ends the turn once it held for the grace', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
-    await t.shows(SPINNER);
-    await t.shows(IDLE);
+    await t.shows(SPINNER, 1000);
+    await t.shows(IDLE, 1000);
     t.clock.advance(2999);
     expect(t.w.status('%1')).toBe('busy');
     t.clock.advance(1);
@@ -181,7 +184,7 @@ describe('hook signals in the pane watcher', () => {
   it('a menu on screen wins over a hook busy; a permission request says waiting, and a denial (no end event) ends on the screen', async () => {
     const t = await setup();
     t.hook('UserPromptSubmit');
-    await t.shows(MENU);
+    await t.shows(MENU, 1000);
     expect(t.w.status('%1')).toBe('waiting_input');
     expect(t.w.snapshot('%1')?.context.source).toBe('screen');
     await t.shows(SPINNER);
@@ -254,14 +257,18 @@ describe('hook signals in the pane watcher', () => {
     }
   };
 
-  it('while a hook decided the state, output asks for no capture of its own: one once it stops; idle by its hooks, one after the grace', async () => {
+  it('while a hook decided the state, output asks for no capture of its own: one once it stopped for a second; idle by its hooks, one after the grace', async () => {
     const t = await setup();
     const prints = printer(t);
     t.hook('UserPromptSubmit');
     const atStart = t.captures();
     await prints(10, SPINNER);
     expect(t.captures()).toBe(atStart);
-    t.clock.advance(100);
+    // The turn's end drawn, its hook still on its way (a few hundred ms on a starved machine): no look yet.
+    t.clock.advance(900);
+    await t.screen(SPINNER);
+    expect(t.captures()).toBe(atStart);
+    t.clock.advance(50);
     await t.screen(SPINNER);
     expect(t.captures()).toBe(atStart + 1);
     t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
@@ -679,10 +686,10 @@ describe("a pane whose hooks decide: its state file's changes are left to them",
 
   it('a quiet file that goes busy again within the grace (no hook): the grace ends on the file read then, and the turn goes on', async () => {
     const { sf, t } = await hookedTurn();
-    await t.shows(SPINNER);
+    await t.shows(SPINNER, 1000);
     // Quiet on screen and in the file (read with the look): the grace runs from here.
     await sf.writes('idle');
-    await t.shows(IDLE);
+    await t.shows(IDLE, 1000);
     t.clock.advance(2900);
     await sf.writes('busy');
     const reads = sf.f.reads;
