@@ -107,28 +107,11 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   /** The pane's screen once `ok` holds for it, looked at every 200 ms for up to `ms` (else the last look). */
   const lookUntil = async (last: string, ok: (screen: string) => boolean, ms: number): Promise<string> => {
     for (const until = performance.now() + ms; !ok(last) && performance.now() < until;) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(1, until - performance.now()))));
       last = await io.capture(target.paneId);
     }
     return last;
   };
-  /** The watcher's next screen that does not read busy (true), or none within `ms` (false). */
-  const quietScreen = (ms: number) =>
-    new Promise<boolean>((resolve) => {
-      const off = status.onScreen((paneId, screen) => {
-        if (paneId !== target.paneId || isBusy(screen)) return;
-        done();
-        resolve(true);
-      });
-      const timer = setTimeout(() => {
-        done();
-        resolve(false);
-      }, ms);
-      const done = () => {
-        off();
-        clearTimeout(timer);
-      };
-    });
   /** The pane before the paste: later screens must show one more echo of the prompt than this. */
   let before: PromptSighting | null = null;
   /** That screen itself: a turn summary on it is the last turn's (the watcher must not count it as this prompt's). */
@@ -152,7 +135,7 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
       // dropped (opencode after session.idle). Wait for the screen to catch up, within the hook's grace.
       if (isBusy(screen)) {
         const behind = status.screenBehind?.(target.paneId) ?? 0;
-        if (behind > 0 && (await quietScreen(behind))) screen = await io.capture(target.paneId);
+        if (behind > 0) screen = await lookUntil(screen, (now) => !isBusy(now), behind);
       }
       // An earlier prompt in the box on a screen that reads busy: the CLI still draws the last turn (or
       // works on that prompt after all). Judge it on a quiet screen; clear keys on a busy one could
