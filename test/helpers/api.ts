@@ -6,7 +6,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { ApiClient } from '../../src/api/client.js';
 import { processRuns, untilGone } from '../../src/proc-state.js';
-import { apiSocketPath } from '../../src/api/paths.js';
+import { apiSocketPath, currentLogPath } from '../../src/api/paths.js';
 import type { StreamEvent } from '../../src/api/types.js';
 import type { Rig } from './rig.js';
 import { peekRegistry } from '../../src/sessions/load.js';
@@ -154,4 +154,27 @@ export async function promptsReceived(file: string): Promise<PromptReceived[]> {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as PromptReceived);
+}
+
+/**
+ * What a test says when the supervisor is not there where it should be: the last lines of its log,
+ * whether the tmux session still exists, and what window 0 shows (a supervisor that exited prints why).
+ */
+export async function supervisorPostmortem(rig: Rig, lines = 25): Promise<string> {
+  const log = await readFile(currentLogPath(path.join(rig.root, '.jaggers')), 'utf8').catch((e: Error) => `(no log: ${e.message})`);
+  const session = await rig.tmux(['has-session', '-t', `=${rig.session}`]).then(
+    () => 'the tmux session is there',
+    (e: Error) => `the tmux session is gone: ${e.message.trim()}`,
+  );
+  const w0 = await rig.tmux(['capture-pane', '-p', '-t', `=${rig.session}:0`]).catch((e: Error) => `(no window 0: ${e.message.trim()})`);
+  return `${session}\nwindow 0:\n${w0.trimEnd().split('\n').slice(-10).join('\n')}\nthe supervisor's log, last ${lines} lines:\n${log.trimEnd().split('\n').slice(-lines).join('\n')}`;
+}
+
+/** `fn`, its failure told with the supervisor's postmortem (see above). */
+export async function explained<T>(rig: Rig, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new Error(`${what}: ${(e as Error).message}\n${await supervisorPostmortem(rig)}`, { cause: e });
+  }
 }

@@ -14,7 +14,7 @@ import { withApi } from '../../src/api/connect.js';
 import type { HealthView, InboxView, MessageView } from '../../src/api/types.js';
 import { resolveContext, type Context } from '../../src/context.js';
 import { JaggersError } from '../../src/errors.js';
-import { api, waitPidGone } from '../helpers/api.js';
+import { api, explained, waitPidGone } from '../helpers/api.js';
 import { checkDeliveries, deliveryProblems, parsePromptLog, type Receipt, type SentMessage } from '../helpers/deliveries.js';
 import { whenDirSays } from '../helpers/dir-watch.js';
 import { writeFakeProfile, writeProject } from '../helpers/profiles.js';
@@ -142,7 +142,7 @@ describe('the inbox through supervisor crashes', () => {
       }
     };
 
-    const health = () => withApi(ctx, (c) => c.call<HealthView>('GET', '/v1/health'), { readOnly: true });
+    const health = () => explained(rig, 'GET /v1/health', () => withApi(ctx, (c) => c.call<HealthView>('GET', '/v1/health'), { readOnly: true }));
     const progress = async () => sentCount + (await receipts()).length;
     const killed: { pid: number; at: number; progress: number }[] = [];
     const killer = async () => {
@@ -159,14 +159,14 @@ describe('the inbox through supervisor crashes', () => {
       }
     };
     let sendsDoneMs = 0;
-    const senders = Promise.all(plan.map(sender)).then(() => void (sendsDoneMs = performance.now() - t0));
+    const senders = Promise.all(plan.map((m) => explained(rig, `sender ${m[0]!.from}`, () => sender(m)))).then(() => void (sendsDoneMs = performance.now() - t0));
     await Promise.all([senders, killer()]);
     expect(killed).toHaveLength(KILLS);
 
     // Until the registry says every message is delivered: each one's prompt is in its agent's log by then,
     // as a delivery is recorded only after the agent took the prompt.
     const client = api(rig);
-    const inboxes = () => Promise.all(AGENTS.map((a) => client.call<InboxView>('GET', `/v1/terminals/${a}/inbox`)));
+    const inboxes = () => explained(rig, 'the inboxes', () => Promise.all(AGENTS.map((a) => client.call<InboxView>('GET', `/v1/terminals/${a}/inbox`))));
     const settled = await whenDirSays(path.join(rig.root, '.jaggers'), inboxes, (views) => views.every((v) => v.pending === 0), {
       timeoutMs: DELIVERY_TIMEOUT_MS,
       what: 'every message delivered',

@@ -14,7 +14,7 @@ import { withApi } from '../../src/api/connect.js';
 import type { HandoffResult, HealthView, InputResult, JobView, MessageView, TaskView } from '../../src/api/types.js';
 import { resolveContext, type Context } from '../../src/context.js';
 import { JaggersError } from '../../src/errors.js';
-import { api, fakeTurns, waitPidGone } from '../helpers/api.js';
+import { api, explained, fakeTurns, waitPidGone } from '../helpers/api.js';
 import { execa } from 'execa';
 import { packageRoot } from '../../src/package-root.js';
 import { existsSync } from 'node:fs';
@@ -125,7 +125,7 @@ describe('work items through supervisor crashes', () => {
       }
     };
 
-    const health = () => withApi(ctx, (c) => c.call<HealthView>('GET', '/v1/health'), { readOnly: true });
+    const health = () => explained(rig, 'GET /v1/health', () => withApi(ctx, (c) => c.call<HealthView>('GET', '/v1/health'), { readOnly: true }));
     const kills: number[] = [];
     const killer = async () => {
       for (let k = 0; k < KILLS; k++) {
