@@ -159,7 +159,9 @@ describe('the inbox through supervisor crashes', () => {
       }
     };
     let sendsDoneMs = 0;
-    const senders = Promise.all(plan.map((m) => explained(rig, `sender ${m[0]!.from}`, () => sender(m)))).then(() => void (sendsDoneMs = performance.now() - t0));
+    const senders = Promise.all(plan.map((m) => explained(rig, `sender ${m[0]!.from}`, () => sender(m)))).then(
+      () => void (sendsDoneMs = performance.now() - t0),
+    );
     await Promise.all([senders, killer()]);
     expect(killed).toHaveLength(KILLS);
 
