@@ -206,7 +206,17 @@ try {
     const t = performance.now();
     await Promise.all(ids.map((id, i) => post(targets[i % targets.length], `burst ${i}: say ok`, id)));
     const stored = performance.now() - t;
-    await until(() => ids.every((id) => delivered.has(id)), `all ${n} delivered`, 600_000);
+    await until(() => ids.every((id) => delivered.has(id)), `all ${n} delivered`, Number(process.env.JAGGERS_BENCH_TIMEOUT_MS ?? 600_000)).catch(async (e) => {
+      // What the supervisor says of the messages whose delivered event never came, and of their agents.
+      const missing = ids.filter((id) => !delivered.has(id));
+      const said = [];
+      for (const a of new Set(missing.map((id) => targets[ids.indexOf(id) % targets.length]))) {
+        const inbox = await api.call('GET', `/v1/terminals/${a}/inbox`).catch((x) => ({ error: x.message }));
+        const term = await api.call('GET', `/v1/terminals/${a}`).catch((x) => ({ error: x.message }));
+        said.push(`${a}: ${JSON.stringify(term).slice(0, 600)}\n  inbox: ${JSON.stringify(inbox).slice(0, 1500)}`);
+      }
+      throw new Error(`${e.message}: ${missing.length} without a delivered event (${missing.slice(0, 5).join(', ')})\n${said.join('\n')}`);
+    });
     const last = Math.max(...ids.map((id) => delivered.get(id))) - t;
     const cpuMs = ((cpuTicks(pid) - cpu0) / ticks) * 1000;
     await until(() => targets.every(ready) && turnsOf(targets) >= turnsBefore + n, 'every target done with its turns');

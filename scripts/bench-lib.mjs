@@ -91,6 +91,8 @@ export function worldEnd(world, before = () => {}) {
     started: () => void (started = true),
     end: async () => {
       kill();
+      // JAGGERS_BENCH_KEEP=1: the world's folder stays (its .jaggers/ logs and journal), for a look after a failure.
+      if (process.env.JAGGERS_BENCH_KEEP === '1') return void console.error(`kept ${world.base}`);
       await rm(world.base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };

@@ -49,8 +49,14 @@ export interface RunnerPorts {
   log: Log;
 }
 
-/** A message that failed this many tries in a row waits for the next event (a state change, a new window). */
+/**
+ * A message that failed this many tries in a row waits for the next event (a state change, a new window),
+ * or for a wait that doubles with each such round (RETRY_FIRST_MS, at most RETRY_MAX_MS): an agent that
+ * stays idle while its screen refuses the prompt sends no event, and the queue must not stop for good.
+ */
 const TRIES_IN_A_ROW = 3;
+export const RETRY_FIRST_MS = 5_000;
+export const RETRY_MAX_MS = 300_000;
 
 export class Runner {
   /** The item each terminal runs now, with what stops it. */
@@ -59,6 +65,8 @@ export class Runner {
   private readonly again = new Set<string>();
   private readonly why = new Map<string, string>();
   private readonly failures = new Map<string, number>();
+  /** Rounds of failed tries in a row of each terminal's head (not reset by a kick: only by a try that works, or another head). */
+  private readonly rounds = new Map<string, { id: string; n: number }>();
   private readonly wakes = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private stopped = false;
 
@@ -147,7 +155,7 @@ export class Runner {
     return `its run was stopped by ${j.agent ?? j.target}'s usage limit (${l.said ?? 'no reset time shown'}); it runs again at ${new Date(until).toISOString()}`;
   }
 
-  /** Look at the terminal's queue again at `at` (a headless item's limit with no pane to time it). */
+  /** Look at the terminal's queue again at `at` (a headless item's limit with no pane to time it, a message's next round of tries). */
   private wakeAt(terminalId: string, at: number): void {
     const t = this.wakes.get(terminalId);
     if (t?.at === at) return;
@@ -229,6 +237,7 @@ export class Runner {
     try {
       await this.p.run(head, this.p.pane(terminalId), stop.signal);
       this.failures.delete(terminalId);
+      this.rounds.delete(terminalId);
       return true;
     } catch (err) {
       if (this.stopped) return false;
@@ -256,7 +265,15 @@ export class Runner {
       this.failures.set(terminalId, n);
       this.p.log.warn({ terminal: terminalId, item: head.id, tries: n, err: e.message }, 'message not delivered; tried again');
       if (n < TRIES_IN_A_ROW) return true;
-      this.why.set(terminalId, `the last ${n} tries failed (${e.message}); tried again at the agent's next change of state`);
+      const last = this.rounds.get(terminalId);
+      const round = last?.id === head.id ? last.n + 1 : 1;
+      this.rounds.set(terminalId, { id: head.id, n: round });
+      const at = Date.now() + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (round - 1));
+      this.wakeAt(terminalId, at);
+      this.why.set(
+        terminalId,
+        `the last ${n} tries failed (${e.message}); tried again at ${new Date(at).toISOString()} or at the agent's next change of state`,
+      );
       return false;
     } finally {
       this.running.delete(terminalId);

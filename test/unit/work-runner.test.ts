@@ -1,11 +1,11 @@
 // The one runner (src/work/runner.ts) on a fake registry, a fake table of panes and a fake executor:
 // only the head of an agent's queue runs, only when the agent is ready (or the item is already in
 // flight), and the next item goes in as soon as the one before it ends, with no other event needed.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JaggersError } from '../../src/errors.js';
 import type { JobRecord } from '../../src/sessions/registry.js';
 import type { WorkItem } from '../../src/work/queue.js';
-import { Runner } from '../../src/work/runner.js';
+import { RETRY_FIRST_MS, Runner } from '../../src/work/runner.js';
 import type { TerminalEntry } from '../../src/work/ports.js';
 import { deferred, FakeAgents, FakeStore, jobEvent, messageEvent, recordingLog, settle, terminalEvents } from '../helpers/work-fakes.js';
 
@@ -204,7 +204,7 @@ describe('the runner', () => {
     h.runner.kick(T);
     await settle();
     expect(h.ran()).toEqual(['m-01', 'm-01', 'm-01']);
-    expect(h.runner.waiting(T, 'm-01')).toBe("the last 3 tries failed (not ready (busy)); tried again at the agent's next change of state");
+    expect(h.runner.waiting(T, 'm-01')).toMatch(/^the last 3 tries failed \(not ready \(busy\)\); tried again at \S+ or at the agent's next change of state$/);
     expect(h.log.lines.filter((l) => l.msg === 'message not delivered; tried again')).toHaveLength(3);
     await settle();
     expect(h.ran()).toHaveLength(3);
@@ -213,6 +213,37 @@ describe('the runner', () => {
     await settle();
     expect(h.ran()).toEqual(['m-01', 'm-01', 'm-01', 'm-01', 'j-01']);
     expect(h.store.data.messages['m-01']!.state).toBe('delivered');
+  });
+
+  it('a message whose tries keep failing while no event comes is tried again after 5 s, then 10 s: its queue never stops for good', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const h = setup();
+      let failing = true;
+      h.behave((r) => (failing ? r.fail(new Error('not ready (a prompt left in the input box)')) : r.end()));
+      h.store.seed(messageEvent('m-01'), jobEvent('j-01'));
+      const t0 = Date.now();
+      h.runner.kick(T);
+      await settle();
+      expect(h.ran()).toHaveLength(3);
+      expect(h.runner.waiting(T, 'm-01')).toContain(`tried again at ${new Date(t0 + RETRY_FIRST_MS).toISOString()}`);
+      await vi.advanceTimersByTimeAsync(RETRY_FIRST_MS - 100);
+      expect(h.ran()).toHaveLength(3);
+      await vi.advanceTimersByTimeAsync(200);
+      await settle();
+      // The second round: three tries more, then twice the wait.
+      expect(h.ran()).toHaveLength(6);
+      // (the wake comes 5 ms after its time; the tries take no time on this clock)
+      expect(h.runner.waiting(T, 'm-01')).toContain(`tried again at ${new Date(t0 + RETRY_FIRST_MS + 5 + 2 * RETRY_FIRST_MS).toISOString()}`);
+      failing = false;
+      await vi.advanceTimersByTimeAsync(2 * RETRY_FIRST_MS + 100);
+      await settle();
+      expect(h.ran()).toEqual(['m-01', 'm-01', 'm-01', 'm-01', 'm-01', 'm-01', 'm-01', 'j-01']);
+      expect(h.store.data.messages['m-01']!.state).toBe('delivered');
+      h.runner.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a state change during the last failing try is not lost: the message is tried again at once', async () => {
