@@ -28,12 +28,27 @@ export interface OwnerOptions {
   lockTimeoutMs?: number;
 }
 
+interface Waiting {
+  fn: (data: RegistryData) => UpdatePlan<unknown> | Promise<UpdatePlan<unknown>>;
+  resolve: (value: unknown) => void;
+  reject: (e: unknown) => void;
+  /** What `fn` returned, when it is a promise left for the next group. */
+  planned?: Promise<UpdatePlan<unknown>>;
+}
+
+const AsyncFunction = (async () => {}).constructor;
+const isAsync = (fn: unknown): boolean => fn instanceof AsyncFunction;
+const isThenable = (x: unknown): boolean => typeof (x as { then?: unknown } | null)?.then === 'function';
+
 export class RegistryOwner implements RegistryStore {
   readonly paths: RegistryPaths;
   /** What the load said (a snapshot caught up or rebuilt after a crash). */
   readonly warnings: string[];
   private current: RegistryData;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** Updates not yet decided, in the order they came. */
+  private readonly waiting: Waiting[] = [];
+  /** Set while groups are decided and written; settles once no update waits. */
+  private draining: Promise<void> | null = null;
   private unsaved = 0;
   private timer: NodeJS.Timeout | null = null;
   private saving: Promise<void> | null = null;
@@ -91,36 +106,91 @@ export class RegistryOwner implements RegistryStore {
   /**
    * Read-modify-write, one at a time: `fn` sees the current data and returns the events to record. The
    * events are checked, applied, appended to the journal and fsynced before the data changes here: a
-   * change that cannot be written (a full disk) changes nothing.
+   * change that cannot be written (a full disk) changes nothing, and the promise settles only then.
+   *
+   * Group commit: the updates that arrive while the journal is being written wait, then go together:
+   * each one's `fn` in turn sees the data with the events of those before it in the group (applied in
+   * place, put back before anything awaits), and the whole group is one append and one fsync. A plain
+   * `fn` may join a group; an `async` one starts a group of its own (it sees only what is on disk: nobody
+   * else may see the group's events while it awaits).
    */
   update<T>(fn: (data: RegistryData) => UpdatePlan<T> | Promise<UpdatePlan<T>>): Promise<T> {
-    const run = this.chain.then(async () => {
-      if (this.closed) throw new JaggersError('E_SUPERVISOR_DOWN', 'the registry is closed: the supervisor is stopping');
-      const plan = await fn(this.current);
-      if (plan.events.length === 0) return plan.result;
-      const events = this.stamp(plan.events);
-      // Checked first (applied in place and put back at once: the data stays as it was while the journal
-      // is written), then applied for good once they are in the journal.
-      const undo = new Undo();
-      try {
-        let check = this.current;
-        for (const event of events) check = applyEvent(check, event, undo);
-      } finally {
-        undo.restore();
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.draining ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) await this.commitGroup();
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  /** Decides the waiting updates (as many as may go together), appends their events at once, then applies them. */
+  private async commitGroup(): Promise<void> {
+    const group: Array<{ u: Waiting; events: JournalEvent[]; result: unknown }> = [];
+    const undos: Undo[] = [];
+    let view = this.current;
+    try {
+      while (this.waiting.length > 0) {
+        const u = this.waiting[0]!;
+        if (group.length > 0 && isAsync(u.fn)) break;
+        this.waiting.shift();
+        if (this.closed) {
+          u.reject(new JaggersError('E_SUPERVISOR_DOWN', 'the registry is closed: the supervisor is stopping'));
+          continue;
+        }
+        const undo = new Undo();
+        try {
+          const planned = u.planned ?? u.fn(view);
+          if (isThenable(planned) && group.length > 0) {
+            // A plain function that returned a promise: it waits for the group before it to be written
+            // (it saw that group's events, which are on disk once it goes on).
+            this.waiting.unshift({ ...u, planned: planned as Promise<UpdatePlan<unknown>> });
+            break;
+          }
+          // Only the first of a group may await: nothing of the group is applied yet.
+          const plan = await planned;
+          if (plan.events.length === 0) {
+            u.resolve(plan.result);
+            continue;
+          }
+          const events = this.stamp(plan.events);
+          // Checked now (applied in place, put back before the append: the data stays as it was while the
+          // journal is written), applied for good once they are in the journal.
+          let check = view;
+          for (const event of events) check = applyEvent(check, event, undo);
+          view = check;
+          undos.push(undo);
+          group.push({ u, events, result: plan.result });
+        } catch (e) {
+          undo.restore();
+          u.reject(e);
+        }
       }
-      const text = serializeEvents(events);
-      const expected = this.current.journal.bytes + Buffer.byteLength(text);
+    } finally {
+      for (let i = undos.length - 1; i >= 0; i--) undos[i]!.restore();
+    }
+    if (group.length === 0) return;
+    const events = group.flatMap((g) => g.events);
+    const text = serializeEvents(events);
+    const expected = this.current.journal.bytes + Buffer.byteLength(text);
+    try {
       const size = await this.journal.append(text);
       if (size !== expected) this.o.onWarning?.(`${this.paths.journal} is ${size} bytes after appending, expected ${expected}: written to by another process?`);
       let data = this.current;
       for (const event of events) data = applyEvent(data, event, 'commit');
       this.current = { ...data, journal: { bytes: size, lines: this.current.journal.lines + events.length } };
-      this.unsaved += events.length;
-      this.scheduleSnapshot();
-      return plan.result;
-    });
-    this.chain = run.catch(() => {});
-    return run;
+    } catch (e) {
+      for (const g of group) g.u.reject(e);
+      return;
+    }
+    this.unsaved += events.length;
+    this.scheduleSnapshot();
+    for (const g of group) g.u.resolve(g.result);
   }
 
   private stamp(events: readonly NewJournalEvent[]): JournalEvent[] {
@@ -166,7 +236,7 @@ export class RegistryOwner implements RegistryStore {
 
   /** Write the snapshot and give the lock back; later updates are refused. */
   async close(): Promise<void> {
-    await this.chain;
+    while (this.draining) await this.draining;
     this.closed = true;
     try {
       if (this.unsaved > 0) await this.flush();

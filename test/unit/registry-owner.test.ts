@@ -2,12 +2,13 @@
 // append to the journal and is in the data at once; the snapshot is written only after a quiet delay
 // (vitest's fake timers) or after many events; a change that cannot be written changes nothing; the
 // lock is held for the handle's life and given back by close().
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JaggersError } from '../../src/errors.js';
 import type { NewJournalEvent } from '../../src/sessions/events.js';
+import { DurableAppender } from '../../src/fs/durable.js';
 import { RegistryOwner, type OwnerOptions } from '../../src/sessions/owner.js';
 import { peekRegistry } from '../../src/sessions/load.js';
 import { tempDirs } from '../helpers/temp-dir.js';
@@ -16,6 +17,7 @@ const temp = tempDirs('jaggers-owner-');
 const owners: RegistryOwner[] = [];
 afterEach(async () => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   for (const o of owners.splice(0)) await o.close().catch(() => {});
 });
 
@@ -129,6 +131,105 @@ describe('the registry owner', () => {
       ),
     );
     expect(seen).toEqual([0, 1, 2, 3]);
+  });
+
+  it('group commit: updates that wait while the journal is written go in one append; each is on disk before it is answered, none in the data before', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    const appends: string[][] = [];
+    const arriving: Promise<unknown>[] = [];
+    let arriveDuringNextAppend = 0;
+    const realAppend = DurableAppender.prototype.append;
+    vi.spyOn(DurableAppender.prototype, 'append').mockImplementation(async function (this: DurableAppender, text: string) {
+      const ids = text
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { terminalId: string }).terminalId);
+      // Not in the data while being written: nobody acts on an event before it is durable.
+      for (const id of ids) expect(o.data.terminals[id]).toBeUndefined();
+      for (; arriveDuringNextAppend > 0; arriveDuringNextAppend--) arriving.push(o.record(terminal(100 + arriving.length)));
+      const size = await realAppend.call(this, text);
+      appends.push(ids);
+      return size;
+    });
+    const onDisk = () => readFileSync(o.paths.journal, 'utf8');
+    const answered: string[] = [];
+    const seen = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        o
+          .update((d) => ({ events: [terminal(i + 1)], result: Object.keys(d.terminals).length }))
+          .then((n) => {
+            // Answered only once its line is in the journal (written and fsynced by the append).
+            expect(onDisk()).toContain(`"terminalId":"jg-${i + 1}"`);
+            expect(o.data.terminals[`jg-${i + 1}`]?.agent).toBe(`a${i + 1}`);
+            answered.push(`jg-${i + 1}`);
+            return n;
+          }),
+      ),
+    );
+    // Each saw the ones before it, in order, as if they had gone one at a time.
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(answered).toEqual(Array.from({ length: 20 }, (_, i) => `jg-${i + 1}`));
+    // Asked for at once, they went together.
+    expect(appends.map((a) => a.length)).toEqual([20]);
+    // Five that come while one is being written go together after it.
+    arriveDuringNextAppend = 5;
+    await o.record(terminal(21));
+    await Promise.all(arriving);
+    expect(appends.map((a) => a.length)).toEqual([20, 1, 5]);
+    expect(await lines(o.paths.journal)).toBe(26);
+    expect(o.data.journal).toEqual({ bytes: (await stat(o.paths.journal)).size, lines: 26 });
+  });
+
+  it('group commit: a change of the group that fails is refused alone; an async update waits for the group before it and sees it', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    const appendSpy = vi.spyOn(DurableAppender.prototype, 'append');
+    await o.record(terminal(1));
+    const outcomes = await Promise.all([
+      refusal(o.record(terminal(2))),
+      refusal(o.record(terminal(3), terminal(1))),
+      refusal(
+        o.update(() => {
+          throw new Error('plan broke');
+        }),
+      ),
+      refusal(o.record(terminal(4))),
+      o.update(async (d) => {
+        await new Promise((r) => setImmediate(r));
+        return { events: [terminal(5)], result: Object.keys(d.terminals).sort().join(' ') };
+      }),
+      o.update((d) => ({ events: [terminal(6)], result: Object.keys(d.terminals).length })),
+    ]);
+    expect(outcomes).toEqual([
+      'no error',
+      expect.stringMatching(/^E_REGISTRY: event terminal-created at .*: terminal "jg-1" already exists$/),
+      'undefined: plan broke',
+      'no error',
+      // On disk before it ran: the group before it (jg-2 and jg-4), nothing of the refused ones.
+      'jg-1 jg-2 jg-4',
+      4,
+    ]);
+    expect(Object.keys(o.data.terminals)).toEqual(['jg-1', 'jg-2', 'jg-4', 'jg-5', 'jg-6']);
+    expect(await lines(o.paths.journal)).toBe(5);
+    // jg-1; jg-2 with jg-4; jg-5 with jg-6 (a plain update may join the async one's group).
+    expect(appendSpy).toHaveBeenCalledTimes(3);
+  });
+
+  it('a journal that cannot be written refuses the whole group and changes nothing', async () => {
+    const dir = await temp();
+    const o = await open(dir);
+    await o.record(terminal(1));
+    const before = o.data;
+    const fail = vi.spyOn(DurableAppender.prototype, 'append').mockRejectedValue(new Error('disk full'));
+    const first = o.record(terminal(2));
+    const group = [o.record(terminal(3)), o.record(terminal(4))];
+    expect(await Promise.all([first, ...group].map(refusal))).toEqual(['undefined: disk full', 'undefined: disk full', 'undefined: disk full']);
+    expect(o.data).toBe(before);
+    expect(Object.keys(o.data.terminals)).toEqual(['jg-1']);
+    fail.mockRestore();
+    await o.record(terminal(3));
+    expect(Object.keys(o.data.terminals)).toEqual(['jg-1', 'jg-3']);
   });
 
   it('close() writes the snapshot and gives the lock back; a second open then sees everything; later updates are refused', async () => {
