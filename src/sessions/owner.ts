@@ -117,7 +117,8 @@ export class RegistryOwner implements RegistryStore {
   update<T>(fn: (data: RegistryData) => UpdatePlan<T> | Promise<UpdatePlan<T>>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      this.draining ??= this.drain();
+      // Started a microtask later: the updates asked for in the same turn of the event loop go together.
+      this.draining ??= Promise.resolve().then(() => this.drain());
     });
   }
 
@@ -152,8 +153,9 @@ export class RegistryOwner implements RegistryStore {
             this.waiting.unshift({ ...u, planned: planned as Promise<UpdatePlan<unknown>> });
             break;
           }
-          // Only the first of a group may await: nothing of the group is applied yet.
-          const plan = await planned;
+          // Only the first of a group may await: nothing of the group is applied yet. A plan given as it
+          // is goes on without a pause, so no other code runs while the group's events are applied in place.
+          const plan = isThenable(planned) ? await (planned as Promise<UpdatePlan<unknown>>) : (planned as UpdatePlan<unknown>);
           if (plan.events.length === 0) {
             u.resolve(plan.result);
             continue;
