@@ -489,7 +489,10 @@ export class PaneWatcher {
 
   /** Tell the machine the turn engine confirmed the open turn's end (transcript or screen evidence). */
   confirmTurn(paneId: string, by: string): void {
-    this.entries.get(paneId)?.actor.send({ type: 'TURN_CONFIRMED', at: this.now(), by });
+    const e = this.entries.get(paneId);
+    // A turn already closed (its hook's end came first) has nothing to confirm: every state ignores it then.
+    if (!e?.actor.getSnapshot().context.turnOpen) return;
+    e.actor.send({ type: 'TURN_CONFIRMED', at: this.now(), by });
   }
 
   /**
