@@ -326,10 +326,21 @@ export function buildApp(o: AppOptions): FastifyInstance {
     // Replay what the client missed, then live events: subscribed first, so nothing falls in between.
     const queued: StreamEvent[] = [];
     let live = false;
+    // The live events of one turn of the event loop go out in one write (a message's delivery publishes
+    // several at once).
+    let batch = '';
+    const flush = () => {
+      const text = batch;
+      batch = '';
+      if (!res.destroyed) res.write(text);
+    };
     const off = o.hub.subscribe((e) => {
       if (!wanted(e)) return;
-      if (live) res.write(sseFrame(e));
-      else queued.push(e);
+      if (!live) queued.push(e);
+      else {
+        if (batch === '') setImmediate(flush);
+        batch += sseFrame(e);
+      }
     });
     let sentUpTo = o.hub.lastId;
     if (last !== undefined) {

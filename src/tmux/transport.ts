@@ -41,7 +41,8 @@ export function localTransport(server: TmuxServer, clientArgs: readonly string[]
   });
   // A write after tmux exited raises EPIPE on the stream; the close callback reports the exit.
   child.stdin.on('error', () => {});
-  // Commands sent in the same tick go to tmux in one write (a status change sends two or three).
+  // Commands sent in the same turn of the event loop go to tmux in one write (a status change sends two
+  // or three; the panes' events handled in one turn send theirs together).
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -53,7 +54,7 @@ export function localTransport(server: TmuxServer, clientArgs: readonly string[]
       if (!corked) {
         corked = true;
         child.stdin.cork();
-        process.nextTick(uncork);
+        setImmediate(uncork);
       }
       child.stdin.write(text);
     },
