@@ -46,6 +46,7 @@ import type { WebAppParts, WebOpened } from '../web/listener.js';
 import { registerHostRoutes } from '../web/host-routes.js';
 import { registerTerminalRoutes } from '../web/terminal-routes.js';
 import { registerWebRoutes } from '../web/web-routes.js';
+import { loopBatched } from '../loop-batched.js';
 
 export interface AppOptions {
   supervisor: Supervisor;
@@ -328,19 +329,11 @@ export function buildApp(o: AppOptions): FastifyInstance {
     let live = false;
     // The live events of one turn of the event loop go out in one write (a message's delivery publishes
     // several at once).
-    let batch = '';
-    const flush = () => {
-      const text = batch;
-      batch = '';
-      if (!res.destroyed) res.write(text);
-    };
+    const write = loopBatched(res);
     const off = o.hub.subscribe((e) => {
       if (!wanted(e)) return;
-      if (!live) queued.push(e);
-      else {
-        if (batch === '') setImmediate(flush);
-        batch += sseFrame(e);
-      }
+      if (live) write(sseFrame(e));
+      else queued.push(e);
     });
     let sentUpTo = o.hub.lastId;
     if (last !== undefined) {

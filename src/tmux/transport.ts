@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { loopBatched } from '../loop-batched.js';
 import { machineArgs, type TmuxServer } from './server.js';
 
 export interface Transport {
@@ -43,21 +44,10 @@ export function localTransport(server: TmuxServer, clientArgs: readonly string[]
   child.stdin.on('error', () => {});
   // Commands sent in the same turn of the event loop go to tmux in one write (a status change sends two
   // or three; the panes' events handled in one turn send theirs together).
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    child.stdin.uncork();
-  };
+  const write = loopBatched(child.stdin);
   return {
     pid: child.pid,
-    write(text) {
-      if (!corked) {
-        corked = true;
-        child.stdin.cork();
-        setImmediate(uncork);
-      }
-      child.stdin.write(text);
-    },
+    write,
     onData(cb) {
       child.stdout.on('data', cb);
     },
