@@ -165,6 +165,7 @@ export const terminalMachine = setup({
     /** Quiet enough to start settling: any quiet screen, or only `done` evidence where the CLI needs it. */
     turnEnding: ({ context, event }) => (context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event })),
     doneEvidence: is('done'),
+    doneMoved: ({ context, event }) => event.type === 'SCREEN' && doneOf(event) !== context.lastDone,
     hookBusy: ({ event }) => event.type === 'HOOK' && event.status === 'busy',
     hookDone: ({ event }) => event.type === 'HOOK' && event.status === 'done',
     hookWaiting: ({ event }) => event.type === 'HOOK' && event.status === 'waiting_input',
@@ -207,8 +208,9 @@ export const terminalMachine = setup({
     PANE_RESTARTED: { target: '.starting', actions: 'note' },
     // Stronger than any reading: only an open turn can be confirmed (an exited pane ignores it).
     TURN_CONFIRMED: { guard: 'turnOpen', target: '.done', actions: ['note', 'closeTurn'] },
-    // A reading no state acts on still tells whether a turn summary is on screen.
-    SCREEN: { actions: 'trackDone' },
+    // A reading no state acts on still tells whether a turn summary is on screen (one that tells nothing
+    // new makes no new snapshot: most readings, the screen looked at again after a hook decided).
+    SCREEN: { guard: 'doneMoved', actions: 'trackDone' },
   },
   states: {
     starting: {

@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/src/api/client.js';
-import { benchWorld, worldEnd, cpuPressure, cpuTicks, load, pct, startedAt, ticks } from './bench-lib.mjs';
+import { benchWorld, worldEnd, cpuPressure, cpuTicks, fileCreateUs, load, pct, startedAt, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -103,6 +103,7 @@ try {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ${execFileSync('tmux', ['-V']).toString().trim()}`);
   console.log(`commit ${commit}; load average ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
+  console.log(`world ${base}: creating a file there takes ${fileCreateUs(root).toFixed(0)} us of CPU (the supervisor creates one per message)`);
   world.started();
   const up = jaggers('up');
   if (up.status !== 0) throw new Error(`up failed: ${up.stderr}`);

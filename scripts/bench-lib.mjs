@@ -1,7 +1,7 @@
 // What the benchmark scripts share: a private world (project, HOME, TMUX_TMPDIR, socket) and readings
 // of /proc for a process's CPU time and start, the machine's load and a percentile.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,29 @@ export const cpuPressure = () => {
     return /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?';
   } catch {
     return '?';
+  }
+};
+
+/**
+ * The CPU time (user + system, in microseconds) of creating one empty file in `dir`, the median of 5
+ * rounds of 100: a reference for the supervisor's figures, which create a file per message. It is not
+ * the same everywhere on one disk: on the machine of BENCHMARKS.md, 350-450 us under /tmp against
+ * 15-25 us in other folders of the same ext4 file system (set TMPDIR to put a benchmark's world elsewhere).
+ */
+export const fileCreateUs = (dir) => {
+  const at = path.join(dir, `.create-cost-${process.pid}`);
+  mkdirSync(at);
+  try {
+    const rounds = [];
+    for (let r = 0; r < 5; r++) {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < 100; i++) closeSync(openSync(path.join(at, `${r}-${i}`), 'wx'));
+      const c = process.cpuUsage(c0);
+      rounds.push((c.user + c.system) / 100);
+    }
+    return pct(rounds, 50);
+  } finally {
+    rmSync(at, { recursive: true, force: true });
   }
 };
 

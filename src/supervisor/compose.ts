@@ -65,7 +65,7 @@ import { PaneWatcher } from '../panes/watcher.js';
 import { DEFAULT_STUCK_AFTER_MS, Watchdog, type StuckFinding } from '../panes/watchdog.js';
 import { realClock as paneClock } from '../panes/clock.js';
 import { regexOf } from '../detect/classify.js';
-import { publishStatus } from './publish.js';
+import { statusLine } from './publish.js';
 import { ChangedFileReader } from '../fs/changed-file.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
@@ -617,6 +617,7 @@ export function compose(d: SupervisorDeps) {
     stopping: stopping.signal,
   });
 
+  const publishStatus = statusLine(commands);
   /** A state change: on the event stream, to its agent's queue, on the status line, and a notice when the agent waits for a person. */
   const onStatus = (c: Parameters<Parameters<PaneWatcher['onChange']>[0]>[0]) => {
     const e = table.byPane(c.pane.paneId);
@@ -640,7 +641,7 @@ export function compose(d: SupervisorDeps) {
     if (c.status === 'busy') rereadStuckSettings();
     watchdog.status(c.pane.paneId, data.agent, c.status);
     log.debug({ agent: data.agent, terminal: data.terminalId, task: data.task, state: data.state, rule: data.rule, hookLagMs: data.hookLagMs }, 'state');
-    void publishStatus(commands, c).catch(() => {});
+    void publishStatus(c).catch(() => {});
     if (c.status === 'limited' && c.limit) {
       const l = c.limit;
       const reason = l.resetAt

@@ -30,6 +30,23 @@ function start(settleMs = 300, doneNeedsEvidence = false, startSettleMs = 0) {
 }
 
 describe('terminal machine', () => {
+  it('a reading no state acts on tracks the turn summary on screen, and one that tells nothing new leaves the snapshot as it was', () => {
+    const { actor } = start();
+    actor.send({ type: 'HOOK', at: 1, status: 'busy', rule: 'hook UserPromptSubmit' });
+    actor.send({ type: 'HOOK', at: 2, status: 'done', rule: 'hook Stop' });
+    expect(actor.getSnapshot().value).toBe('done');
+    actor.send(summary('✻ Worked for 1s', 3));
+    const tracked = actor.getSnapshot();
+    expect(tracked.context.lastDone).toBe('✻ Worked for 1s');
+    // The same summary read again (the look after the hook's turn end): nothing changes, not even the snapshot.
+    actor.send(summary('✻ Worked for 1s', 4));
+    expect(actor.getSnapshot()).toBe(tracked);
+    // A screen without one: that is news (a later prompt's fast turn is told by a summary not on screen now).
+    actor.send(screen('idle', 'input-box', 5));
+    expect(actor.getSnapshot().context.lastDone).toBeNull();
+    expect(actor.getSnapshot().value).toBe('done');
+  });
+
   it('a limit read again (the hook brought the reply, then the screen shows it) keeps the reset of its first reading', () => {
     const { actor, clock } = start();
     const limit = (lines: string[], at: number) => ({
