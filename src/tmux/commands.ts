@@ -140,9 +140,23 @@ export async function loadBuffer(c: ControlClient, name: string, text: string): 
   }
 }
 
-/** Paste and delete the buffer. `-p` frames it as a bracketed paste when the app asked for one; `-r` keeps LF. */
+/**
+ * Paste and delete the buffer. `-p` frames it as a bracketed paste when the app asked for one; `-r` keeps LF.
+ *
+ * Never into a dead pane: tmux 3.3a (Debian 12's) does not check, and its server crashes, taking every
+ * session with it (the dead pane's pty is closed: a write through a NULL pointer; fixed in tmux 3.4). A
+ * pane can die between any look and the paste, so tmux itself tests it as it pastes (`if-shell -F`, whose
+ * picked command runs right after the test, before anything else): a dead pane only says so.
+ */
 export async function pasteBuffer(c: ControlClient, name: string, paneId: string): Promise<void> {
-  await c.runOk(['paste-buffer', '-d', '-p', '-r', '-b', name, '-t', paneId]);
+  if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
+  if (!/^[\w.-]+$/.test(name)) throw new JaggersError('E_USAGE', `not a buffer name jaggers makes: ${JSON.stringify(name)}`);
+  const [test, picked] = await c.runIf('#{pane_dead}', paneId, `display-message -p dead`, `paste-buffer -d -p -r -b ${name} -t ${paneId}`);
+  if (test.ok && picked?.ok && picked.lines.length === 0) return;
+  // Nothing pasted: the buffer goes.
+  void c.run(['delete-buffer', '-b', name]).catch(() => {});
+  const why = !test.ok ? test.error : !picked ? 'not tested' : !picked.ok ? picked.error : 'it is dead (its program exited)';
+  throw new JaggersError('E_PANE_GONE', `nothing was pasted into pane ${paneId}: ${why}`);
 }
 
 /**
@@ -168,15 +182,15 @@ export async function sendKeys(c: ControlClient, paneId: string, keys: readonly 
 }
 
 /**
- * Out of copy mode (or any mode a person left the pane in), in one command: tmux tests the pane's mode
- * itself (`if-shell -F`), so nothing waits for an answer before the next command, which runs after the
- * mode is left (the command `if-shell` starts goes into the queue right after it). A pane id is `%N`:
- * nothing in it needs quoting.
+ * Out of copy mode (or any mode a person left the pane in), in one command that needs no answer first:
+ * the next command runs after it. A pane in no mode answers "not in a mode" and is left as it is (the
+ * cancel never reaches its program). Not `if-shell` on `#{pane_in_mode}`: the command it picks is
+ * answered in a block of its own, which a plain `run` would take for the next command's reply.
  */
 export async function leaveMode(c: ControlClient, paneId: string): Promise<void> {
   if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
-  const r = await c.run(['if-shell', '-F', '-t', paneId, '#{pane_in_mode}', `send-keys -t ${paneId} -X cancel`]);
-  if (!r.ok) throw new JaggersError('E_PANE_GONE', `cannot reach pane ${paneId}: ${r.error}`);
+  const r = await c.run(['send-keys', '-t', paneId, '-X', 'cancel']);
+  if (!r.ok && !/not in a mode/.test(r.error)) throw new JaggersError('E_PANE_GONE', `cannot reach pane ${paneId}: ${r.error}`);
 }
 
 export async function sendLiteral(c: ControlClient, paneId: string, text: string): Promise<void> {

@@ -14,6 +14,13 @@ interface Pending {
   command: string;
   resolve: (r: TmuxReply) => void;
   reject: (e: Error) => void;
+  /**
+   * The command it stands for starts one more when it succeeds (`if-shell -F` with a command for either
+   * case): tmux answers that one in a block of its own, right after, which the next entry (`inserted`)
+   * takes. A failed test starts nothing: its entry is then settled at once, with no block.
+   */
+  inserts?: true;
+  inserted?: true;
 }
 
 /** How long a command may go unanswered before its caller gets an error instead of a hang. */
@@ -55,6 +62,10 @@ export class ControlClient {
             if (!p) break;
             this.repliesReceived++;
             p.resolve(ev.ok ? { ok: true, lines: ev.lines } : { ok: false, error: ev.lines.join('\n'), lines: ev.lines });
+            if (p.inserts && !ev.ok && this.pending[0]?.inserted) {
+              this.repliesReceived++;
+              this.pending.shift()!.resolve({ ok: false, error: 'not run: the command before it failed', lines: [] });
+            }
             break;
           }
           case 'output':
@@ -98,7 +109,21 @@ export class ControlClient {
     return r.lines;
   }
 
-  private runLine(line: string): Promise<TmuxReply> {
+  /**
+   * `if-shell -F <format> <command> <command>`: tmux tests the format and runs the command it picks right
+   * after, before anything else (a pane's state and what is done to it, as one step), answering each
+   * in a block of its own. The test's reply, and the picked command's (null when the test failed and
+   * nothing ran). Only this way: a plain `run` of such a command would take the picked command's block
+   * for the next command's reply, and every reply after would be one off.
+   */
+  async runIf(format: string, target: string, then: string, otherwise: string): Promise<[TmuxReply, TmuxReply | null]> {
+    if (!then || !otherwise) throw new JaggersError('E_USAGE', 'runIf: a command for either case (an empty one starts no command, and no block)');
+    const line = formatCommand(['if-shell', '-F', '-t', target, format, then, otherwise]);
+    const [test, picked] = await Promise.all([this.runLine(line, { inserts: true }), this.runLine('(the command if-shell picked)', { inserted: true }, false)]);
+    return [test, test.ok ? picked : null];
+  }
+
+  private runLine(line: string, mark: Pick<Pending, 'inserts' | 'inserted'> = {}, write = true): Promise<TmuxReply> {
     if (this.closed) {
       return Promise.reject(new JaggersError('E_TMUX_EXITED', `tmux connection closed: ${this.closed.reason}`));
     }
@@ -114,9 +139,9 @@ export class ControlClient {
           clearTimeout(timer);
           fn(v);
         };
-      this.pending.push({ command: line, resolve: settle(resolve), reject: settle(reject) });
+      this.pending.push({ command: line, resolve: settle(resolve), reject: settle(reject), ...mark });
       this.commandsSent++;
-      this.transport.write(`${line}\n`);
+      if (write) this.transport.write(`${line}\n`);
     });
   }
 

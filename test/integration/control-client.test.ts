@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlClient } from '../../src/tmux/control-client.js';
 import { openControl } from '../../src/tmux/connect.js';
+import { leaveMode, pasteText } from '../../src/tmux/commands.js';
+import type { JaggersError } from '../../src/errors.js';
 import { localTransport } from '../../src/tmux/transport.js';
 import { Rig, waitForPane } from '../helpers/rig.js';
 
@@ -87,6 +89,59 @@ describe('control client on a real tmux server', () => {
     for (let i = 0; i < 1000 && !status; i++) [status = ''] = await client.runOk(['display-message', '-p', '-t', paneId, '#{pane_dead_status}']);
     // tmux 3.3a sometimes never reaps the process (it stays a zombie) and leaves the status empty.
     expect(['7', '']).toContain(status);
+  });
+
+  it('never pastes into a dead pane (tmux 3.3a crashes on it): E_PANE_GONE, the server lives, the buffer is gone', async () => {
+    await client.runOk(['set-option', '-g', 'remain-on-exit', 'on']);
+    await client.runOk(['refresh-client', '-B', 'dead:%*:#{pane_dead}']);
+    const [dead] = await client.runOk(['new-window', '-d', '-P', '-F', '#{pane_id}', '--', 'sh', '-c', 'exit 3']);
+    await new Promise<void>((resolve) =>
+      client.onNotification((name, args) => {
+        if (name === 'subscription-changed' && args.includes(dead!) && args.at(-1) === '1') resolve();
+      }),
+    );
+    // Each reply still goes to its own command: a command sent with the paste gets its own answer.
+    const [err, next] = await Promise.all([
+      pasteText(client, 'jaggers-test-dead', 'hello', dead!).then(
+        () => null,
+        (e: JaggersError) => e,
+      ),
+      client.run(['display-message', '-p', 'next']),
+    ]);
+    expect(next).toEqual({ ok: true, lines: ['next'] });
+    expect(err?.code).toBe('E_PANE_GONE');
+    expect(err?.message).toMatch(/it is dead/);
+    // The server is still there (3.3a's died at the paste, and with it this connection).
+    expect(await client.runOk(['display-message', '-p', '-t', dead!, '#{pane_dead}|#{session_name}'])).toEqual([`1|${rig.session}`]);
+    expect(await client.runOk(['list-buffers', '-F', '#{buffer_name}'])).not.toContain('jaggers-test-dead');
+    // A pane that is not there at all: the same error, nothing left behind.
+    await expect(pasteText(client, 'jaggers-test-none', 'hello', '%9999')).rejects.toMatchObject({ code: 'E_PANE_GONE' });
+    expect(await client.runOk(['list-buffers', '-F', '#{buffer_name}'])).not.toContain('jaggers-test-none');
+    // A live pane gets the text, once, and its buffer goes too.
+    const [live] = await client.runOk(['new-window', '-d', '-P', '-F', '#{pane_id}', '--', 'sh', '-c', 'read x; echo "got:$x"; exec cat']);
+    const [, after] = await Promise.all([pasteText(client, 'jaggers-test-live', 'hello', live!), client.run(['display-message', '-p', 'after'])]);
+    expect(after).toEqual({ ok: true, lines: ['after'] });
+    await client.runOk(['send-keys', '-t', live!, 'Enter']);
+    await waitForPane(client, live!, /got:hello/, 10_000);
+    expect(await client.runOk(['list-buffers', '-F', '#{buffer_name}'])).not.toContain('jaggers-test-live');
+  });
+
+  it('leaves copy mode in one command with one reply: the commands after it get their own replies', async () => {
+    const [pane] = await client.runOk(['new-window', '-d', '-P', '-F', '#{pane_id}', '--', 'sh', '-c', 'exec cat']);
+    await client.runOk(['copy-mode', '-t', pane!]);
+    const [, a, b] = await Promise.all([
+      leaveMode(client, pane!),
+      client.run(['display-message', '-p', '-t', pane!, 'a #{pane_in_mode}']),
+      client.run(['display-message', '-p', 'b']),
+    ]);
+    expect([a, b]).toEqual([
+      { ok: true, lines: ['a 0'] },
+      { ok: true, lines: ['b'] },
+    ]);
+    // A pane in no mode is left as it is, and still one reply.
+    const [, c] = await Promise.all([leaveMode(client, pane!), client.run(['display-message', '-p', 'c'])]);
+    expect(c).toEqual({ ok: true, lines: ['c'] });
+    await expect(leaveMode(client, '%9999')).rejects.toMatchObject({ code: 'E_PANE_GONE' });
   });
 
   it('rejects pending and later commands when tmux goes away', async () => {
