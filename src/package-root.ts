@@ -26,7 +26,10 @@ export function packageVersion(): string {
 /**
  * Node flags of the supervisor's process. A young generation of 2 MiB semi-spaces instead of node's
  * default keeps its memory low for a process that lives for days (with 100 idle agents, 87 against
- * 115 MiB; BENCHMARKS.md). V8 takes a code cache only from a node run with the same flags: the build
- * makes the supervisor's with these.
+ * 115 MiB; BENCHMARKS.md). `--always-sparkplug` gives a function V8's baseline code at its first call
+ * rather than after some hundred runs in the interpreter: the message path is wide, each function runs
+ * a few times per message, and a supervisor just started spent much of a burst interpreting them
+ * (BENCHMARKS.md, "Baseline code at once"). V8 takes a code cache only from a node run with the same
+ * flags: the build makes the supervisor's with these.
  */
-export const SUPERVISOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+export const SUPERVISOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', '--always-sparkplug'];
