@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { JaggersError } from '../errors.js';
 import type { ControlClient } from './control-client.js';
+import { formatCommand } from './quote.js';
 
 /** One pane per agent window; this is what jaggers reads back from tmux. */
 export interface PaneInfo {
@@ -140,6 +141,12 @@ export async function loadBuffer(c: ControlClient, name: string, text: string): 
   }
 }
 
+/** A pane id as tmux writes it (`%N`), or E_PANE_GONE. */
+function paneIdOf(paneId: string): string {
+  if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
+  return paneId;
+}
+
 /**
  * Paste and delete the buffer. `-p` frames it as a bracketed paste when the app asked for one; `-r` keeps LF.
  *
@@ -149,9 +156,13 @@ export async function loadBuffer(c: ControlClient, name: string, text: string): 
  * picked command runs right after the test, before anything else): a dead pane only says so.
  */
 export async function pasteBuffer(c: ControlClient, name: string, paneId: string): Promise<void> {
-  if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
-  if (!/^[\w.-]+$/.test(name)) throw new JaggersError('E_USAGE', `not a buffer name jaggers makes: ${JSON.stringify(name)}`);
-  const [test, picked] = await c.runIf('#{pane_dead}', paneId, `display-message -p dead`, `paste-buffer -d -p -r -b ${name} -t ${paneId}`);
+  paneIdOf(paneId);
+  const [test, picked] = await c.runIf(
+    '#{pane_dead}',
+    paneId,
+    formatCommand(['display-message', '-p', 'dead']),
+    formatCommand(['paste-buffer', '-d', '-p', '-r', '-b', name, '-t', paneId]),
+  );
   if (test.ok && picked?.ok && picked.lines.length === 0) return;
   // Nothing pasted: the buffer goes.
   void c.run(['delete-buffer', '-b', name]).catch(() => {});
@@ -188,7 +199,7 @@ export async function sendKeys(c: ControlClient, paneId: string, keys: readonly 
  * answered in a block of its own, which a plain `run` would take for the next command's reply.
  */
 export async function leaveMode(c: ControlClient, paneId: string): Promise<void> {
-  if (!/^%\d+$/.test(paneId)) throw new JaggersError('E_PANE_GONE', `not a pane id: ${JSON.stringify(paneId)}`);
+  paneIdOf(paneId);
   const r = await c.run(['send-keys', '-t', paneId, '-X', 'cancel']);
   if (!r.ok && !/not in a mode/.test(r.error)) throw new JaggersError('E_PANE_GONE', `cannot reach pane ${paneId}: ${r.error}`);
 }

@@ -15,11 +15,10 @@ interface Pending {
   resolve: (r: TmuxReply) => void;
   reject: (e: Error) => void;
   /**
-   * The command it stands for starts one more when it succeeds (`if-shell -F` with a command for either
-   * case): tmux answers that one in a block of its own, right after, which the next entry (`inserted`)
-   * takes. A failed test starts nothing: its entry is then settled at once, with no block.
+   * The block of a command that the entry before it starts (`if-shell -F` with a command for either
+   * case): tmux answers it right after that one's. A failed test starts nothing: this entry is then
+   * settled at once, with no block.
    */
-  inserts?: true;
   inserted?: true;
 }
 
@@ -62,7 +61,7 @@ export class ControlClient {
             if (!p) break;
             this.repliesReceived++;
             p.resolve(ev.ok ? { ok: true, lines: ev.lines } : { ok: false, error: ev.lines.join('\n'), lines: ev.lines });
-            if (p.inserts && !ev.ok && this.pending[0]?.inserted) {
+            if (!ev.ok && this.pending[0]?.inserted) {
               this.repliesReceived++;
               this.pending.shift()!.resolve({ ok: false, error: 'not run: the command before it failed', lines: [] });
             }
@@ -119,11 +118,11 @@ export class ControlClient {
   async runIf(format: string, target: string, then: string, otherwise: string): Promise<[TmuxReply, TmuxReply | null]> {
     if (!then || !otherwise) throw new JaggersError('E_USAGE', 'runIf: a command for either case (an empty one starts no command, and no block)');
     const line = formatCommand(['if-shell', '-F', '-t', target, format, then, otherwise]);
-    const [test, picked] = await Promise.all([this.runLine(line, { inserts: true }), this.runLine('(the command if-shell picked)', { inserted: true }, false)]);
+    const [test, picked] = await Promise.all([this.runLine(line), this.runLine('(the command if-shell picked)', { inserted: true }, false)]);
     return [test, test.ok ? picked : null];
   }
 
-  private runLine(line: string, mark: Pick<Pending, 'inserts' | 'inserted'> = {}, write = true): Promise<TmuxReply> {
+  private runLine(line: string, mark: Pick<Pending, 'inserted'> = {}, write = true): Promise<TmuxReply> {
     if (this.closed) {
       return Promise.reject(new JaggersError('E_TMUX_EXITED', `tmux connection closed: ${this.closed.reason}`));
     }
