@@ -216,6 +216,9 @@ export class PaneTaps {
       this.panes.clear();
       this.paused.clear();
     }
+    // Its subscription goes first: tmux 3.3a's once-a-second check of a `%*` subscription can run after a
+    // leaving client lost its session, and crash the server (seen in CI, docs/tmux-and-node-facts.md).
+    await conn.c.run(['refresh-client', '-B', SUBSCRIPTION]).catch(() => {});
     await conn.c.close().catch(() => {});
   }
 
