@@ -6,10 +6,11 @@
 // - supervisor.cjs: the supervisor as one CommonJS file, and supervisor.cjs.cache, V8's code cache of it
 //   once its modules have loaded (src/supervisor/load.ts runs it with that cache);
 // - meta.json: which sources went into each file (test/unit/cli-program.test.ts reads it).
+// Every .js file is then made ASCII-only (see asciiOnly), before the code cache is made.
 // node-pty is native: it stays a package.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -53,6 +54,19 @@ await build({
   banner: { js: "var __jaggersUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 await writeFile(path.join(outdir, 'meta.json'), JSON.stringify(cli.metafile));
+
+// esbuild leaves some characters beyond ASCII (in regular expressions and comments); one such character
+// makes V8 hold a whole file as two-byte source (src/supervisor/load.ts, asciiOnlySource).
+const { asciiOnlySource } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'supervisor', 'load.js')).href);
+const asciiOnly = async (file) => {
+  const text = await readFile(file, 'utf8');
+  const ascii = asciiOnlySource(text);
+  if (ascii !== text) await writeFile(file, ascii);
+};
+const chunks = await readdir(path.join(outdir, 'chunks'));
+for (const f of ['cli.js', 'supervisor.cjs', ...chunks.filter((c) => c.endsWith('.js')).map((c) => path.join('chunks', c))]) {
+  await asciiOnly(path.join(outdir, f));
+}
 
 // The code cache, made by a node of its own as the supervisor's would be: load the bundle, then save.
 const load = pathToFileURL(path.join(root, 'dist', 'src', 'supervisor', 'load.js')).href;

@@ -53,3 +53,20 @@ export function requireWithCodeCache(
   }
   return { module: mod.exports, cache: cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none' };
 }
+
+/**
+ * `text`, a file of JavaScript, with each character beyond ASCII written as a `\u` escape. esbuild writes
+ * strings and templates ASCII-only but leaves such characters as they are in regular expressions and
+ * comments (the screen patterns' pointer and box-drawing characters, zod's and XState's comments), and one
+ * of them makes V8 hold the whole file as two-byte source: reading, checking and compiling the 3.7 MB
+ * supervisor took about 100 ms more at each start (BENCHMARKS.md, 2026-11-27). The escape means the same
+ * there: a character beyond U+FFFF becomes a pair, as in strings (in a /u pattern the pair reads as the one
+ * character), and one escaped by a backslash (`\✦`, the same as the character) loses that backslash.
+ * Those lines' columns move a little in the source maps.
+ */
+export function asciiOnlySource(text: string): string {
+  return text.replace(
+    /(\\*)([^\x00-\x7f])/g,
+    (_, bs: string, c: string) => (bs.length % 2 === 1 ? bs.slice(1) : bs) + `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
