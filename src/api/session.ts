@@ -14,6 +14,7 @@ import {
   serverRunning,
   socketPathOf,
   taggedWindows,
+  windowZero,
 } from '../tmux/one-shot.js';
 import { describeSocket, serverArgs, socketNameFor } from '../tmux/server.js';
 import { checkTmux } from '../tmux/version.js';
@@ -67,6 +68,23 @@ export async function ensureSession(ctx: Context, size: { width: number; height:
       continue;
     }
     throw new JaggersError('E_TMUX_COMMAND', `tmux ${describeSocket(ctx.server)} could not start session ${ctx.session}: ${r.stderr.trim()}`);
+  }
+}
+
+/**
+ * Ask the supervisor `pid` to stop (SIGTERM, as when it stops by itself), when it is the process in the
+ * session's window 0: a pid the lock file names may have been reused. It leaves tmux with its
+ * connections' subscriptions removed; a tmux 3.3a server killed while a control client with a
+ * subscription is still attached can crash (docs/tmux-and-node-facts.md). Whether it was asked.
+ */
+export async function stopSupervisor(ctx: Pick<Context, 'server' | 'session'>, pid: number): Promise<boolean> {
+  const zero = await windowZero(ctx.server, ctx.session);
+  if (!zero || zero.dead || zero.pid !== pid) return false;
+  try {
+    process.kill(pid, 'SIGTERM');
+    return true;
+  } catch {
+    return false;
   }
 }
 

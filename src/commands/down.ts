@@ -1,5 +1,5 @@
 import { clientFor } from '../api/connect.js';
-import { checkTmux, describeSocket, serverRunning, stopServer } from '../api/session.js';
+import { checkTmux, describeSocket, serverRunning, stopServer, stopSupervisor } from '../api/session.js';
 import { pidIsAlive, supervisorPid } from '../api/stored.js';
 import type { Context } from '../context.js';
 import { existsSync } from 'node:fs';
@@ -31,11 +31,14 @@ export async function down(ctx: Context): Promise<{ stopped: boolean; socket: st
     return { stopped: false, socket, hosts };
   }
   const supervisor = await supervisorPid(ctx.jaggersDir);
-  await stopServer(ctx);
-  if (supervisor) {
+  const gone = async (pid: number) => {
     const deadline = Date.now() + 5000;
-    while (pidIsAlive(supervisor) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
-  }
+    while (pidIsAlive(pid) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
+  };
+  // The supervisor leaves first (see stopSupervisor), at most 5 s.
+  if (supervisor !== null && (await stopSupervisor(ctx, supervisor))) await gone(supervisor);
+  await stopServer(ctx);
+  if (supervisor) await gone(supervisor);
   await dropHooks();
   return { stopped: true, socket, hosts };
 }

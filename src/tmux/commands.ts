@@ -228,6 +228,8 @@ export async function paneField(c: ControlClient, paneId: string, format: string
  */
 export async function subscribe(c: ControlClient, name: string, target: string, format: string): Promise<void> {
   await c.runOk(['refresh-client', '-B', `${name}:${target}:${format}`]);
+  // Removed again before the connection closes (ControlClient.close: a tmux 3.3a crash).
+  c.subscriptions.add(name);
 }
 
 /**

@@ -163,7 +163,22 @@ export class ControlClient {
     return () => this.exitListeners.delete(l);
   }
 
+  /** Subscriptions made on this connection (`refresh-client -B`, see subscribe in commands.ts): close() removes them first. */
+  readonly subscriptions = new Set<string>();
+
+  /**
+   * Detach from tmux. The connection's subscriptions are removed first, each answered (at most a second
+   * for all): tmux 3.3a checks a client's subscriptions once a second and crashes the whole server when
+   * that client is leaving and has lost its session already (upstream 881bec958, March 2026;
+   * docs/tmux-and-node-facts.md). With none left there is nothing to check.
+   */
   async close(): Promise<void> {
+    if (!this.closed && this.subscriptions.size > 0) {
+      const removed = Promise.all([...this.subscriptions].map((name) => this.run(['refresh-client', '-B', name]).catch(() => null)));
+      this.subscriptions.clear();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([removed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]).finally(() => clearTimeout(timer));
+    }
     await this.transport.close();
     this.finish('closed by jaggers');
   }

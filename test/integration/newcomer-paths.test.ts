@@ -3,7 +3,7 @@
 // below it, or from a folder that is no project at all.
 import { execa } from 'execa';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../../src/commands/doctor.js';
@@ -170,7 +170,7 @@ describe('newcomer paths on real tmux', () => {
   });
 
   describe('14: up, down, doctor and demo say what is so', () => {
-    it('down removes the tmux socket file', async () => {
+    it('down stops the supervisor first (SIGTERM: its connections leave tmux without subscriptions), then removes the tmux socket file', async () => {
       await writeProject(rig.root, { agents: [{ name: 'alpha', profile: 'fake' }] });
       expect((await rig.run(['up'])).code).toBe(0);
       const socket = path.join(rig.tmuxTmpDir, `tmux-${process.getuid!()}`, rig.socket);
@@ -178,6 +178,13 @@ describe('newcomer paths on real tmux', () => {
       const down = await rig.run(['down']);
       expect(down.stdout).toBe(`stopped tmux -L ${rig.socket}\n`);
       expect(existsSync(socket)).toBe(false);
+      // Stopped by its signal, before its server went (else: SIGHUP, or its tmux connection closed).
+      const log = await readFile(path.join(rig.root, '.jaggers', 'logs', 'current.log'), 'utf8');
+      const stops = log
+        .split('\n')
+        .filter((l) => l.includes('"supervisor stopping"'))
+        .map((l) => (JSON.parse(l) as { why: string }).why);
+      expect(stops).toEqual(['SIGTERM']);
       expect((await rig.run(['down'])).stdout).toBe(`nothing running on tmux -L ${rig.socket}\n`);
     });
 
