@@ -57,7 +57,8 @@ await writeFile(path.join(outdir, 'meta.json'), JSON.stringify(cli.metafile));
 
 // esbuild leaves some characters beyond ASCII (in regular expressions and comments); one such character
 // makes V8 hold a whole file as two-byte source (src/supervisor/load.ts, asciiOnlySource).
-const { asciiOnlySource } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'supervisor', 'load.js')).href);
+const load = pathToFileURL(path.join(root, 'dist', 'src', 'supervisor', 'load.js')).href;
+const { asciiOnlySource } = await import(load);
 const asciiOnly = async (file) => {
   const text = await readFile(file, 'utf8');
   const ascii = asciiOnlySource(text);
@@ -69,7 +70,6 @@ for (const f of ['cli.js', 'supervisor.cjs', ...chunks.filter((c) => c.endsWith(
 }
 
 // The code cache, made by a node of its own as the supervisor's would be: load the bundle, then save.
-const load = pathToFileURL(path.join(root, 'dist', 'src', 'supervisor', 'load.js')).href;
 const { SUPERVISOR_NODE_FLAGS } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'package-root.js')).href);
 execFileSync(
   process.execPath,

@@ -1,4 +1,4 @@
-import { paneField, subscribe } from '../tmux/commands.js';
+import { paneField } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
 import { zombieExitStatus } from './process-home.js';
 
@@ -50,7 +50,7 @@ export class DeathTracker {
   /** Subscribe to pane deaths (tmux reports them on its own 1 s timer) once per connection. */
   async start(): Promise<void> {
     // A one-pane subscription never reports changes on tmux 3.3a; `%*` does.
-    await subscribe(this.client, DEAD_SUBSCRIPTION, '%*', '#{pane_dead}');
+    await this.client.subscribe(DEAD_SUBSCRIPTION, '%*', '#{pane_dead}');
   }
 
   add(paneId: string, windowId: string, hooks: LifeHooks): PaneLife {

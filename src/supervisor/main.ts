@@ -13,7 +13,6 @@ import { ensurePrivateFolder } from '../fs/private-dir.js';
 import type { Terminal } from '../output.js';
 import { packageRoot } from '../package-root.js';
 import { acquireLock } from '../sessions/lock.js';
-import { subscribe } from '../tmux/commands.js';
 import { openCommandControl, openControl } from '../tmux/connect.js';
 import { buildApp } from './app.js';
 import { compose } from './compose.js';
@@ -114,7 +113,7 @@ export async function runSupervisor(ctx: Context, io: Terminal): Promise<void> {
       redraw();
     });
     // Windows made or closed by `up` (another client) and their tags: refresh the table from tmux.
-    await subscribe(events, 'jaggers-agents', '@*', '#{@jaggers_agent}#{@jaggers_profile}');
+    await events.subscribe('jaggers-agents', '@*', '#{@jaggers_agent}#{@jaggers_profile}');
     events.onNotification((name, args) => {
       const ours = name === 'subscription-changed' && (args[0] === 'jaggers-agents' || args[0] === 'jaggers-dead');
       if (ours || name === 'window-add' || name === 'window-close' || name === 'unlinked-window-close') void supervisor.refreshTable().then(redraw, () => {});

@@ -223,16 +223,6 @@ export async function paneField(c: ControlClient, paneId: string, format: string
 }
 
 /**
- * A control-mode subscription: tmux reports `%subscription-changed <name> ...` whenever `format`
- * changes for a target (`%*` all panes, `@*` all windows), checked on its own one-second timer.
- */
-export async function subscribe(c: ControlClient, name: string, target: string, format: string): Promise<void> {
-  await c.runOk(['refresh-client', '-B', `${name}:${target}:${format}`]);
-  // Removed again before the connection closes (ControlClient.close: a tmux 3.3a crash).
-  c.subscriptions.add(name);
-}
-
-/**
  * Flow control of one pane's output to this client (`refresh-client -A`): tmux stops sending it
  * `%output` for the pane (it drops it for this client only, and keeps reading the pane). A refusal
  * (the pane is gone) is not an error: the caller learns of a death elsewhere.

@@ -163,8 +163,22 @@ export class ControlClient {
     return () => this.exitListeners.delete(l);
   }
 
-  /** Subscriptions made on this connection (`refresh-client -B`, see subscribe in commands.ts): close() removes them first. */
-  readonly subscriptions = new Set<string>();
+  private readonly subs = new Set<string>();
+
+  /** The subscriptions made on this connection: close() removes them first. */
+  get subscriptions(): ReadonlySet<string> {
+    return this.subs;
+  }
+
+  /**
+   * A control-mode subscription: tmux reports `%subscription-changed <name> ...` whenever `format`
+   * changes for a target (`%*` all panes, `@*` all windows), checked on its own one-second timer.
+   * Throws E_TMUX_COMMAND when tmux refuses it.
+   */
+  async subscribe(name: string, target: string, format: string): Promise<void> {
+    await this.runOk(['refresh-client', '-B', `${name}:${target}:${format}`]);
+    this.subs.add(name);
+  }
 
   /**
    * Detach from tmux. The connection's subscriptions are removed first, each answered (at most a second
@@ -173,9 +187,9 @@ export class ControlClient {
    * docs/tmux-and-node-facts.md). With none left there is nothing to check.
    */
   async close(): Promise<void> {
-    if (!this.closed && this.subscriptions.size > 0) {
-      const removed = Promise.all([...this.subscriptions].map((name) => this.run(['refresh-client', '-B', name]).catch(() => null)));
-      this.subscriptions.clear();
+    if (!this.closed && this.subs.size > 0) {
+      const removed = Promise.all([...this.subs].map((name) => this.run(['refresh-client', '-B', name]).catch(() => null)));
+      this.subs.clear();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([removed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]).finally(() => clearTimeout(timer));
     }

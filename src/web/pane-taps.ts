@@ -15,6 +15,8 @@ import type { TmuxReply } from '../tmux/control-client.js';
 /** What a tap needs of a control connection (ControlClient has it). */
 export interface TapConnection {
   run(args: readonly string[]): Promise<TmuxReply>;
+  /** A subscription, removed again when the connection closes (ControlClient.subscribe). */
+  subscribe(name: string, target: string, format: string): Promise<void>;
   /** Commands written so far, and replies received: see ControlClient.repliesReceived. */
   readonly commandsSent: number;
   readonly repliesReceived: number;
@@ -195,7 +197,7 @@ export class PaneTaps {
         );
         // Size changes and deaths, checked by tmux once a second (a subscription to `%*`: one to a single
         // pane never reports on tmux 3.3a).
-        await c.run(['refresh-client', '-B', `${SUBSCRIPTION}:%*:${SIZE_FORMAT}`]);
+        await c.subscribe(SUBSCRIPTION, '%*', SIZE_FORMAT).catch(() => {});
         return conn;
       },
       (e: unknown) => {
@@ -216,9 +218,7 @@ export class PaneTaps {
       this.panes.clear();
       this.paused.clear();
     }
-    // Its subscription goes first: tmux 3.3a's once-a-second check of a `%*` subscription can run after a
-    // leaving client lost its session, and crash the server (seen in CI, docs/tmux-and-node-facts.md).
-    await conn.c.run(['refresh-client', '-B', SUBSCRIPTION]).catch(() => {});
+    // Its subscription goes with it, first (ControlClient.close: a tmux 3.3a crash).
     await conn.c.close().catch(() => {});
   }
 

@@ -2,7 +2,6 @@
 // client's subscriptions once a second and crashes the server when that client is leaving and has lost
 // its session (docs/tmux-and-node-facts.md).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { subscribe } from '../../src/tmux/commands.js';
 import { ControlClient } from '../../src/tmux/control-client.js';
 import type { Transport } from '../../src/tmux/transport.js';
 
@@ -30,13 +29,13 @@ afterEach(() => vi.useRealTimers());
 describe('ControlClient.close', () => {
   it('removes each subscription, answered, before it detaches; one tmux refused is not removed; a second close sends nothing', async () => {
     const t = scripted();
-    const a = subscribe(t.client, 'jaggers-agents', '@*', '#{@jaggers_agent}');
+    const a = t.client.subscribe('jaggers-agents', '@*', '#{@jaggers_agent}');
     t.reply();
     await a;
-    const b = subscribe(t.client, 'jaggers-dead', '%*', '#{pane_dead}');
+    const b = t.client.subscribe('jaggers-dead', '%*', '#{pane_dead}');
     t.reply();
     await b;
-    const refused = subscribe(t.client, 'jaggers-bad', '%1', '#{x}');
+    const refused = t.client.subscribe('jaggers-bad', '%1', '#{x}');
     t.reply(false);
     await expect(refused).rejects.toMatchObject({ code: 'E_TMUX_COMMAND' });
     expect([...t.client.subscriptions]).toEqual(['jaggers-agents', 'jaggers-dead']);
@@ -62,7 +61,7 @@ describe('ControlClient.close', () => {
   it('detaches after a second when tmux does not answer the removals', async () => {
     vi.useFakeTimers();
     const t = scripted();
-    const a = subscribe(t.client, 'jaggers-dead', '%*', '#{pane_dead}');
+    const a = t.client.subscribe('jaggers-dead', '%*', '#{pane_dead}');
     t.reply();
     await a;
     let done = false;
