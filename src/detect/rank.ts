@@ -24,6 +24,10 @@ export interface HookWord {
    * pane's output, idle by its hooks, asks only for a late look at its screen.
    */
   confirmed?: boolean;
+  /** done, confirmed: by a prompt jaggers typed (its busy screen opens the turn at once), not by the screen catching up. */
+  byPrompt?: boolean;
+  /** done, confirmed by the screen catching up: when the screen (or state file) first read busy since, with no hook start. */
+  busySince?: number | null;
 }
 
 export type Ranked =
@@ -38,7 +42,8 @@ export type Ranked =
  * - After a hook's turn start, a quiet reading goes through only once it has stayed quiet `graceMs`
  *   (no end event after Esc or a denied permission: the screen ends such a turn, named as such).
  * - After a hook's turn end, a busy reading is the screen lagging behind: held until the screen reads
- *   quiet once (the caller then forgets the hook's word) or the next turn starts.
+ *   quiet once or the next turn starts. After that, busy with no hook start is a new turn only once it
+ *   stayed busy for `graceMs` (at once after a prompt jaggers typed).
  * - After a hook's permission request, a reading without the menu is held (the menu is drawn a moment
  *   later; the caller applies the hook's word itself once `graceMs` passed without one); once the menu
  *   was seen, the screen decides.
@@ -59,6 +64,14 @@ export function rank(screen: Classification, file: Classification | null, hook: 
   // agent's approved menu, read 6 ms after its Stop): held for up to the grace, then it goes through.
   if (hook?.status === 'done' && !hook.confirmed && s === 'waiting_input' && at - (hook.since ?? at) < graceMs) {
     return { kind: 'hold', until: (hook.since ?? at) + graceMs, why: `hook ${hook.event} ended the turn; a menu still on screen` };
+  }
+  // After the screen caught up with a hook's turn end, busy with no hook start (and no prompt typed) is a
+  // turn only once it stayed so for the grace: opencode 1.18.33 on a loaded machine showed its busy footer
+  // again for 2.9 s after its turn had ended, and a person's own prompt starts by the CLI's hook anyway.
+  if (hook?.status === 'done' && hook.confirmed && !hook.byPrompt && s === 'busy') {
+    const since = hook.busySince ?? at;
+    if (at - since < graceMs)
+      return { kind: 'hold', until: since + graceMs, why: `no hook started a turn; the ${base.source} reads busy for ${at - since} ms` };
   }
   if (!hook?.status || hook.confirmed || hook.status === 'waiting' || s === 'waiting_input' || s === 'error' || s === 'limited' || s === 'unknown')
     return { kind: 'apply', ...base };

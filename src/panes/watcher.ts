@@ -2,7 +2,7 @@ import { createActor, type Actor } from 'xstate';
 import { publicStatus, terminalMachine, type TerminalContext, type TerminalStatus } from '../../machines/terminal.machine.js';
 import { HOOKS } from '../clis/kinds.js';
 import type { HookSignal } from '../clis/types.js';
-import { classifyAfterLimit, doneEvidence, type Classification } from '../detect/classify.js';
+import { classify, classifyAfterLimit, doneEvidence, type Classification } from '../detect/classify.js';
 import { rank, type HookWord } from '../detect/rank.js';
 import { capturePane } from '../tmux/commands.js';
 import type { ControlClient } from '../tmux/control-client.js';
@@ -374,9 +374,22 @@ export class PaneWatcher {
     // until that hook comes; without it within the grace, the screen decides again.
     if ((h.word === null || h.word.status === 'done') && this.startsByHook(e)) {
       const word: HookWord = h.word ?? { status: 'done', event: 'a prompt', quietSince: null, since: this.now() };
+      // Typed while the screen still read busy (delivery waited the grace for it to catch up): a busy
+      // screen now proves nothing, so it opens a turn only once it stayed busy for the grace, and the
+      // word is kept until then (CI: opencode 1.18.33's stale busy footer read as this prompt's start,
+      // its quiet screen 3 s later as the turn's end, and its start hook 3.5 s after that as a second turn).
+      const busyBefore = screenBefore !== undefined && this.classifyText(e, screenBefore).status === 'busy';
       word.confirmed = true;
+      word.byPrompt = !busyBefore;
+      word.busySince = null;
       h.word = word;
       this.clearHookTimer(e);
+      // A hook held up on a starved machine (seen: 0.6 s at 100 agents): the screen has a look meanwhile.
+      this.scheduler.want(e.schedule, START_LOOK_MS, false, 'start-look');
+      if (busyBefore) {
+        e.actor.send({ type: 'INPUT_SENT', at: this.now(), doneBefore: this.doneBefore(e, screenBefore) });
+        return;
+      }
       const t = this.clock.setTimeout(() => {
         h.timer = null;
         if (this.entries.get(e.pane.paneId) !== e || h.word !== word) return;
@@ -385,20 +398,31 @@ export class PaneWatcher {
         this.catchUp(e);
       }, this.hookGraceMs);
       h.timer = () => this.clock.clearTimeout(t);
-      // A hook held up on a starved machine (seen: 0.6 s at 100 agents): the screen has a look meanwhile.
-      this.scheduler.want(e.schedule, START_LOOK_MS, false, 'start-look');
     } else if (h.word?.status === 'done') h.word = null;
-    const doneBefore =
-      screenBefore === undefined
-        ? undefined
-        : doneEvidence({
-            screen: screenBefore,
-            rules: e.pane.profile.detect.rules,
-            get raw() {
-              return e.output.text();
-            },
-          });
-    e.actor.send({ type: 'INPUT_SENT', at: this.now(), doneBefore });
+    e.actor.send({ type: 'INPUT_SENT', at: this.now(), doneBefore: this.doneBefore(e, screenBefore) });
+  }
+
+  /** The turn summary on the screen read before a prompt was typed (undefined: no such screen). */
+  private doneBefore(e: Entry, screenBefore: string | undefined): string | null | undefined {
+    if (screenBefore === undefined) return undefined;
+    return doneEvidence({
+      screen: screenBefore,
+      rules: e.pane.profile.detect.rules,
+      get raw() {
+        return e.output.text();
+      },
+    });
+  }
+
+  /** What the profile's rules read on `screen` (the pane's raw output only if a rule asks for it). */
+  private classifyText(e: Entry, screen: string): Classification {
+    return classify({
+      screen,
+      rules: e.pane.profile.detect.rules,
+      get raw() {
+        return e.output.text();
+      },
+    });
   }
 
   /**
@@ -684,11 +708,14 @@ export class PaneWatcher {
     // A menu or an error on a screen read before the pane's latest output (a state file's change, a
     // grace that ended) may be gone by now (a menu answered, its turn ended): read the screen again first.
     const shown = e.lastScreenClass.status;
-    if (!fresh && e.schedule.unjudged && (shown === 'waiting_input' || shown === 'error')) {
+    const h = e.hooks;
+    // So may a busy screen held after the screen caught up with a hook's turn end (a late frame of the
+    // busy footer, quiet again since).
+    const heldBusy = shown === 'busy' && h.word?.status === 'done' && h.word.confirmed === true && h.word.byPrompt !== true;
+    if (!fresh && e.schedule.unjudged && (shown === 'waiting_input' || shown === 'error' || heldBusy)) {
       this.scheduler.want(e.schedule, 0, true, 'stale-screen');
       return;
     }
-    const h = e.hooks;
     if (h.word?.status === 'waiting' && !h.word.menuSeen && at - (h.word.since ?? at) >= this.hookGraceMs) {
       // The CLI asked for a permission and no menu its profile knows came: the hook's word decides.
       h.word.menuSeen = true;
@@ -704,6 +731,7 @@ export class PaneWatcher {
           this.clearHookTimer(e);
         } else {
           if (h.word.status === 'busy') h.word.quietSince ??= at;
+          if (h.word.status === 'done' && h.word.confirmed) h.word.busySince ??= at;
           // A screen that stays as it is is not captured again: look again when the grace ends.
           if (!h.timer) {
             const t = this.clock.setTimeout(
@@ -726,7 +754,10 @@ export class PaneWatcher {
     // a turn end, the first quiet reading (the screen caught up).
     if (h.word?.status === 'waiting' && r.c.status === 'waiting_input') h.word.menuSeen = true;
     // The screen caught up with a hook's turn end, and the next turn starts by a hook: the word stays.
-    else if (h.word?.status === 'done' && quiet && this.startsByHook(e)) h.word.confirmed = true;
+    else if (h.word?.status === 'done' && quiet && this.startsByHook(e)) {
+      h.word.confirmed = true;
+      h.word.busySince = null;
+    }
     // Busy on screen after the screen had caught up: a turn no hook started (yet): the screen decides.
     else if (h.word && (h.word.status === 'busy' || h.word.status === 'waiting' || quiet || h.word.confirmed)) {
       h.word = null;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitForScreen } from './drive.js';
 import { describePane, parsePaneStatus, parseStat } from './pane-diagnosis.js';
 import { spawn } from 'node:child_process';
-import { createPrivateTmux, killGroup, processStart, type PrivateTmux } from './private-tmux.js';
+import { createPrivateTmux, killGroup, processStart, SESSION, type PrivateTmux } from './private-tmux.js';
 import { withStubRequests } from './rig.js';
 import { startStubServer } from './stub-server.js';
 
@@ -49,7 +49,11 @@ async function failure(p: Promise<unknown>): Promise<{ message: string; ms: numb
 
 describe('waitForScreen on a pane whose program ended', () => {
   it('fails at once with the exit status, not at its deadline', async () => {
-    const t = await pane('echo Error: no such session; exit 3');
+    // The program ends only once its line is on screen: output written just before a pty closes can be
+    // lost under load (CI saw the dead pane without it).
+    const t = await pane('echo Error: no such session; read _; exit 3');
+    await waitForScreen(t, /Error: no such session/);
+    await t.run(['send-keys', '-t', SESSION, 'Enter']);
     const { message, ms } = await failure(waitForScreen(t, /never shown/, { timeoutMs: 20_000, what: 'the idle screen' }));
     expect(message).toMatch(/^gave up after \d+ ms waiting for the idle screen: the pane's program \(pid \d+\) exited with status 3; its last output:\n/);
     // tmux moved the screen into the pane's history: the wait shows it from there.

@@ -546,6 +546,85 @@ describe('hook signals in the pane watcher', () => {
     expect(t.w.status('%1')).toBe('busy');
   });
 
+  it('busy on screen again after the screen caught up with the turn end, no hook start: a turn only once it stayed busy for the grace (opencode under load)', async () => {
+    const t = await setup();
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    // The screen caught up (its look once the output stopped for the grace).
+    await t.shows(IDLE, 3000);
+    expect(t.w.status('%1')).toBe('done');
+    // The CLI draws its busy footer again (opencode 1.18.33 did for 2.9 s on a loaded machine): held.
+    await t.shows(SPINNER, 3000);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.hookView('%1')).toBeDefined();
+    // Quiet again before the grace ended: the screen is read once more at its end, and no turn counted.
+    t.events.output('%1', 'x');
+    t.clock.advance(2999);
+    await t.screen(IDLE);
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(1);
+    await t.screen(IDLE);
+    t.clock.advance(5000);
+    await t.screen(IDLE);
+    expect(t.w.status('%1')).toBe('done');
+    expect(t.w.turns('%1')).toBe(1);
+    // A prompt jaggers typed is its own evidence: its busy screen decides at once (the look 150 ms after).
+    t.w.inputSent('%1');
+    t.clock.advance(150);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r2' });
+    await t.shows(IDLE, 3000);
+    expect(t.w.turns('%1')).toBe(2);
+    // Busy that stays busy for the grace with no hook (a turn its hooks did not start): the screen opens it then.
+    await t.shows(SPINNER, 3000);
+    t.clock.advance(2999);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(1);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.w.snapshot('%1')?.context.source).toBe('screen');
+  });
+
+  it('a prompt typed while the screen still read busy (its footer stale after the turn end): that busy is no turn start; the hook starts the turn, counted once', async () => {
+    const t = await setup();
+    t.w.inputSent('%1');
+    t.hook('UserPromptSubmit');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r' });
+    expect(t.w.turns('%1')).toBe(1);
+    // Delivery waited the grace for the screen to catch up; it still read busy, and the prompt went in.
+    t.w.inputSent('%1', SPINNER);
+    t.clock.advance(150);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('done');
+    // The CLI redraws, quiet (it has not taken the prompt up yet): no turn either.
+    await t.shows(IDLE, 3000);
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(10_000);
+    await t.screen(IDLE);
+    expect(t.w.turns('%1')).toBe(1);
+    // Its start hook, seconds late: the one turn of this prompt.
+    t.hook('UserPromptSubmit');
+    expect(t.w.status('%1')).toBe('busy');
+    t.hook('Stop', { session_id: 's-1', last_assistant_message: 'r2' });
+    expect(t.w.turns('%1')).toBe(2);
+    expect(t.warnings).toEqual([]);
+    // The same with hooks that do not come: a busy screen that stays busy for the grace is the turn.
+    t.w.inputSent('%1', SPINNER);
+    t.clock.advance(150);
+    await t.screen(SPINNER);
+    t.clock.advance(2999);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('done');
+    t.clock.advance(1);
+    await t.screen(SPINNER);
+    expect(t.w.status('%1')).toBe('busy');
+    expect(t.w.turns('%1')).toBe(2);
+  });
+
   it('no warning for a pane whose hooks were turned off at its start', async () => {
     const t = await setup(false);
     t.w.inputSent('%1');
