@@ -557,7 +557,6 @@ describe('hook signals in the pane watcher', () => {
     // The CLI draws its busy footer again (opencode 1.18.33 did for 2.9 s on a loaded machine): held.
     await t.shows(SPINNER, 3000);
     expect(t.w.status('%1')).toBe('done');
-    expect(t.w.hookView('%1')).toBeDefined();
     // Quiet again before the grace ended: the screen is read once more at its end, and no turn counted.
     t.events.output('%1', 'x');
     t.clock.advance(2999);
