@@ -56,8 +56,8 @@ describe('waitForScreen on a pane whose program ended', () => {
     await t.run(['send-keys', '-t', SESSION, 'Enter']);
     const { message, ms } = await failure(waitForScreen(t, /never shown/, { timeoutMs: 20_000, what: 'the idle screen' }));
     expect(message).toMatch(/^gave up after \d+ ms waiting for the idle screen: the pane's program \(pid \d+\) exited with status 3; its last output:\n/);
-    // tmux moved the screen into the pane's history: the wait shows it from there.
-    expect(message).toMatch(/Error: no such session\n[\s\S]*Pane is dead \(status 3/);
+    // Its last output, from the screen or (once tmux has written `Pane is dead` under it) the history.
+    expect(message).toMatch(/its last output:\n[\s\S]*Error: no such session/);
     expect(ms).toBeLessThan(10_000);
   });
 
@@ -94,6 +94,11 @@ describe('pane-diagnosis', () => {
     expect(parsePaneStatus('1 77  9 70')).toEqual({ dead: true, pid: 77, status: undefined, signal: 9, serverPid: 70 });
     expect(parsePaneStatus('0 78   70')).toEqual({ dead: false, pid: 78, status: undefined, signal: undefined, serverPid: 70 });
     expect(describePane(undefined)).toContain('the pane is gone');
+    // Dead, and tmux has not said how yet: what /proc says of the process, if it is still there.
+    expect(describePane({ dead: true, pid: 2 ** 22 + 1 })).toBe(`the pane's program (pid ${2 ** 22 + 1}) exited; tmux does not say how`);
+    expect(describePane({ dead: true, pid: process.pid })).toMatch(
+      /exited; tmux does not say how, and it is still there:\n {2}pid \d+ \(parent \d+\) state [RS] /,
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 // Driving a real CLI in a private tmux pane: waiting for screens and typing prompts.
 
 import type { CliName } from './clis.js';
-import { describePane } from './pane-diagnosis.js';
+import { zombieExitStatus } from '../../src/panes/process-home.js';
+import { describePane, type PaneStatus } from './pane-diagnosis.js';
 import { SESSION, trimScreen, type PrivateTmux } from './private-tmux.js';
 import { screenState, type ScreenState } from './screens.js';
 import type { StubServer } from './stub-server.js';
@@ -14,6 +15,8 @@ const matches = (check: ScreenCheck, screen: string): boolean => (typeof check =
 
 /** How often a wait that has not matched yet asks tmux whether the pane's program still runs. */
 const DEAD_CHECK_MS = 1_000;
+/** How long a wait asks again for how a dead pane's program ended, while it is still exiting. */
+const DEAD_STATUS_MS = 5_000;
 /** Lines of a dead pane's history a failed wait shows: tmux moves its last screen there. */
 const DEAD_HISTORY_LINES = 40;
 
@@ -51,12 +54,18 @@ export async function waitForScreen(
     if (Date.now() - lastDeadCheck >= DEAD_CHECK_MS) {
       lastDeadCheck = Date.now();
       let status = await tmux.paneStatus();
-      // tmux may see the pane's terminal close before it has reaped the program: how it ended (its status
-      // or signal) shows a moment later: 1.2 s later under CI's load was seen not to be enough. Asked again
-      // for at most 5 s.
-      for (let i = 0; i < 100 && status?.dead === true && status.status === undefined && status.signal === undefined; i++) {
-        await sleep(50);
-        status = (await tmux.paneStatus()) ?? status;
+      // tmux may see the pane's terminal close before it has reaped the program, and how it ended (its
+      // status or signal) shows only once it has; tmux 3.3a under load sometimes never does (CI saw 8 s go
+      // by). The kernel keeps an unreaped program as a zombie with its exit status (as `up` reads it):
+      // asked both, for at most 5 s.
+      const unknown = (s: PaneStatus | undefined): s is PaneStatus => s?.dead === true && s.status === undefined && s.signal === undefined;
+      for (const asked = Date.now(); unknown(status) && Date.now() - asked <= DEAD_STATUS_MS;) {
+        const zombie = await zombieExitStatus(status.pid);
+        if (zombie !== null) status = { ...status, status: zombie };
+        else {
+          await sleep(50);
+          status = (await tmux.paneStatus()) ?? status;
+        }
       }
       if (status?.dead === true) {
         // Once more: what it wrote before it ended may have reached tmux after the capture above.

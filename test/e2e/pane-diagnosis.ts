@@ -163,7 +163,12 @@ function loadAverage(): string {
 /** The words a failed wait adds: how the pane's program ended, or what it and its children are doing. */
 export function describePane(status: PaneStatus | undefined): string {
   if (status === undefined) return 'the pane is gone (no tmux server, or no such pane)';
-  if (status.dead) return `the pane's program (pid ${status.pid}) ${howItEnded(status)}`;
+  if (status.dead && (status.status !== undefined || status.signal !== undefined)) return `the pane's program (pid ${status.pid}) ${howItEnded(status)}`;
+  if (status.dead) {
+    // tmux saw its terminal close and has not reaped it (or missed its SIGCHLD): what the kernel says of it.
+    const row = processTree(status.pid).slice(0, 1);
+    return `the pane's program (pid ${status.pid}) exited; tmux does not say how${row.length ? `, and it is still there:\n${formatTree(row, uptimeTicks())}` : ''}`;
+  }
   const rows = processTree(status.pid);
   if (rows.length === 0) return `the pane's program (pid ${status.pid}) runs; no /proc to say more`;
   const now = uptimeTicks();
