@@ -2,7 +2,7 @@
 // the `sessions.json` snapshot is derived from.
 import { z } from 'zod';
 import { FINAL_STATES } from '../states.js';
-import { byModelSchema } from './usage.js';
+import { byModelSchema } from './token-schema.js';
 
 const id = z.string().min(1);
 const isoTime = z.iso.datetime({ offset: true });

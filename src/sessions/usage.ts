@@ -5,10 +5,9 @@
 import { z } from 'zod';
 import { addByModel, type ByModel } from '../usage/tokens.js';
 import type { EventOf } from './events.js';
+import { byModelSchema } from './token-schema.js';
 
 const count = z.number().int().nonnegative();
-export const tokensSchema = z.object({ input: count, output: count, cacheRead: count, cacheWrite: count });
-export const byModelSchema = z.record(z.string().min(1), tokensSchema);
 
 export const usageSummarySchema = z.object({
   /** Per session id: every token its recorded turns spent. */

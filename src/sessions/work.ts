@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { JaggersError } from '../errors.js';
 import { addByModel } from '../usage/tokens.js';
-import { byModelSchema } from './usage.js';
+import { byModelSchema } from './token-schema.js';
 import { DELIVERED_HOW, JOB_FINAL_STATES, JOB_KINDS, JOB_STATES, WORK_KINDS, type EventOf, type JournalEvent } from './events.js';
 
 const id = z.string().min(1);

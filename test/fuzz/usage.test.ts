@@ -10,7 +10,7 @@ import { copilotUsageFold } from '../../src/clis/copilot/usage.js';
 import { geminiUsageFold } from '../../src/clis/gemini/usage.js';
 import { qwenUsageFold } from '../../src/clis/qwen/usage.js';
 import { foldText, type Fold } from '../../src/clis/shared/jsonl-follow.js';
-import { byModelSchema } from '../../src/sessions/usage.js';
+import { byModelSchema } from '../../src/sessions/token-schema.js';
 import { addInto, wholeCounts, type ByModel } from '../../src/usage/tokens.js';
 import { fuzz, STALL_BOUND_MS } from '../helpers/fuzz.js';
 
