@@ -3,6 +3,7 @@
 // type-checks and builds dist/src/ for the fake agent, the scripts and the tests):
 // - cli.js: src/cli.ts as an ES module, with one chunk per part it imports lazily (a command's module...),
 //   so a command reads a few files instead of hundreds of modules;
+// - supervise.js: window 0's program (src/supervise.ts), the supervisor's entry without the CLI;
 // - supervisor.cjs: the supervisor as one CommonJS file, and supervisor.cjs.cache, V8's code cache of it
 //   once its modules have loaded (src/supervisor/load.ts runs it with that cache);
 // - meta.json: which sources went into each file (test/unit/cli-program.test.ts reads it).
@@ -18,7 +19,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'bundle');
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', external: ['node-pty'], sourcemap: 'linked', logLevel: 'warning' };
 
-/** The CLI's bundle leaves out the supervisor's modules: `supervise` runs supervisor.cjs instead. */
+/** supervise.js leaves out the supervisor's modules: it runs supervisor.cjs (src/supervisor/load.ts). */
 const supervisorApart = {
   name: 'supervisor-apart',
   setup(b) {
@@ -28,6 +29,9 @@ const supervisorApart = {
   },
 };
 
+/** CommonJS packages inside an ES module still call require() for node's own modules. */
+const esmRequire = { js: "import { createRequire as __jaggersRequire } from 'node:module'; const require = __jaggersRequire(import.meta.url);" };
+
 await rm(outdir, { recursive: true, force: true });
 const cli = await build({
   ...common,
@@ -36,10 +40,18 @@ const cli = await build({
   splitting: true,
   format: 'esm',
   chunkNames: 'chunks/[name]-[hash]',
-  // CommonJS packages inside an ES module still call require() for node's own modules.
-  banner: { js: "import { createRequire as __jaggersRequire } from 'node:module'; const require = __jaggersRequire(import.meta.url);" },
-  plugins: [supervisorApart],
+  banner: esmRequire,
   metafile: true,
+});
+// Window 0's program: the supervisor's entry without the CLI (no commander, no commands' table), on its own
+// so that the CLI's chunks stay as they are.
+await build({
+  ...common,
+  entryPoints: ['src/supervise.ts'],
+  outfile: path.join(outdir, 'supervise.js'),
+  format: 'esm',
+  banner: esmRequire,
+  plugins: [supervisorApart],
 });
 await build({
   ...common,
@@ -65,7 +77,7 @@ const asciiOnly = async (file) => {
   if (ascii !== text) await writeFile(file, ascii);
 };
 const chunks = await readdir(path.join(outdir, 'chunks'));
-for (const f of ['cli.js', 'supervisor.cjs', ...chunks.filter((c) => c.endsWith('.js')).map((c) => path.join('chunks', c))]) {
+for (const f of ['cli.js', 'supervise.js', 'supervisor.cjs', ...chunks.filter((c) => c.endsWith('.js')).map((c) => path.join('chunks', c))]) {
   await asciiOnly(path.join(outdir, f));
 }
 

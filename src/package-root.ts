@@ -17,6 +17,8 @@ export const packageRoot = findRoot();
 export const builtinProfilesDir = path.join(packageRoot, 'profiles');
 export const binDir = path.join(packageRoot, 'bin');
 export const cliEntry = path.join(packageRoot, 'bin', 'jaggers.js');
+/** Window 0's program, the supervisor without the CLI (src/supervise.ts, bundled by `npm run build`). */
+export const superviseEntry = path.join(packageRoot, 'dist', 'bundle', 'supervise.js');
 
 /** The version in package.json, for `jaggers --version`. */
 export function packageVersion(): string {

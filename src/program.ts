@@ -35,7 +35,7 @@ export function buildProgram(env: Env, setExit: (code: number) => void): Command
   // --verbose: follow the supervisor's log while the command runs.
   let stopLog: (() => Promise<void>) | null = null;
   program.hook('preAction', async (_program, action) => {
-    if (action.name() === 'supervise' || action.name() === 'logs') return;
+    if (action.name() === 'logs') return;
     if (!givenGlobals(program, action).verbose && e.env.JAGGERS_LOG?.toLowerCase() !== 'debug') return;
     const c = await deps.ctx();
     const { followLog, prettyLogLine } = await import('./commands/logs.js');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { ensurePrivateFolder } from '../fs/private-dir.js';
-import { binDir, cliEntry, SUPERVISOR_NODE_FLAGS } from '../package-root.js';
+import { binDir, SUPERVISOR_NODE_FLAGS, superviseEntry } from '../package-root.js';
 import { processRuns } from '../proc-state.js';
 import { withLock } from '../sessions/lock.js';
 import { captureOneShot, hasSession, runInWindowZero, windowZero } from '../tmux/one-shot.js';
@@ -22,12 +22,12 @@ function socketArg(ctx: Context): string {
   return 'name' in ctx.server.socket ? ctx.server.socket.name : ctx.server.socket.path;
 }
 
-/** The argv of the supervisor process for this project. */
+/** The argv of the supervisor process for this project (src/supervise-args.ts reads it). */
 export function supervisorCommand(ctx: Context): string[] {
   return [
     process.execPath,
     ...SUPERVISOR_NODE_FLAGS,
-    cliEntry,
+    superviseEntry,
     '--project',
     ctx.projectRoot,
     '--socket',

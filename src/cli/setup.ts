@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Context } from '../context.js';
 import { examples, json, seconds, type Deps } from './shared.js';
 
-/** Adds init, doctor, profile check, skill install and show, mcp, serve, web, logs, and the hidden supervise. */
+/** Adds init, doctor, profile check, skill install and show, mcp, serve, web and logs. */
 export function registerSetup(program: Command, e: Deps): void {
   const { ctx, setExit } = e;
 
@@ -157,20 +157,5 @@ export function registerSetup(program: Command, e: Deps): void {
       if (!o.follow) queueMicrotask(() => setImmediate(() => abort.abort()));
       else process.once('SIGINT', () => abort.abort());
       await followLog(c, print, abort.signal, 0);
-    });
-
-  program
-    .command('supervise', { hidden: true })
-    .description('the supervisor (window 0): owns the session, serves the API')
-    .action(async () => {
-      const { loadSupervisor } = await import('../supervisor/load.js');
-      const { runSupervisor } = await loadSupervisor();
-      await runSupervisor(await ctx(), e.io);
-      // Stopped and cleaned up: the process ends when nothing is left to run. A handle something left
-      // open (a request cut off mid-way, a child) must not keep a stopped supervisor alive: 2 s, then exit.
-      setTimeout(() => {
-        e.io.writeErr(`jaggers: the supervisor stopped; still open after 2 s: ${process.getActiveResourcesInfo().join(', ')}\n`);
-        process.exit(process.exitCode ?? 0);
-      }, 2000).unref();
     });
 }

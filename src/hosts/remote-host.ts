@@ -1,7 +1,7 @@
 // One host's supervisor, as the local supervisor runs it (issue 31; docs/hosts.md): over the host's
 // connection (src/hosts/connection.ts) it checks the host as `host check` does, writes the remote
 // project's jaggers.json (src/hosts/remote-project.ts), runs `jaggers up` there (window 0 of that host's
-// own tmux server runs `jaggers supervise`), and forwards that supervisor's API socket to
+// own tmux server runs the supervisor), and forwards that supervisor's API socket to
 // `.jaggers/hosts/<host>.sock` here, where the same API client talks to it. The connection is kept (and
 // made again with backoff); the record of a started host lets the next local supervisor find it again.
 // Once started, its supervisor is kept running (src/hosts/keeper.ts): started again there when it stops

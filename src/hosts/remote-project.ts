@@ -62,7 +62,7 @@ export function writeProjectScript(root: string, text: string): string {
 }
 
 /**
- * `jaggers up` there, in the remote project: it makes the session (window 0 runs `jaggers supervise`,
+ * `jaggers up` there, in the remote project: it makes the session (window 0 runs the supervisor,
  * which owns that host's tmux server) and opens the agents; `--json` gives its windows back.
  */
 export function remoteUpArgv(root: string): string[] {

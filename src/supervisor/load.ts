@@ -1,4 +1,4 @@
-// How the `supervise` command gets the supervisor's code. Built, it is one CommonJS bundle
+// How window 0's program (src/supervise.ts) gets the supervisor's code. Built, it is one CommonJS bundle
 // (dist/bundle/supervisor.cjs) compiled with the V8 code cache `npm run build` made beside it: V8 then
 // skips parsing and compiling most of it, which halves the time a supervisor takes to load (and so to
 // answer after a restart). Node 20 has no such cache for ES modules. From the sources (tests), its modules.

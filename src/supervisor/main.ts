@@ -24,6 +24,11 @@ import { renderWindow0 } from './window0.js';
 import { sweepTemps } from './sweep-temps.js';
 import { WebListener } from '../web/listener.js';
 
+// What window 0's entry (src/supervise.ts) takes from this bundle besides runSupervisor: one copy of the
+// context's code (its project file's parser, zod) in the process.
+export { resolveContext } from '../context.js';
+export { processOutput, terminal } from '../output.js';
+
 async function version(): Promise<string> {
   try {
     return (JSON.parse(await readFile(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthView, TerminalView } from '../../src/api/types.js';
+import { supervisorCommand } from '../../src/api/ensure.js';
 import { apiSocketPath } from '../../src/api/paths.js';
+import { resolveContext } from '../../src/context.js';
 import { packageRoot } from '../../src/package-root.js';
 import { listPanes } from '../../src/tmux/commands.js';
 import { api, fakeTurns, readRegistry, waitPidGone } from '../helpers/api.js';
@@ -58,6 +60,18 @@ describe('the supervisor owns the session', () => {
     const h = await rig.run(['handoff', 'alpha', '-m', 'after the crash', '--json']);
     expect(h.code, h.stderr).toBe(0);
     expect((await fakeTurns(rig, 'alpha')).map((t) => /answer: (.*)/.exec(t.reply)?.[1])).toEqual(['before the crash', 'after the crash']);
+  });
+
+  it("a second supervisor, window 0's own argv: one line naming the one that serves, no stack", async () => {
+    expect((await rig.run(['up'])).code).toBe(0);
+    const { pid } = await api(rig).call<HealthView>('GET', '/v1/health');
+    const argv = supervisorCommand(await resolveContext({ project: rig.root, socket: rig.socket, session: rig.session }, rig.env, rig.root));
+    const r = await execa(argv[0]!, argv.slice(1), { cwd: rig.root, env: rig.env, reject: false });
+    expect(r.exitCode).toBe(1);
+    // Before, window 0 ran the CLI, whose error check did not know the bundle's JaggersError: "internal error" and a stack.
+    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(`^jaggers: another supervisor serves ${rig.root}: \\S`))]);
+    // The one that serves was left alone.
+    expect((await api(rig).call<HealthView>('GET', '/v1/health')).pid).toBe(pid);
   });
 
   it('kill -9 at random moments of handoffs: each handoff is followed to its end by the next supervisor, typed once, in order', async () => {
