@@ -71,3 +71,27 @@ export const processOutput: Output = {
   writeErr: (s) => void process.stderr.write(s),
   errIsTTY: process.stderr.isTTY === true,
 };
+
+/** A warning sink that prints each distinct warning once, as `jaggers: warning: <text>`. */
+export function warnOnce(writeErr: (s: string) => void): (m: string) => void {
+  const warned = new Set<string>();
+  return (m) => {
+    if (warned.has(m)) return;
+    warned.add(m);
+    writeErr(`jaggers: warning: ${m}\n`);
+  };
+}
+
+/**
+ * Print what ended a program and return its exit code: one line and 1 for one of our errors (`ours` tells
+ * them: a bundle has its own class), 130 (the shell's code for SIGINT) when it was an interrupt, and the
+ * stack and 70 for anything else.
+ */
+export function reportFailure(err: unknown, ours: (e: unknown) => e is Error & { code: string }, writeErr: (s: string) => void): number {
+  if (ours(err)) {
+    writeErr(`jaggers: ${err.message}\n`);
+    return err.code === 'E_INTERRUPTED' ? 130 : 1;
+  }
+  writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+  return 70;
+}

@@ -15,7 +15,7 @@ import { registerWork } from './cli/work.js';
 import { registerWorkflows } from './cli/workflows.js';
 import { registerWorktrees } from './cli/worktrees.js';
 import { isJaggersError } from './errors.js';
-import { terminal } from './output.js';
+import { reportFailure, terminal } from './output.js';
 import { packageVersion } from './package-root.js';
 
 export type { Env } from './cli/shared.js';
@@ -76,12 +76,7 @@ export async function main(argv: string[], e: Env): Promise<number> {
     return code;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    if (isJaggersError(err)) {
-      io.writeErr(`jaggers: ${err.message}\n`);
-      // Interrupted (Ctrl-C) while following work that goes on: the shell's code for SIGINT.
-      return err.code === 'E_INTERRUPTED' ? 130 : 1;
-    }
-    io.writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
-    return 70;
+    // Interrupted (Ctrl-C) while following work that goes on: 130, the shell's code for SIGINT.
+    return reportFailure(err, isJaggersError, io.writeErr);
   }
 }

@@ -1,7 +1,8 @@
 // Window 0's program: the supervisor, started without the CLI. The CLI's bundle, commander and every
 // command's table cost a restart (`kill -9`, then any command) tens of milliseconds before the supervisor's
 // code even loads; this entry reads the fixed argv `supervisorCommand` writes, loads the supervisor's
-// bundle (src/supervisor/load.ts) and takes the context's and the output's code from it.
+// bundle (src/supervisor/load.ts) and takes the context's code from it.
+import { processOutput, reportFailure, terminal, warnOnce } from './output.js';
 import { parseSuperviseArgs } from './supervise-args.js';
 import { loadSupervisor } from './supervisor/load.js';
 
@@ -10,18 +11,11 @@ const ours = (e: unknown): e is Error & { code: string } =>
   e instanceof Error && e.name === 'JaggersError' && typeof (e as { code?: unknown }).code === 'string';
 
 async function supervise(): Promise<number> {
-  let writeErr: (text: string) => void = (text) => void process.stderr.write(text);
+  const io = terminal(processOutput);
   try {
     const args = parseSuperviseArgs(process.argv.slice(2));
-    const { runSupervisor, resolveContext, terminal, processOutput } = await loadSupervisor();
-    const io = terminal(processOutput);
-    writeErr = io.writeErr;
-    const warned = new Set<string>();
-    const warn = (m: string) => {
-      if (!warned.has(m)) io.writeErr(`jaggers: warning: ${m}\n`);
-      warned.add(m);
-    };
-    const ctx = await resolveContext(args, process.env, process.cwd(), warn);
+    const { runSupervisor, resolveContext } = await loadSupervisor();
+    const ctx = await resolveContext(args, process.env, process.cwd(), warnOnce(io.writeErr));
     await runSupervisor(ctx, io);
     // Stopped and cleaned up: the process ends when nothing is left to run. A handle something left
     // open (a request cut off mid-way, a child) must not keep a stopped supervisor alive: 2 s, then exit.
@@ -31,12 +25,7 @@ async function supervise(): Promise<number> {
     }, 2000).unref();
     return 0;
   } catch (err) {
-    if (ours(err)) {
-      writeErr(`jaggers: ${err.message}\n`);
-      return 1;
-    }
-    writeErr(`jaggers: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
-    return 70;
+    return reportFailure(err, ours, io.writeErr);
   }
 }
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolveContext, type Context } from '../context.js';
 import { JaggersError } from '../errors.js';
 import { TASK_ID, TASK_ID_RULE } from '../ids.js';
-import type { Output, Terminal } from '../output.js';
+import { type Output, type Terminal, warnOnce } from '../output.js';
 import { givenGlobals } from './global-options.js';
 
 /** Where the CLI runs: handed in by src/cli.ts (the process) or a test (a folder and strings). */
@@ -33,11 +33,7 @@ export interface Deps {
 /** The context is resolved from the program's global options when an action asks for it; each warning is printed once. */
 export function makeDeps(program: Command, e: Env & { io: Terminal }, setExit: (code: number) => void): Deps {
   // The registry says so when it repaired itself after a crash: once per command, on stderr.
-  const warned = new Set<string>();
-  const warn = (m: string) => {
-    if (!warned.has(m)) e.io.writeErr(`jaggers: warning: ${m}\n`);
-    warned.add(m);
-  };
+  const warn = warnOnce(e.io.writeErr);
   const interruptible = () => {
     const stop = new AbortController();
     const off = e.onInterrupt?.(() => stop.abort()) ?? (() => {});

@@ -27,7 +27,6 @@ import { WebListener } from '../web/listener.js';
 // What window 0's entry (src/supervise.ts) takes from this bundle besides runSupervisor: one copy of the
 // context's code (its project file's parser, zod) in the process.
 export { resolveContext } from '../context.js';
-export { processOutput, terminal } from '../output.js';
 
 async function version(): Promise<string> {
   try {

@@ -2,7 +2,7 @@
 
 import type { CliName } from './clis.js';
 import { zombieExitStatus } from '../../src/panes/process-home.js';
-import { describePane, type PaneStatus } from './pane-diagnosis.js';
+import { describePane, endedHowUnknown } from './pane-diagnosis.js';
 import { SESSION, trimScreen, type PrivateTmux } from './private-tmux.js';
 import { screenState, type ScreenState } from './screens.js';
 import type { StubServer } from './stub-server.js';
@@ -58,8 +58,7 @@ export async function waitForScreen(
       // status or signal) shows only once it has; tmux 3.3a under load sometimes never does (CI saw 8 s go
       // by). The kernel keeps an unreaped program as a zombie with its exit status (as `up` reads it):
       // asked both, for at most 5 s.
-      const unknown = (s: PaneStatus | undefined): s is PaneStatus => s?.dead === true && s.status === undefined && s.signal === undefined;
-      for (const asked = Date.now(); unknown(status) && Date.now() - asked <= DEAD_STATUS_MS;) {
+      for (const asked = Date.now(); endedHowUnknown(status) && Date.now() - asked <= DEAD_STATUS_MS;) {
         const zombie = await zombieExitStatus(status.pid);
         if (zombie !== null) status = { ...status, status: zombie };
         else {

@@ -28,6 +28,11 @@ export function parsePaneStatus(line: string): PaneStatus | undefined {
   return { dead: dead === '1', pid: p, status: num(status), signal: num(signal), serverPid: num(server) };
 }
 
+/** tmux says the pane's program ended but not how (it has not reaped it yet, or never will). */
+export function endedHowUnknown(s: PaneStatus | undefined): s is PaneStatus & { dead: true; status: undefined; signal: undefined } {
+  return s?.dead === true && s.status === undefined && s.signal === undefined;
+}
+
 /** How a dead pane's program ended, in words: `exited with status 3`, `killed by signal 15 (SIGTERM)`. */
 export function howItEnded(s: PaneStatus): string {
   if (s.signal !== undefined) return `killed by signal ${s.signal}${SIGNALS[s.signal] ? ` (${SIGNALS[s.signal]})` : ''}`;
@@ -163,12 +168,12 @@ function loadAverage(): string {
 /** The words a failed wait adds: how the pane's program ended, or what it and its children are doing. */
 export function describePane(status: PaneStatus | undefined): string {
   if (status === undefined) return 'the pane is gone (no tmux server, or no such pane)';
-  if (status.dead && (status.status !== undefined || status.signal !== undefined)) return `the pane's program (pid ${status.pid}) ${howItEnded(status)}`;
-  if (status.dead) {
+  if (endedHowUnknown(status)) {
     // tmux saw its terminal close and has not reaped it (or missed its SIGCHLD): what the kernel says of it.
     const row = processTree(status.pid).slice(0, 1);
     return `the pane's program (pid ${status.pid}) exited; tmux does not say how${row.length ? `, and it is still there:\n${formatTree(row, uptimeTicks())}` : ''}`;
   }
+  if (status.dead) return `the pane's program (pid ${status.pid}) ${howItEnded(status)}`;
   const rows = processTree(status.pid);
   if (rows.length === 0) return `the pane's program (pid ${status.pid}) runs; no /proc to say more`;
   const now = uptimeTicks();

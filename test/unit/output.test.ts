@@ -2,7 +2,8 @@
 // newlines, tabs and every printable character stay; `--json` output stays valid JSON of the same value.
 import { describe, expect, it } from 'vitest';
 import { renderTable } from '../../src/commands/render.js';
-import { inert, inertKeepingColours, inertLine, terminal } from '../../src/output.js';
+import { JaggersError, isJaggersError } from '../../src/errors.js';
+import { inert, inertKeepingColours, inertLine, reportFailure, terminal, warnOnce } from '../../src/output.js';
 
 /** Any character a terminal would act on: C0 but newline and tab, DEL, C1, bidi overrides and isolates. */
 const ACTS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
@@ -74,5 +75,28 @@ describe('renderTable', () => {
     expect(table).not.toMatch(ACTS);
     expect(lines[1]).toBe('j-1  evil\\x1b[2J\\x0aj-2  forged  done');
     expect(lines[2]!.indexOf('queued')).toBe(lines[1]!.indexOf('done'));
+  });
+});
+
+describe('warnOnce and reportFailure', () => {
+  it('prints each distinct warning once', () => {
+    const err: string[] = [];
+    const warn = warnOnce((s) => err.push(s));
+    warn('a');
+    warn('b');
+    warn('a');
+    expect(err).toEqual(['jaggers: warning: a\n', 'jaggers: warning: b\n']);
+  });
+
+  it('gives one line and 1 for our error, 130 for an interrupt, the stack and 70 for anything else', () => {
+    const err: string[] = [];
+    const w = (s: string) => void err.push(s);
+    expect(reportFailure(new JaggersError('E_NOT_FOUND', 'no agent "x"'), isJaggersError, w)).toBe(1);
+    expect(reportFailure(new JaggersError('E_INTERRUPTED', 'left running'), isJaggersError, w)).toBe(130);
+    expect(reportFailure(new TypeError('boom'), isJaggersError, w)).toBe(70);
+    expect(reportFailure('a string', isJaggersError, w)).toBe(70);
+    expect(err.slice(0, 2)).toEqual(['jaggers: no agent "x"\n', 'jaggers: left running\n']);
+    expect(err[2]).toMatch(/^jaggers: internal error: TypeError: boom\n {4}at /);
+    expect(err[3]).toBe('jaggers: internal error: a string\n');
   });
 });
