@@ -5,7 +5,7 @@ import { coalesced } from '../coalesced.js';
 import type { PaneIO } from '../delivery/ports.js';
 import { JaggersError } from '../errors.js';
 import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
-import { describeScreenEnd, screenTurnEnd, type ScreenEnd } from '../handover/reply.js';
+import { describeScreenEnd, replyFromScreen, screenTurnEnd, type ScreenEnd } from '../handover/reply.js';
 import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
 
@@ -65,6 +65,13 @@ const SCREEN_BUSY_GRACE_MS = 3000;
  * its reply) decides. A pane whose hooks went silent is not waited for.
  */
 const HOOK_END_GRACE_MS = 1500;
+/**
+ * How long a screen that shows the turn's end but no reply under its prompt waits for the reply's lines:
+ * opencode 1.18.33, on a machine loaded by a test run, drew its turn summary (`▣ Build · … · 15.4s`)
+ * under the prompt before the reply's text, and an empty reply was recorded. A turn whose reply is
+ * empty on screen (a tool call only) ends after this.
+ */
+export const EMPTY_REPLY_GRACE_MS = 3000;
 
 export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promise<TurnEnd> {
   const hasDoneRules = w.profile.detect.rules.some((r) => r.status === 'done');
@@ -84,6 +91,8 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
     let hookWait: number | undefined;
     /** When the screen first showed the turn's prompt with the agent limited (its turn closed by the limit). */
     let limitWait: number | undefined;
+    /** When the screen first showed the turn's end with nothing under the prompt to take as its reply. */
+    let emptyWait: number | undefined;
     /** A screen that shows the end while the machine has not settled: it must stay so for settleMs. */
     let candidate: { screen: string; at: number } | null = null;
 
@@ -168,6 +177,10 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
           if (watch.hooksExpected?.(w.paneId)) {
             hookWait ??= performance.now();
             if (performance.now() - hookWait < HOOK_END_GRACE_MS) return later(100);
+          }
+          if (replyFromScreen(screen, w.nonce, w.profile) === '') {
+            emptyWait ??= performance.now();
+            if (performance.now() - emptyWait < EMPTY_REPLY_GRACE_MS) return later(200);
           }
           if (settled) return finish(null, { by: 'screen', screen });
           // The machine has not settled (a turn too fast for its busy screen, or a rule that missed):

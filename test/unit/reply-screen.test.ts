@@ -50,6 +50,17 @@ describe('replies read off the screen', () => {
     expect(screenShowsTurnEnd(screen, 'fx01', profile)).toBe(true);
   });
 
+  it('opencode: its turn summary drawn under the prompt before the reply (e2e, hooks off, a loaded machine): the end shows, the reply is empty', () => {
+    // The screen of that CI run's failure with the reply's line not drawn yet (the wait took it; the
+    // pane's screen a moment later had the line).
+    const screen = fixture('opencode-1.18.33-trap-done-before-text');
+    const profile = load('opencode');
+    expect(screenShowsTurnEnd(screen, '94999d20d7d27540', profile)).toBe(true);
+    expect(replyFromScreen(screen, '94999d20d7d27540', profile)).toBe('');
+    const drawn = screen.replace('\n\n\n     ▣', '\n\n     answer: job for opencode, at once\n\n     ▣');
+    expect(replyFromScreen(drawn, '94999d20d7d27540', profile)).toBe('answer: job for opencode, at once');
+  });
+
   it('the fake agent: a multi-line reply loses its marker and its indent, keeps its lines', () => {
     const screen = tagged(fixture('fake-agent-1.0.0-done'), 'first prompt');
     const reply = replyFromScreen(screen, 'fx01', load('demo')).split('\n');

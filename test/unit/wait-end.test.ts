@@ -6,7 +6,7 @@ import type { Classification } from '../../src/detect/classify.js';
 import type { PaneIO } from '../../src/delivery/ports.js';
 import { ProfileSchema } from '../../src/profiles/schema.js';
 import type { TurnWatch } from '../../src/turns/ports.js';
-import { RECENT_LINES, screenSinceEcho, waitForTurnEnd } from '../../src/turns/wait-end.js';
+import { EMPTY_REPLY_GRACE_MS, RECENT_LINES, screenSinceEcho, waitForTurnEnd } from '../../src/turns/wait-end.js';
 import { replyFromScreen, screenTurnEnd } from '../../src/handover/reply.js';
 import { packageRoot } from '../../src/package-root.js';
 import { readFileSync } from 'node:fs';
@@ -170,7 +170,7 @@ describe('screenSinceEcho: the screen a turn end is read from', () => {
 describe('waitForTurnEnd on a pane whose hooks fire', () => {
   afterEach(() => vi.useRealTimers());
   const demo = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')));
-  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '> ', '  ? for shortcuts'].join('\n');
+  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '╭────╮', '│ >  │', '╰────╯', ' ? for shortcuts'].join('\n');
 
   /** A settled turn whose screen shows its end; the hook's turn end (with its reply) comes at `hookAtMs`, or never. */
   function settledTurn(hookAtMs: number | null) {
@@ -305,7 +305,7 @@ describe('waitForTurnEnd on a pane whose hooks fire, with a transcript', () => {
 describe('waitForTurnEnd: a screen that shows the end before the hook of a pane with a transcript', () => {
   afterEach(() => vi.useRealTimers());
   const demo = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'demo.json'), 'utf8')));
-  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '> ', '  ? for shortcuts'].join('\n');
+  const screen = ['> do it [jg:n1]', ' ✦ done it', '', ' ✻ Worked for 0s', '', '╭────╮', '│ >  │', '╰────╯', ' ? for shortcuts'].join('\n');
 
   /** The machine has not closed the turn; the screen shows its end; the hook's end comes at `hookAtMs`, or never. */
   function screenFirst(hookAtMs: number | null) {
@@ -340,5 +340,55 @@ describe('waitForTurnEnd: a screen that shows the end before the hook of a pane 
     await vi.advanceTimersByTimeAsync(2000);
     await expect(end).resolves.toEqual({ by: 'transcript', reply: 'from the transcript' });
     expect(t.reads).toBeGreaterThan(0);
+  });
+});
+
+describe('waitForTurnEnd: a screen that shows the end before the reply under the prompt', () => {
+  afterEach(() => vi.useRealTimers());
+  const opencode = ProfileSchema.parse(JSON.parse(readFileSync(path.join(packageRoot, 'profiles', 'opencode.json'), 'utf8')));
+  const before = readFileSync(path.join(packageRoot, 'test', 'fixtures', 'screens', 'opencode-1.18.33-trap-done-before-text.txt'), 'utf8');
+  const drawn = before.replace('\n\n\n     ▣', '\n\n     answer: job for opencode, at once\n\n     ▣');
+
+  /** A settled turn (hooks off, no transcript) whose screen draws the reply at `textAtMs`, or never. */
+  function settledTurn(textAtMs: number | null) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const f = fakeWatch('done');
+    const started = performance.now();
+    const watch: TurnWatch = {
+      ...f.watch,
+      turns: () => 1,
+      snapshot: () => ({ status: 'done', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
+    };
+    const paneIo: PaneIO = { ...io, capture: async () => (textAtMs !== null && performance.now() - started >= textAtMs ? drawn : before) };
+    const end = waitForTurnEnd(watch, paneIo, {
+      ...spec(async () => ({ text: '', finished: false })),
+      readTranscript: null,
+      profile: opencode,
+      nonce: '94999d20d7d27540',
+    });
+    return { end, f };
+  }
+
+  it('the reply drawn a second later: the turn ends on that screen, with the reply', async () => {
+    const { end } = settledTurn(1000);
+    let over = false;
+    void end.then(() => (over = true));
+    await vi.advanceTimersByTimeAsync(900);
+    expect(over, 'nothing under the prompt yet: not over').toBe(false);
+    await vi.advanceTimersByTimeAsync(400);
+    const e = await end;
+    expect(e.by).toBe('screen');
+    expect(replyFromScreen((e as { screen: string }).screen, '94999d20d7d27540', opencode)).toBe('answer: job for opencode, at once');
+  });
+
+  it('nothing under the prompt for the whole grace (a turn with no text): the turn ends with an empty reply', async () => {
+    const { end } = settledTurn(null);
+    let over = false;
+    void end.then(() => (over = true));
+    await vi.advanceTimersByTimeAsync(EMPTY_REPLY_GRACE_MS - 300);
+    expect(over).toBe(false);
+    await vi.advanceTimersByTimeAsync(600);
+    const e = await end;
+    expect(replyFromScreen((e as { screen: string }).screen, '94999d20d7d27540', opencode)).toBe('');
   });
 });
