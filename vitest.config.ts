@@ -19,7 +19,8 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], sequence: { groupOrder: 1 } } },
       // Every turn test on the real CLIs again with their native hooks off (issue 27): the screen and
-      // state files must still carry every turn when a hook never fires.
+      // state files must still carry every turn when a hook never fires. Not jaggers-headless: a
+      // headless turn reads no hook, screen or state file, and its pane turns are jaggers-real's.
       {
         extends: true,
         test: {
@@ -28,7 +29,6 @@ export default defineConfig({
             'test/e2e/jaggers-real.test.ts',
             'test/e2e/jaggers-work-real.test.ts',
             'test/e2e/jaggers-workflow-real.test.ts',
-            'test/e2e/jaggers-headless.test.ts',
             'test/e2e/dialogs-real.test.ts',
           ],
           env: { JAGGERS_E2E_HOOKS: 'off' },

@@ -46,7 +46,7 @@ npm run --silent build >"$work/build.log" 2>&1 || { echo "canary: npm run build 
 
 clis_csv="$(IFS=,; echo "${clis[*]}")"
 echo "canary: running the real-CLI suite on $JAGGERS_CLI_VERSIONS (log: $work/e2e.log)"
-JAGGERS_REQUIRE_REAL_CLIS=1 JAGGERS_E2E_CLIS="$clis_csv" \
+JAGGERS_REQUIRE_REAL_CLIS=1 JAGGERS_E2E_FACTS=1 JAGGERS_E2E_CLIS="$clis_csv" \
   node_modules/.bin/vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$work/e2e.json" >"$work/e2e.log" 2>&1 || status=1
 
 echo "canary: capturing a screen of every state (log: $work/capture.log)"

@@ -46,6 +46,15 @@ const chosen = process.env.JAGGERS_E2E_CLIS?.split(',').map((s) => s.trim());
 /** Whether this run is for `cli`: JAGGERS_E2E_CLIS (comma-separated; the canary sets it) names it, or is unset. */
 export const isChosen = (cli: CliName): boolean => chosen === undefined || chosen.includes(cli);
 
+/**
+ * Whether this run includes the tests of the CLIs alone (no jaggers code runs in them: `real-clis`,
+ * `headless-real`): the drift canary sets JAGGERS_E2E_FACTS=1 and runs them on each new release; the
+ * suite of the pinned releases leaves them out (the same release behaves the same; they cost 7 minutes).
+ */
+export const FACTS = process.env.JAGGERS_E2E_FACTS === '1';
+/** Why a test of the CLI alone is skipped in this run, for its title; '' when it runs. */
+export const factsSkipped = FACTS ? '' : ' (skipped: a fact of the CLI alone; npm run canary or JAGGERS_E2E_FACTS=1 runs it)';
+
 export function cliCacheDir(): string {
   return process.env.JAGGERS_CLI_CACHE ?? join(homedir(), '.cache', 'jaggers', 'clis');
 }
