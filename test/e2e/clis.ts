@@ -49,11 +49,19 @@ export const isChosen = (cli: CliName): boolean => chosen === undefined || chose
 /**
  * Whether this run includes the tests of the CLIs alone (no jaggers code runs in them: `real-clis`,
  * `headless-real`): the drift canary sets JAGGERS_E2E_FACTS=1 and runs them on each new release; the
- * suite of the pinned releases leaves them out (the same release behaves the same; they cost 7 minutes).
+ * suite of the pinned releases leaves them out (the same release behaves the same; they cost about 3.5
+ * minutes of the suite's wall time).
  */
-export const FACTS = process.env.JAGGERS_E2E_FACTS === '1';
-/** Why a test of the CLI alone is skipped in this run, for its title; '' when it runs. */
-export const factsSkipped = FACTS ? '' : ' (skipped: a fact of the CLI alone; npm run canary or JAGGERS_E2E_FACTS=1 runs it)';
+const FACTS = process.env.JAGGERS_E2E_FACTS === '1';
+
+/** A suite of such tests for `cli`: its title (`<label> <cli> <version>`, with why it is skipped) and whether it is. */
+export function factsSuite(label: string, cli: CliName): { title: string; skip: boolean } {
+  const name = `${label} ${cli} ${CLIS[cli].version}`;
+  if (!FACTS) return { title: `${name} (skipped: a fact of the CLI alone; npm run canary or JAGGERS_E2E_FACTS=1 runs it)`, skip: true };
+  if (!isCliInstalled(cli) && process.env.JAGGERS_REQUIRE_REAL_CLIS !== '1')
+    return { title: `${name} (skipped: not installed; run scripts/install-real-clis.sh)`, skip: true };
+  return { title: name, skip: false };
+}
 
 export function cliCacheDir(): string {
   return process.env.JAGGERS_CLI_CACHE ?? join(homedir(), '.cache', 'jaggers', 'clis');

@@ -26,15 +26,13 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resumeArgs, startArgs } from './cli-env.js';
-import { CLI_NAMES, CLIS, cliBinary, FACTS, factsSkipped, isChosen, isCliInstalled, type CliName } from './clis.js';
+import { CLI_NAMES, cliBinary, factsSuite, isChosen, type CliName } from './clis.js';
 import { waitUntil } from './drive.js';
 import { killGroup, SESSION } from './private-tmux.js';
 import { createRig, type CliRig } from './rig.js';
 import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.js';
 import { opencodeRunJson } from '../../src/clis/opencode/headless.js';
 import type { RecordedRequest } from './stub-server.js';
-
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 
 /** A headless run's outcome, and where the reply and the conversation id come from. */
 interface Headless {
@@ -156,15 +154,8 @@ function expectCarried(r: CliRig, prompt: string, earlier: string[]): void {
 }
 
 for (const cli of CLI_NAMES.filter(isChosen)) {
-  const { version } = CLIS[cli];
-  const installed = isCliInstalled(cli);
-  const title = !FACTS
-    ? `headless ${cli} ${version}${factsSkipped}`
-    : installed || required
-      ? `headless ${cli} ${version}`
-      : `headless ${cli} ${version} (skipped: not installed; run scripts/install-real-clis.sh)`;
-
-  describe.skipIf(!FACTS || (!installed && !required))(title, () => {
+  const { title, skip } = factsSuite('headless', cli);
+  describe.skipIf(skip)(title, () => {
     let rig: CliRig | undefined;
 
     afterEach(async () => {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resumeArgs, startArgs } from './cli-env.js';
-import { CLI_NAMES, CLIS, cliBinary, FACTS, factsSkipped, isChosen, isCliInstalled } from './clis.js';
+import { CLI_NAMES, cliBinary, factsSuite, isChosen } from './clis.js';
 import { createRig, type CliRig } from './rig.js';
 import { waitForScreen } from './drive.js';
 import { screenState } from './screens.js';
@@ -16,22 +16,13 @@ import { codexSessionIds, opencodeSessions, sessionFile } from './session-files.
 import type { Reply } from './stub-server.js';
 import { defaultScript } from './stub-script.js';
 
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-
 /** Streams text replies in pieces so that the busy screen lasts long enough to be seen (codex shows
  * `Working` only until the first piece arrives). */
 const slowly = (r: Reply): Reply => (r.kind === 'text' ? { ...r, chunks: 6, delayMs: 400 } : r);
 
 for (const cli of CLI_NAMES.filter(isChosen)) {
-  const { version } = CLIS[cli];
-  const installed = isCliInstalled(cli);
-  const title = !FACTS
-    ? `real ${cli} ${version}${factsSkipped}`
-    : installed || required
-      ? `real ${cli} ${version}`
-      : `real ${cli} ${version} (skipped: not installed; run scripts/install-real-clis.sh)`;
-
-  describe.skipIf(!FACTS || (!installed && !required))(title, () => {
+  const { title, skip } = factsSuite('real', cli);
+  describe.skipIf(skip)(title, () => {
     let rig: CliRig | undefined;
 
     afterEach(async () => {

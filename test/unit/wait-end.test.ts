@@ -37,6 +37,16 @@ function fakeWatch(machine = 'busy'): { watch: TurnWatch; show(status: Classific
   };
 }
 
+/** A pane whose machine has closed the turn (`done`, its screen read as a turn summary); `extra` adds to it. */
+function settledWatch(extra: Partial<TurnWatch> = {}): TurnWatch {
+  return {
+    ...fakeWatch('done').watch,
+    turns: () => 1,
+    snapshot: () => ({ status: 'done', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
+    ...extra,
+  };
+}
+
 const io: PaneIO = { capture: async () => '', leaveMode: async () => {}, paste: async () => {}, sendKeys: async () => {} };
 const spec = (readTranscript: () => Promise<{ text: string; finished: boolean }>) => ({
   paneId: '%1',
@@ -175,15 +185,11 @@ describe('waitForTurnEnd on a pane whose hooks fire', () => {
   /** A settled turn whose screen shows its end; the hook's turn end (with its reply) comes at `hookAtMs`, or never. */
   function settledTurn(hookAtMs: number | null) {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const f = fakeWatch('done');
     const started = performance.now();
-    const watch: TurnWatch = {
-      ...f.watch,
-      turns: () => 1,
-      snapshot: () => ({ status: 'done', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
+    const watch = settledWatch({
       hooksExpected: () => true,
       hookEnd: () => (hookAtMs !== null && performance.now() - started >= hookAtMs ? { turn: 1, event: 'session.idle', reply: 'done it' } : null),
-    };
+    });
     const paneIo: PaneIO = { ...io, capture: async () => screen };
     return waitForTurnEnd(watch, paneIo, { ...spec(async () => ({ text: '', finished: false })), readTranscript: null, profile: demo });
   }
@@ -352,13 +358,8 @@ describe('waitForTurnEnd: a screen that shows the end before the reply under the
   /** A settled turn (hooks off, no transcript) whose screen draws the reply at `textAtMs`, or never. */
   function settledTurn(textAtMs: number | null) {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const f = fakeWatch('done');
     const started = performance.now();
-    const watch: TurnWatch = {
-      ...f.watch,
-      turns: () => 1,
-      snapshot: () => ({ status: 'done', context: { since: 0, rule: null, lines: [] }, screen: { status: 'done', rule: 'turn-summary', lines: [] } }),
-    };
+    const watch = settledWatch();
     const paneIo: PaneIO = { ...io, capture: async () => (textAtMs !== null && performance.now() - started >= textAtMs ? drawn : before) };
     const end = waitForTurnEnd(watch, paneIo, {
       ...spec(async () => ({ text: '', finished: false })),
@@ -366,7 +367,7 @@ describe('waitForTurnEnd: a screen that shows the end before the reply under the
       profile: opencode,
       nonce: '94999d20d7d27540',
     });
-    return { end, f };
+    return { end };
   }
 
   it('the reply drawn a second later: the turn ends on that screen, with the reply', async () => {
