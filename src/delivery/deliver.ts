@@ -1,6 +1,6 @@
 import { classify, regexOf } from '../detect/classify.js';
 import type { Profile } from '../profiles/schema.js';
-import { inputAreaLines, promptEvidence, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
+import { inputAreaLines, promptEvidence, RECENT_LINES, sightPrompt, strayPrompt, type PromptSighting } from './evidence.js';
 import { describeQuestion, readQuestion } from '../detect/question.js';
 import type { PaneIO, PaneStatusSource } from './ports.js';
 import { sanitizeText } from './sanitize.js';
@@ -104,6 +104,8 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   ];
   const stray = (screen: string) => strayPrompt(screen, inputLines, opts.nonce ?? null, answered);
   const isBusy = (screen: string) => classify({ screen, raw: '', rules: target.profile.detect.rules }).status === 'busy';
+  /** The rules that read a turn's end: a `busy` they decided is a summary the machine had not seen when the prompt went in. */
+  const summaryRules = new Set(target.profile.detect.rules.filter((r) => r.status === 'done').map((r) => r.name));
   /** The pane's screen once `ok` holds for it, looked at every 200 ms for up to `ms` (else the last look). */
   const lookUntil = async (last: string, ok: (screen: string) => boolean, ms: number): Promise<string> => {
     for (const until = performance.now() + ms; !ok(last) && performance.now() < until;) {
@@ -125,7 +127,16 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
    * counted delivered). Only the prompt's echo (or the box emptied, where that counts) proves it then.
    */
   let busyBefore = false;
-  const judge = (screen: string) => promptEvidence(before!, sight(screen), pastedVisible);
+  /**
+   * A text without a nonce (`send`) still in the input box was not submitted, whatever the screen shows
+   * above it: opencode 1.18.33 lists `/compact` in its command menu above the box as it is typed (CI: the
+   * Enter was lost, the menu read as the command's echo, the compaction never ran, and the next prompt was
+   * pasted behind `/compact` in the box). Its submit key is pressed again.
+   */
+  const judge = (screen: string) => {
+    const now = sight(screen);
+    return opts.acceptCleared && now.inInput ? 'in-input' : promptEvidence(before!, now, pastedVisible);
+  };
   const work: DeliveryWork = {
     waitReady: () => waitReady(status, target, opts.readyTimeoutMs ?? d.readyTimeoutMs),
     paste: async () => {
@@ -188,8 +199,22 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   const offStatus = status.onChange((c) => {
     if (c.pane.paneId !== target.paneId || !run.active) return;
     if (c.status === 'exited') run.send({ type: 'PANE_GONE', error: `the pane of ${target.agent} died` });
+    else if (c.status === 'busy' && c.rule && summaryRules.has(c.rule)) void echoInHistory();
     else if (!(busyBefore && c.status === 'busy')) run.send({ type: 'STATUS', status: c.status });
   });
+  /**
+   * A `busy` that a turn summary decided (the machine's turn too fast for its busy screen) is no proof by
+   * itself: a summary hidden when the prompt went in reads as new once it shows again (CI: opencode's
+   * command menu covered it, and a prompt that never went in counted taken, its job running for ever).
+   * The turn it ends is this prompt's only if the prompt's echo is above the input area; a fast turn's
+   * long reply may have pushed that echo off the visible screen, so the recent history is read (where a
+   * TUI that clears its screen to redraw left copies of its input box, this is as weak as the busy was).
+   */
+  const echoInHistory = async () => {
+    if (!opts.nonce || !before) return;
+    const screen = await io.capture(target.paneId, { history: RECENT_LINES }).catch(() => null);
+    if (screen !== null && run.active && sight(screen).echoes > before.echoes) run.send({ type: 'SCREEN', evidence: 'taken' });
+  };
   // Visible screens only, before and after: a TUI that clears its screen to redraw leaves copies of its
   // input box (with the typed text in it) in the scrollback, which would count as echoes.
   const offScreen = status.onScreen((paneId, screen) => {

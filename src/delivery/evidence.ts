@@ -1,5 +1,12 @@
 import type { Profile } from '../profiles/schema.js';
 
+/**
+ * History lines of the first look: the prompt's echo is nearly always in them, and a pane's whole
+ * history (which grows with every turn) is read only when it is not. Everything read from a screen
+ * for a turn's end comes after the echo's last sighting, so the two readings give the same answer.
+ */
+export const RECENT_LINES = 200;
+
 /** How many non-blank lines at the bottom of the screen are the CLI's input area (its idle rules' reach). */
 export function inputAreaLines(profile: Profile): number {
   return Math.max(0, ...profile.detect.rules.filter((r) => r.status === 'idle').map((r) => r.lines));

@@ -4,8 +4,8 @@
 export interface PaneStatusSource {
   /** The pane's public status now, or undefined when it is not watched. */
   status(paneId: string): string | undefined;
-  /** Every status change of any pane. Returns the function that unsubscribes. */
-  onChange(l: (c: { pane: { paneId: string }; status: string }) => void): () => void;
+  /** Every status change of any pane, with the rule that decided it where known. Returns the function that unsubscribes. */
+  onChange(l: (c: { pane: { paneId: string }; status: string; rule?: string | null }) => void): () => void;
   /** Every new screen (visible area) of any pane, as captured for classification. */
   onScreen(l: (paneId: string, screen: string) => void): () => void;
   /** The last screen captured for classification, when the source keeps it (to say what a waiting agent asks). */

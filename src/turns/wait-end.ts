@@ -4,7 +4,7 @@
 import { coalesced } from '../coalesced.js';
 import type { PaneIO } from '../delivery/ports.js';
 import { JaggersError } from '../errors.js';
-import { inputAreaLines, splitAtInputArea } from '../delivery/evidence.js';
+import { inputAreaLines, RECENT_LINES, splitAtInputArea } from '../delivery/evidence.js';
 import { describeScreenEnd, replyFromScreen, screenTurnEnd, type ScreenEnd } from '../handover/reply.js';
 import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
@@ -31,12 +31,6 @@ export interface WaitSpec {
 }
 
 const HISTORY_LINES = 3000;
-/**
- * History lines of the first look: the prompt's echo is nearly always in them, and a pane's whole
- * history (which grows with every turn) is read only when it is not. Everything read from a screen
- * for a turn's end comes after the echo's last sighting, so the two readings give the same answer.
- */
-export const RECENT_LINES = 200;
 
 /** The screen from the prompt's echo on: the recent lines when the echo is in them, else the whole history. */
 export async function screenSinceEcho(io: PaneIO, paneId: string, nonce: string, profile: Profile): Promise<string | null> {

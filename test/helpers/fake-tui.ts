@@ -25,7 +25,7 @@ export class FakeTui implements PaneIO, TurnWatch {
   limitOn: ((prompt: string) => string | null) | null = null;
   /** Submitted prompts, in order. */
   readonly prompts: string[] = [];
-  private readonly changes = new Set<(c: { pane: { paneId: string }; status: string }) => void>();
+  private readonly changes = new Set<(c: { pane: { paneId: string }; status: string; rule?: string | null }) => void>();
   private readonly screens = new Set<(paneId: string, screen: string) => void>();
 
   constructor(
@@ -87,7 +87,7 @@ export class FakeTui implements PaneIO, TurnWatch {
     return paneId === this.paneId ? this.current : undefined;
   }
 
-  onChange(l: (c: { pane: { paneId: string }; status: string }) => void): () => void {
+  onChange(l: (c: { pane: { paneId: string }; status: string; rule?: string | null }) => void): () => void {
     this.changes.add(l);
     return () => this.changes.delete(l);
   }
@@ -142,10 +142,10 @@ export class FakeTui implements PaneIO, TurnWatch {
     this.set('limited');
   }
 
-  /** A new status (and the screen it comes with). */
-  set(status: string): void {
+  /** A new status (and the screen it comes with); `rule`: the rule that decided it, as the watcher says. */
+  set(status: string, rule?: string): void {
     this.current = status;
-    for (const l of [...this.changes]) l({ pane: { paneId: this.paneId }, status });
+    for (const l of [...this.changes]) l({ pane: { paneId: this.paneId }, status, ...(rule ? { rule } : {}) });
     this.drawn();
   }
 

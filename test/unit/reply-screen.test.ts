@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inputAreaLines, promptEvidence, sightPrompt, splitAtInputArea } from '../../src/delivery/evidence.js';
+import { classify, doneEvidence } from '../../src/detect/classify.js';
 import { replyFromScreen, screenShowsTurnEnd } from '../../src/handover/reply.js';
 import { parseProfile } from '../../src/profiles/load.js';
 import { builtinProfilesDir } from '../../src/package-root.js';
@@ -142,5 +143,19 @@ describe('was the prompt taken', () => {
     expect(promptEvidence(before, sightPrompt(once, 'about foxes [jg:fx01]', n))).toBe('unknown');
     const twice = once.replace('> Tell me about foxes [jg:fx01]', '> Tell me about foxes [jg:fx01]\n> Tell me about foxes [jg:fx01]');
     expect(promptEvidence(before, sightPrompt(twice, 'about foxes [jg:fx01]', n))).toBe('taken');
+  });
+
+  it("opencode: `/compact` typed shows in its command menu above the box, and the menu pushes the last turn's summary out of its rule's reach", () => {
+    // Captured after pasting `/compact` into opencode 1.18.33 (no submit key yet). In CI its Enter was lost:
+    // the menu's line counted as the echo (delivery now says in-input while the text is in the box), and
+    // the summary hidden at the next prompt's paste read as new when it showed again.
+    const menu = fixture('opencode-1.18.33-trap-command-menu');
+    const oc = load('opencode');
+    const seen = sightPrompt(menu, '/compact', inputAreaLines(oc));
+    expect(seen).toEqual({ echoes: 1, inInput: true });
+    expect(classify({ screen: menu, raw: '', rules: oc.detect.rules }).status).toBe('idle');
+    expect(doneEvidence({ screen: menu, raw: '', rules: oc.detect.rules })).toBeNull();
+    const closed = menu.replace(/^ {2}┃ \/(compact|review) .*\n/gm, '').replace('┃  /compact', '┃');
+    expect(doneEvidence({ screen: closed, raw: '', rules: oc.detect.rules })).toMatch(/▣ {2}Build · Stub Model · 8\.4s/);
   });
 });
