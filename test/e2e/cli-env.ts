@@ -1,7 +1,7 @@
 // A throwaway HOME and environment per real CLI, written so that it starts straight to its input box
 // (no onboarding, trust, key-approval or update dialogs) and talks only to the stub model server.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPrefix, type CliName } from './clis.js';
 
@@ -156,6 +156,14 @@ function codex(home: string, opts: CliHomeOptions): Record<string, string> {
 function opencode(home: string, opts: CliHomeOptions): Record<string, string> {
   const dir = join(home, '.config', 'opencode');
   mkdirSync(dir, { recursive: true });
+  // Its plugin package, as an earlier start of opencode left it (scripts/install-real-clis.sh installs it
+  // once): without it, every start with jaggers' hooks installed it from the npm registry first (about
+  // 13 s of a core). The folder is linked, not copied: opencode only reads it once it is complete.
+  const seed = join(cliPrefix('opencode'), 'config-seed');
+  if (existsSync(join(seed, '.jaggers-seeded'))) {
+    for (const f of ['package.json', 'package-lock.json', '.gitignore']) copyFileSync(join(seed, f), join(dir, f));
+    symlinkSync(join(seed, 'node_modules'), join(dir, 'node_modules'));
+  }
   writeJson(join(dir, 'opencode.json'), {
     $schema: 'https://opencode.ai/config.json',
     model: `stub/${OPENCODE_MODEL}`,
