@@ -12,7 +12,6 @@ import { makeNonce } from '../delivery/sanitize.js';
 import { limitInReply } from '../detect/classify.js';
 import { JaggersError } from '../errors.js';
 import { readTranscriptReply } from '../clis/transcript.js';
-import { replyFromScreen } from '../handover/reply.js';
 import type { Log } from '../logger.js';
 import type { Profile } from '../profiles/schema.js';
 import type { NewJournalEvent } from '../sessions/events.js';
@@ -152,7 +151,7 @@ export async function awaitReply(
   const home = await env.homeOf(target.pid);
   const sessionId = prompt.meta.targetSession;
   const end = await turnEnd(env, target, { nonce, cwd: prompt.cwd, sessionId, artifact: prompt.artifact, home }, req, turnsBefore);
-  const reply = end.by === 'screen' ? { text: replyFromScreen(end.screen, nonce, target.profile), from: 'screen' as const } : { text: end.reply, from: end.by };
+  const reply = { text: end.reply, from: end.by };
   if (!sessionId && env.discoverPin && end.limit && req.cutByLimit)
     await env
       .discoverPin(target, home, `[jg:${nonce}]`)

@@ -10,7 +10,8 @@ import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
 
 /** `limit`: the turn was cut by a usage limit (the lines that said so): its reply is the limit's message, not an answer. */
-export type TurnEnd = ({ by: 'transcript'; reply: string } | { by: 'screen'; screen: string } | { by: 'hook'; reply: string; event: string }) & {
+/** `reply`: the answer as the transcript, the hook or the screen (from the prompt's echo on, replyFromScreen) gave it. */
+export type TurnEnd = ({ by: 'transcript'; reply: string } | { by: 'screen'; reply: string } | { by: 'hook'; reply: string; event: string }) & {
   limit?: string[];
 };
 
@@ -145,11 +146,11 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
         // screen shows the CLI's limit message, not its usual end-of-turn mark (claude's `● API Error:
         // ... (429)`, codex's `■ You’ve hit your usage limit`). The screen's reply is that message.
         const limit = () => watch.snapshot(w.paneId)?.context.lines ?? [];
-        if (sawScreen.echo && settled && status === 'limited' && !w.readTranscript && !watch.hooksExpected?.(w.paneId))
-          return finish(null, { by: 'screen', screen, limit: limit() });
+        const cut = (): TurnEnd => ({ by: 'screen', reply: replyFromScreen(screen, w.nonce, w.profile), limit: limit() });
+        if (sawScreen.echo && settled && status === 'limited' && !w.readTranscript && !watch.hooksExpected?.(w.paneId)) return finish(null, cut());
         if (sawScreen.echo && settled && status === 'limited') {
           limitWait ??= performance.now();
-          if (performance.now() - limitWait >= TRANSCRIPT_GRACE_MS) return finish(null, { by: 'screen', screen, limit: limit() });
+          if (performance.now() - limitWait >= TRANSCRIPT_GRACE_MS) return finish(null, cut());
           return later(200);
         }
         if (sawScreen.ended) {
@@ -172,15 +173,16 @@ export function waitForTurnEnd(watch: TurnWatch, io: PaneIO, w: WaitSpec): Promi
             hookWait ??= performance.now();
             if (performance.now() - hookWait < HOOK_END_GRACE_MS) return later(100);
           }
-          if (replyFromScreen(screen, w.nonce, w.profile) === '') {
+          const reply = replyFromScreen(screen, w.nonce, w.profile);
+          if (reply === '') {
             emptyWait ??= performance.now();
             if (performance.now() - emptyWait < EMPTY_REPLY_GRACE_MS) return later(200);
           }
-          if (settled) return finish(null, { by: 'screen', screen });
+          if (settled) return finish(null, { by: 'screen', reply });
           // The machine has not settled (a turn too fast for its busy screen, or a rule that missed):
           // the screen's evidence must hold for the settle time before it ends the turn.
           const now = performance.now();
-          if (candidate && candidate.screen === screen && now - candidate.at >= settleMs) return finish(null, { by: 'screen', screen });
+          if (candidate && candidate.screen === screen && now - candidate.at >= settleMs) return finish(null, { by: 'screen', reply });
           if (!candidate || candidate.screen !== screen) candidate = { screen, at: now };
           return later(settleMs);
         }

@@ -380,7 +380,7 @@ describe('waitForTurnEnd: a screen that shows the end before the reply under the
     await vi.advanceTimersByTimeAsync(400);
     const e = await end;
     expect(e.by).toBe('screen');
-    expect(replyFromScreen((e as { screen: string }).screen, '94999d20d7d27540', opencode)).toBe('answer: job for opencode, at once');
+    expect(e.reply).toBe('answer: job for opencode, at once');
   });
 
   it('nothing under the prompt for the whole grace (a turn with no text): the turn ends with an empty reply', async () => {
@@ -391,6 +391,6 @@ describe('waitForTurnEnd: a screen that shows the end before the reply under the
     expect(over).toBe(false);
     await vi.advanceTimersByTimeAsync(600);
     const e = await end;
-    expect(replyFromScreen((e as { screen: string }).screen, '94999d20d7d27540', opencode)).toBe('');
+    expect(e.reply).toBe('');
   });
 });
