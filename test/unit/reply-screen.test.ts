@@ -149,7 +149,7 @@ describe('was the prompt taken', () => {
     // Captured after pasting `/compact` into opencode 1.18.33 (no submit key yet). In CI its Enter was lost:
     // the menu's line counted as the echo (delivery now says in-input while the text is in the box), and
     // the summary hidden at the next prompt's paste read as new when it showed again.
-    const menu = fixture('opencode-1.18.33-trap-command-menu');
+    const menu = fixture('opencode-1.18.33-idle-command-menu');
     const oc = load('opencode');
     const seen = sightPrompt(menu, '/compact', inputAreaLines(oc));
     expect(seen).toEqual({ echoes: 1, inInput: true });
