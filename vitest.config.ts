@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongFirstSequencer from './test/helpers/long-first.js';
 
 export default defineConfig({
   test: {
@@ -7,7 +8,10 @@ export default defineConfig({
     // Integration tests each start their own tmux server; two cores, so keep parallelism modest.
     maxWorkers: 2,
     reporters: ['default'],
-    // The real CLIs are heavy: their suite runs after the others, not beside them.
+    // The longest files first in each group, across its projects (test/helpers/long-first.ts).
+    sequence: { sequencer: LongFirstSequencer },
+    // The real CLIs are heavy: their two projects run after the others, not beside them, and together,
+    // so that their two longest files (jaggers-real with hooks on and off) run at the same time.
     projects: [
       {
         extends: true,
@@ -32,7 +36,7 @@ export default defineConfig({
             'test/e2e/dialogs-real.test.ts',
           ],
           env: { JAGGERS_E2E_HOOKS: 'off' },
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
         },
       },
     ],
