@@ -98,32 +98,6 @@ for row in "${table[@]}"; do
   echo "$cli $version: installed in $(( $(date +%s) - start ))s  $dir/$bin  ($(tail -n1 "$scratch/$cli.version"))"
 done
 
-# opencode installs its plugin package (@opencode-ai/plugin and its dependencies, 64 MB) from the npm
-# registry into ~/.config/opencode when a plugin is configured (jaggers' hooks) and that folder has no
-# node_modules/. The tests give every team a new HOME, so each paid it: about 13 s of a core and a
-# download, before the CLI was done starting. It is installed once here, beside the binary, as opencode
-# itself does it (package.json naming the release), and test/e2e/cli-env.ts puts it in each HOME.
-if is_wanted opencode; then
-  read -r _ _ pinned _ <<<"$(printf '%s\n' "${table[@]}" | grep '^opencode ')"
-  version="$(override_version opencode "$pinned")"
-  seed="$cache/opencode-$version/config-seed"
-  if [ -f "$cache/opencode-$version/.jaggers-installed" ] && [ ! -f "$seed/.jaggers-seeded" ]; then
-    rm -rf "$seed"
-    mkdir -p "$seed"
-    echo "{\"dependencies\":{\"@opencode-ai/plugin\":\"$version\"}}" >"$seed/package.json"
-    printf 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore' >"$seed/.gitignore"
-    if HOME="$scratch/home" npm install --prefix "$seed" --loglevel=error >"$scratch/opencode-seed.log" 2>&1; then
-      echo "@opencode-ai/plugin@$version" >"$seed/.jaggers-seeded"
-      echo "opencode $version: its plugin package installed in $seed"
-    else
-      echo "install-real-clis: npm install @opencode-ai/plugin@$version failed; npm said:" >&2
-      tail -n 30 "$scratch/opencode-seed.log" >&2
-      rm -rf "$seed"
-      failed=1
-    fi
-  fi
-fi
-
 if [ "$failed" -ne 0 ]; then
   echo "install-real-clis: some installs failed (see above)" >&2
   exit 1

@@ -1,9 +1,9 @@
 // A throwaway HOME and environment per real CLI, written so that it starts straight to its input box
 // (no onboarding, trust, key-approval or update dialogs) and talks only to the stub model server.
 
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPrefix, type CliName } from './clis.js';
+import { CLIS, cliPrefix, type CliName } from './clis.js';
 
 export interface CliHomeOptions {
   /** A temp folder owned by the test; the HOME and scratch folders go inside it. */
@@ -153,17 +153,23 @@ function codex(home: string, opts: CliHomeOptions): Record<string, string> {
   return { CODEX_HOME: codexHome, STUB_API_KEY };
 }
 
+/**
+ * What a person who has run opencode online once has in ~/.config/opencode, as far as opencode 1.18.33
+ * looks: a `node_modules/` and a package-lock.json naming `@opencode-ai/plugin` (src/clis/opencode/hooks.ts
+ * writes the same into jaggers' own config folder). Without it, a start with jaggers' hooks installs the
+ * package from the npm registry first (64 MB, about 13 s of a core and 10-20 s before the CLI is done
+ * starting, measured here), and offline waits about 75 s for npm to give up; every test HOME is new.
+ */
+export function seedOpencodeConfigDir(home: string): void {
+  const dir = join(home, '.config', 'opencode');
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  writeJson(join(dir, 'package-lock.json'), { packages: { '': { dependencies: { '@opencode-ai/plugin': CLIS.opencode.version } } } });
+}
+
 function opencode(home: string, opts: CliHomeOptions): Record<string, string> {
   const dir = join(home, '.config', 'opencode');
   mkdirSync(dir, { recursive: true });
-  // Its plugin package, as an earlier start of opencode left it (scripts/install-real-clis.sh installs it
-  // once): without it, every start with jaggers' hooks installed it from the npm registry first (about
-  // 13 s of a core). The folder is linked, not copied: opencode only reads it once it is complete.
-  const seed = join(cliPrefix('opencode'), 'config-seed');
-  if (existsSync(join(seed, '.jaggers-seeded'))) {
-    for (const f of ['package.json', 'package-lock.json', '.gitignore']) copyFileSync(join(seed, f), join(dir, f));
-    symlinkSync(join(seed, 'node_modules'), join(dir, 'node_modules'));
-  }
+  seedOpencodeConfigDir(home);
   writeJson(join(dir, 'opencode.json'), {
     $schema: 'https://opencode.ai/config.json',
     model: `stub/${OPENCODE_MODEL}`,

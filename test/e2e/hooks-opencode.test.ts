@@ -2,7 +2,7 @@
 // events to a stand-in bridge that records them; a plain turn and a turn with an approval, in order,
 // and what `read` makes of each payload. JAGGERS_CAPTURE_HOOKS=1 rewrites test/fixtures/hooks/opencode-*.
 
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { opencodeHooks } from '../../src/clis/opencode/hooks.js';
@@ -17,13 +17,6 @@ const installed = isCliInstalled('opencode');
 const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const title = installed || required ? `opencode ${version} hooks` : `opencode ${version} hooks (skipped: not installed; run scripts/install-real-clis.sh)`;
 
-/** What a person who has run opencode online once has in ~/.config/opencode (else a plugin makes it wait ~75 s offline). */
-function seedUserConfigDir(home: string): void {
-  const dir = join(home, '.config', 'opencode');
-  mkdirSync(join(dir, 'node_modules'), { recursive: true });
-  writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ packages: { '': { dependencies: { '@opencode-ai/plugin': version } } } }));
-}
-
 const statusOf = (c: HookCall): unknown => (c.payload as { properties?: { status?: { type?: unknown } } }).properties?.status?.type;
 
 describe.skipIf(!isChosen('opencode') || (!installed && !required))(title, () => {
@@ -35,9 +28,9 @@ describe.skipIf(!isChosen('opencode') || (!installed && !required))(title, () =>
 
   it('a turn and an approved tool turn: chat.message, session.status, permission.asked, session.idle with the reply', async () => {
     const r = (rig = await createRig('opencode'));
-    // Offline for real: no npm registry (opencode installs its plugin package from there).
+    // Offline for real: no npm registry (opencode installs its plugin package from there). Its HOME has
+    // what a person who ran opencode once has (seedOpencodeConfigDir in cli-env.ts), else it waits ~75 s.
     r.env.npm_config_registry = 'http://127.0.0.1:9/';
-    seedUserConfigDir(r.home);
     // jaggers' own config arrives through OPENCODE_CONFIG (its MCP server): it must still apply beside
     // the hook folder, and so must the person's ~/.config/opencode (the stub's provider and model).
     const userConfigFile = join(r.home, '.config', 'opencode', 'opencode.json');
