@@ -9,8 +9,11 @@ import { describeScreenEnd, replyFromScreen, screenTurnEnd, type ScreenEnd } fro
 import type { Profile } from '../profiles/schema.js';
 import type { TurnWatch } from './ports.js';
 
-/** `limit`: the turn was cut by a usage limit (the lines that said so): its reply is the limit's message, not an answer. */
-/** `reply`: the answer as the transcript, the hook or the screen (from the prompt's echo on, replyFromScreen) gave it. */
+/**
+ * How a turn ended. `reply`: the answer as the transcript, the hook or the screen (from the prompt's echo
+ * on, replyFromScreen) gave it; `limit`: the turn was cut by a usage limit (the lines that said so), and
+ * its reply is the limit's message, not an answer.
+ */
 export type TurnEnd = ({ by: 'transcript'; reply: string } | { by: 'screen'; reply: string } | { by: 'hook'; reply: string; event: string }) & {
   limit?: string[];
 };

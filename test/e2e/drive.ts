@@ -67,8 +67,15 @@ export async function waitForScreen(
         }
       }
       if (status?.dead === true) {
-        // Once more: what it wrote before it ended may have reached tmux after the capture above.
-        const last = await tmux.capture().catch(() => '');
+        // Once more: what it wrote before it ended may have reached tmux after the capture above, and
+        // tmux draws its own `Pane is dead (...)` line only once it has reaped the program (CI, under
+        // load: the status was known, from the zombie, before that line was drawn): looked at until that
+        // line shows, for at most DEAD_STATUS_MS.
+        let last = await tmux.capture().catch(() => '');
+        for (const asked = Date.now(); !matches(check, last) && !/Pane is dead/.test(last) && Date.now() - asked <= DEAD_STATUS_MS;) {
+          await sleep(50);
+          last = await tmux.capture().catch(() => '');
+        }
         if (matches(check, last)) return last;
         throw new Error(`gave up after ${Date.now() - started} ms waiting for ${what}: ${describePane(status)}; its last output:\n${await lastOutput(tmux)}`);
       }
