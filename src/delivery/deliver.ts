@@ -98,14 +98,12 @@ export async function deliverNow(io: PaneIO, status: PaneStatusSource, target: D
   // What follows a prompt that was taken: its reply (the CLI's marker) or a turn summary. Not a busy
   // line: opencode draws its busy footer below the input box, under a prompt typed into it (CI: a
   // stray prompt read as taken while the footer lagged behind session.idle, and the next one joined it).
-  const answered = [
-    ...(target.profile.detect.replyMarker ? [regexOf(target.profile.detect.replyMarker)] : []),
-    ...target.profile.detect.rules.filter((r) => r.status === 'done').map((r) => regexOf(r.pattern)),
-  ];
+  const doneRules = target.profile.detect.rules.filter((r) => r.status === 'done');
+  const answered = [...(target.profile.detect.replyMarker ? [regexOf(target.profile.detect.replyMarker)] : []), ...doneRules.map((r) => regexOf(r.pattern))];
   const stray = (screen: string) => strayPrompt(screen, inputLines, opts.nonce ?? null, answered);
   const isBusy = (screen: string) => classify({ screen, raw: '', rules: target.profile.detect.rules }).status === 'busy';
   /** The rules that read a turn's end: a `busy` they decided is a summary the machine had not seen when the prompt went in. */
-  const summaryRules = new Set(target.profile.detect.rules.filter((r) => r.status === 'done').map((r) => r.name));
+  const summaryRules = new Set(doneRules.map((r) => r.name));
   /** The pane's screen once `ok` holds for it, looked at every 200 ms for up to `ms` (else the last look). */
   const lookUntil = async (last: string, ok: (screen: string) => boolean, ms: number): Promise<string> => {
     for (const until = performance.now() + ms; !ok(last) && performance.now() < until;) {
