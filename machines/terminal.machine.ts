@@ -161,7 +161,10 @@ export const terminalMachine = setup({
     newLimit: isNewLimit,
     quiet: isQuiet,
     bootsSlowly: ({ context, event }) => context.startSettleMs > 0 && isQuiet({ event }),
-    startingAgain: is('starting'),
+    /** A reading that says the CLI is loading (its starting rule), or nothing at all (a cleared screen). */
+    notReady: ({ event }) => event.type === 'SCREEN' && (event.classification.status === 'starting' || event.classification.status === 'unknown'),
+    /** A loading screen while nothing has gone in since the start: no prompt, no turn. */
+    stillBooting: ({ context, event }) => is('starting')({ event }) && context.turns === 0 && !context.turnOpen,
     /** Quiet enough to start settling: any quiet screen, or only `done` evidence where the CLI needs it. */
     turnEnding: ({ context, event }) => (context.doneNeedsEvidence ? event.type === 'SCREEN' && event.classification.status === 'done' : isQuiet({ event })),
     doneEvidence: is('done'),
@@ -240,7 +243,10 @@ export const terminalMachine = setup({
           toError,
           // Another quiet screen: the CLI is still drawing; start the wait over.
           { guard: 'quiet', target: 'booting', reenter: true, actions: 'note' },
-          { guard: 'startingAgain', target: 'starting', actions: 'note' },
+          // A loading screen, or one that reads as nothing (gemini 0.61 clears its screen between its
+          // ready-looking first screen and `Resuming session...`; under load that gap outlasted the wait,
+          // it read idle on a blank screen and the prompt typed then was lost): back to starting.
+          { guard: 'notReady', target: 'starting', actions: 'note' },
         ],
         INPUT_SENT: { actions: 'promptWentIn' },
       },
@@ -257,6 +263,9 @@ export const terminalMachine = setup({
           // A turn so fast that no busy screen was caught: its summary line still shows it ran. An old
           // summary (after a resume, the last turn's) that was there when the prompt went in is not it.
           { guard: 'freshSummary', target: 'settling', actions: 'note' },
+          // The CLI's loading screen before anything went in (gemini's `Resuming session...` after a
+          // ready-looking screen that stayed quiet past the start settle time): it was not ready after all.
+          { guard: 'stillBooting', target: 'starting', actions: 'note' },
         ],
         INPUT_SENT: { actions: 'promptWentIn' },
       },

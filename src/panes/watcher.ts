@@ -747,8 +747,9 @@ export class PaneWatcher {
       }
       return;
     }
-    // A screen no rule knows (one drawn in part, under load) says nothing: the hook's word stands.
-    if (r.c.status === 'unknown') return;
+    // A screen no rule knows (one drawn in part, under load) says nothing: the hook's word stands. Except
+    // while a start settles: a cleared screen then means the CLI is still drawing (gemini resuming).
+    if (r.c.status === 'unknown' && e.actor.getSnapshot().value !== 'booting') return;
     const quiet = r.c.status === 'idle' || r.c.status === 'done';
     // The screen took over: after a turn start, a menu, an error or a quiet screen past the grace; after
     // a turn end, the first quiet reading (the screen caught up).

@@ -94,7 +94,24 @@ export async function prepareTurn(
   return { prompt, nonce, pointer: pointerFor(target, prompt, nonce) };
 }
 
-/** Type the pointer and verify the agent took it; throws with the reason when it did not. */
+/**
+ * The pointer was typed and nothing shows that the agent took it: no busy screen, no echo, and it is not
+ * in the input box either (a CLI still loading swallowed it: gemini 0.61 resuming under load).
+ */
+export class PromptLeftNoTrace extends JaggersError {
+  constructor(
+    message: string,
+    /** What was seen, for the item's history: `nothing within 30000 ms`. */
+    readonly why: string,
+  ) {
+    super('E_TIMEOUT', message);
+  }
+}
+
+/**
+ * Type the pointer and verify the agent took it; throws with the reason when it did not (a
+ * `PromptLeftNoTrace` when the pointer is nowhere on screen, for the caller to look further and type it again).
+ */
 export async function deliverPointer(
   env: TurnEnv,
   target: TurnTarget,
@@ -110,7 +127,10 @@ export async function deliverPointer(
         ? `${target.agent} did not take the prompt within ${target.profile.delivery.verifyTimeoutMs} ms${d.stillInInput ? ' (it is still in the input box)' : ''}`
         : `${target.agent}'s pane went away: ${d.error}`;
   const code = d.kind === 'pane-gone' ? 'E_PANE_GONE' : d.kind === 'not-ready' && d.status.startsWith('waiting_input') ? 'E_AGENT_WAITING' : 'E_TIMEOUT';
-  throw new JaggersError(code, `${req.label}: ${why}; the handover file stays at ${p.prompt.artifact}`);
+  const message = `${req.label}: ${why}; the handover file stays at ${p.prompt.artifact}`;
+  throw d.kind === 'timeout' && !d.stillInInput
+    ? new PromptLeftNoTrace(message, `no sign of it within ${target.profile.delivery.verifyTimeoutMs} ms`)
+    : new JaggersError(code, message);
 }
 
 export interface TurnReply {

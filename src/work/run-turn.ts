@@ -15,7 +15,18 @@ import { readConfinedText, type ConfineDirs } from '../fs/confine.js';
 import { parseArtifact, type HandoverMeta } from '../handover/artifact.js';
 import { isFinal, type JobRecord } from '../sessions/registry.js';
 import type { PromptArtifact } from '../turns/artifacts.js';
-import { awaitReply, deliverPointer, pointerFor, prepareTurn, promptWentIn, type PreparedTurn, type TurnEnv, type TurnTarget } from '../turns/turn.js';
+import {
+  awaitReply,
+  deliverPointer,
+  pointerFor,
+  prepareTurn,
+  PromptLeftNoTrace,
+  promptWentIn,
+  type PreparedTurn,
+  type TurnEnv,
+  type TurnTarget,
+} from '../turns/turn.js';
+import type { Delivered } from '../delivery/deliver.js';
 import type { WorkJournal } from './journal.js';
 import type { Outcomes } from './outcomes.js';
 import type { Agents, TerminalEntry } from './ports.js';
@@ -101,6 +112,37 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       pid: target.pid,
       sessionId: prepared.prompt.meta.targetSession,
     });
+    /**
+     * Type the pointer. One that left no trace (not taken and not in the input box: gemini 0.61 still
+     * loading its conversation under load swallowed it) and is in neither the transcript nor on screen is
+     * typed once more, under a new nonce recorded first, as after a crash.
+     */
+    const deliverOrRetype = async (): Promise<
+      | { kind: 'delivered'; d: Extract<Delivered, { kind: 'delivered' }> }
+      | { kind: 'found'; found: 'found-in-transcript' | 'found-on-screen' }
+      | { kind: 'ended' }
+    > => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return { kind: 'delivered', d: await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label }) };
+        } catch (err) {
+          if (!(err instanceof PromptLeftNoTrace) || tries > 1) throw err;
+          const ref = { nonce: prepared.nonce, cwd, sessionId: prepared.prompt.meta.targetSession, artifact: prepared.prompt.artifact };
+          const found = await promptWentIn(env, target, ref);
+          if (found) return { kind: 'found', found };
+          env.log.warn({ job: j.id, agent: target.agent, nonce: prepared.nonce }, 'the prompt left no trace; typing it again');
+          const nonce = makeNonce();
+          prepared = { ...prepared, nonce, pointer: pointerFor(target, prepared.prompt, nonce) };
+          const again = await journal.change(j.id, 'starting', `typing the prompt into ${target.agent} again (the last try left no trace: ${err.why})`, {
+            nonce,
+          });
+          if (!again) return { kind: 'ended' };
+          j = again;
+          outcome.pointer = prepared.pointer;
+          turnsBefore = env.watch.turns(target.paneId);
+        }
+      }
+    };
     if (j.state === 'running' || j.state === 'waiting_input') {
       if (j.pid && target.pid && j.pid !== target.pid) {
         await journal.change(
@@ -167,18 +209,26 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
         turnsBefore = env.watch.turns(target.paneId);
         warmAt = Date.now();
         if (target.terminalId) warm = warmUsage(p.usage, journal.data, turnOf(j, target.terminalId));
-        const d = await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label });
-        outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
-        outcome.deliverMs = performance.now() - outcome.t0;
-        const log = env.log.child({
-          task: j.task ?? j.id,
-          terminal: target.terminalId,
-          agent: target.agent,
-          turn: prepared.prompt.turn,
-          session: prepared.prompt.meta.targetSession,
-        });
-        log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms), job: j.id }, 'prompt delivered');
-        j = (await journal.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
+        const typed = await deliverOrRetype();
+        if (typed.kind === 'ended') return;
+        if (typed.kind === 'found') {
+          outcome.delivery = { kind: 'delivered', submits: 1, evidence: typed.found === 'found-on-screen' ? 'echo' : null, ms: performance.now() - outcome.t0 };
+          outcome.deliverMs = performance.now() - outcome.t0;
+          j = (await journal.change(j.id, 'running', `${target.agent} took the prompt after all (${typed.found})`, target.pid ? { pid: target.pid } : {})) ?? j;
+        } else {
+          const d = typed.d;
+          outcome.delivery = { kind: 'delivered', submits: d.submits, evidence: d.evidence as DeliveryEvidence, ms: d.ms };
+          outcome.deliverMs = performance.now() - outcome.t0;
+          const log = env.log.child({
+            task: j.task ?? j.id,
+            terminal: target.terminalId,
+            agent: target.agent,
+            turn: prepared.prompt.turn,
+            session: prepared.prompt.meta.targetSession,
+          });
+          log.info({ submits: d.submits, evidence: d.evidence, ms: Math.round(d.ms), job: j.id }, 'prompt delivered');
+          j = (await journal.change(j.id, 'running', `${target.agent} took the prompt (${d.evidence})`, target.pid ? { pid: target.pid } : {})) ?? j;
+        }
         event('delivered');
       }
     }

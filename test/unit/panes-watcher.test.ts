@@ -138,6 +138,34 @@ describe('pane watcher (composed)', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('while a start settles, a screen no rule knows (cleared to redraw) reaches the machine: the wait starts over (gemini resuming)', async () => {
+    const t = setup();
+    const { w, events, clock } = t;
+    const slow = ProfileSchema.parse({ ...profile, detect: { ...profile.detect, stateFile: undefined, startSettleMs: 700 } });
+    w.watch({ ...t.pane, profile: slow });
+    await t.answer(IDLE);
+    expect(w.snapshot('%1')?.machine).toBe('booting');
+    // The CLI clears its screen to load more; the wait would have run out on that blank screen.
+    events.output('%1', '\x1b[2J');
+    clock.advance(150);
+    await t.answer('');
+    expect(w.snapshot('%1')?.machine).toBe('starting');
+    clock.advance(700);
+    expect(w.status('%1')).toBe('starting');
+    // Its conversation drawn with the input box: ready once that stayed quiet.
+    events.output('%1', 'history');
+    clock.advance(150);
+    await t.answer('history', IDLE);
+    expect(w.snapshot('%1')?.machine).toBe('booting');
+    clock.advance(700);
+    expect(w.status('%1')).toBe('idle');
+    // Once ready, a screen no rule knows (drawn in part) says nothing, as before.
+    events.output('%1', '\x1b[2J');
+    clock.advance(150);
+    await t.answer('');
+    expect(w.status('%1')).toBe('idle');
+  });
+
   it('a death from the subscription: exited with the status tmux gives; stop leaves no timer or folder watch', async () => {
     const t = setup();
     const { w, events, clock } = t;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { terminalMachine } from '../../machines/terminal.machine.js';
 import type { Classification } from '../../src/detect/classify.js';
 
-const screen = (status: Classification['status'], rule = `${status}-rule`, at = 0) => ({
+const screen = (status: Classification['status'], rule: string | null = `${status}-rule`, at = 0) => ({
   type: 'SCREEN' as const,
   at,
   classification: { status, rule, lines: [`a ${status} line`] },
@@ -91,6 +91,49 @@ describe('terminal machine', () => {
     b.actor.send(screen('idle', 'input-box', 1));
     b.actor.send(screen('busy', 'spinner', 2));
     expect(b.actor.getSnapshot().value).toBe('busy');
+  });
+
+  it('with a start settle time, a screen cleared while booting is not ready: the wait starts over at the next quiet screen (gemini 0.61 under load)', () => {
+    // Seen in CI and on a loaded machine: gemini resuming drew its banner and input box, cleared the
+    // screen 250 ms later and showed `Resuming session...` 500 ms after that. The wait ran out on the
+    // blank screen, the agent read idle, and the prompt typed into it was lost.
+    const { actor, clock, seen } = start(300, false, 700);
+    actor.send(screen('idle', 'input-box', 1));
+    clock.increment(250);
+    actor.send(screen('unknown', null, 2)); // the cleared screen
+    clock.increment(700);
+    expect(actor.getSnapshot().value).toBe('starting');
+    actor.send(screen('starting', 'resuming', 3));
+    actor.send(screen('idle', 'input-box', 4)); // the conversation drawn, its input box below
+    clock.increment(700);
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(seen).toEqual(['starting', 'booting', 'starting', 'booting', 'idle']);
+  });
+
+  it('a loading screen after idle, before anything went in, means the CLI was not ready; once a prompt went in it changes nothing', () => {
+    // The ready-looking screen stayed quiet past the start settle time, then `Resuming session...`.
+    const { actor, clock } = start(300, false, 700);
+    actor.send(screen('idle', 'input-box', 1));
+    clock.increment(700);
+    expect(actor.getSnapshot().value).toBe('idle');
+    actor.send(screen('starting', 'resuming', 2));
+    expect(actor.getSnapshot().value).toBe('starting');
+    actor.send(screen('idle', 'input-box', 3));
+    clock.increment(700);
+    expect(actor.getSnapshot().value).toBe('idle');
+    // A prompt went in: the turn is under way, and a screen its starting rule reads is no reason to
+    // drop it (the delivery in flight decides whether the prompt was taken).
+    actor.send({ type: 'INPUT_SENT', at: 4 });
+    actor.send(screen('starting', 'resuming', 5));
+    expect(actor.getSnapshot().value).toBe('idle');
+    // After a turn, too (a screen that looks like a start, such as after /clear, is not one).
+    const b = start();
+    b.actor.send(screen('idle', 'input-box', 1));
+    b.actor.send({ type: 'HOOK', at: 2, status: 'busy', rule: 'hook BeforeAgent' });
+    b.actor.send({ type: 'HOOK', at: 3, status: 'done', rule: 'hook AfterAgent' });
+    b.actor.send(screen('idle', 'input-box', 4));
+    b.actor.send(screen('starting', 'before-config', 5));
+    expect(b.actor.getSnapshot().value).toBe('done');
   });
 
   it('the turn engine confirms an open turn done, whatever the screen said; without an open turn it changes nothing', () => {

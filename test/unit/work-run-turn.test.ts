@@ -14,7 +14,7 @@ import { Outcomes } from '../../src/work/outcomes.js';
 import { runPaneTurn } from '../../src/work/run-turn.js';
 import { FakeTui } from '../helpers/fake-tui.js';
 import { tempDirs } from '../helpers/temp-dir.js';
-import { FakeAgents, FakeStore, jobEvent, reaches, recordingLog, settle, terminalEvents } from '../helpers/work-fakes.js';
+import { FakeAgents, FakeStore, jobEvent, reaches, recordingLog, settle, terminalEvents, testProfile } from '../helpers/work-fakes.js';
 
 const temp = tempDirs('jaggers-run-turn-');
 const T = 'jg-c0de';
@@ -137,6 +137,73 @@ describe("a work item's turn in a pane", () => {
     expect(NONCE.exec(h.tui.prompts[0]!)?.[1]).toBe(j.nonce);
     // The same handover file, not a new one.
     expect(path.resolve(h.root, j.artifact!)).toBe(artifact);
+  });
+
+  it('a prompt the agent swallowed (no busy, no echo, not in its input box) and that is nowhere is typed once more under a new nonce', async () => {
+    // gemini 0.61 under load: its ready-looking screen read idle, then it cleared it to load the
+    // conversation, and the pointer typed meanwhile went nowhere.
+    const h = await setup();
+    Object.assign(h.e, { profile: testProfile({ delivery: { settleMs: 0, verifyTimeoutMs: 200, readyTimeoutMs: 5000 } }) });
+    await h.job('j-01', 'x');
+    h.tui.autoReply = () => 'ok';
+    const paste = h.tui.paste.bind(h.tui);
+    const nonces: (string | null | undefined)[] = [];
+    h.tui.paste = async (p, t) => {
+      nonces.push(h.store.data.jobs['j-01']!.nonce);
+      if (nonces.length === 1) return void h.tui.pasted.push(t); // swallowed
+      return paste(p, t);
+    };
+    await h.run('j-01');
+    const j = h.store.data.jobs['j-01']!;
+    expect(j.history.map((x) => [x.state, x.reason])).toEqual([
+      ['queued', 'recorded'],
+      ['starting', 'typing the prompt into coder'],
+      ['starting', 'typing the prompt into coder again (the last try left no trace: no sign of it within 200 ms)'],
+      ['running', 'coder took the prompt (busy)'],
+      ['done', 'the agent finished its turn'],
+    ]);
+    // Each try typed under the nonce recorded before it; the one that went in is the item's.
+    expect(h.tui.pasted).toHaveLength(2);
+    expect(nonces[0]).not.toBe(nonces[1]);
+    expect(nonces[1]).toBe(j.nonce);
+    expect(h.tui.prompts.map((x) => NONCE.exec(x)?.[1])).toEqual([j.nonce]);
+  });
+
+  it('a prompt that left no trace twice fails the item; one still in the input box, or found on screen after all, is not typed again', async () => {
+    const h = await setup();
+    Object.assign(h.e, { profile: testProfile({ delivery: { settleMs: 0, verifyTimeoutMs: 200, readyTimeoutMs: 5000 } }) });
+    await h.job('j-01', 'x');
+    h.tui.paste = async (_p, t) => void h.tui.pasted.push(t); // every paste swallowed
+    await h.run('j-01');
+    expect(h.store.data.jobs['j-01']).toMatchObject({ state: 'failed', code: 'E_TIMEOUT' });
+    expect(h.history('j-01')).toEqual(['queued', 'starting', 'starting', 'failed']);
+    expect(h.tui.pasted).toHaveLength(2);
+
+    // Seen in the input box (its Enter lost every time; the look comes 1.5 s after the key): not typed again.
+    const b = await setup();
+    Object.assign(b.e, { profile: testProfile({ delivery: { settleMs: 0, verifyTimeoutMs: 1700, readyTimeoutMs: 5000, maxSubmitRetries: 0 } }) });
+    await b.job('j-02', 'x');
+    b.tui.sendKeys = async (_p, keys) => void b.tui.keys.push([...keys]);
+    await b.run('j-02');
+    expect(b.store.data.jobs['j-02']).toMatchObject({ state: 'failed', code: 'E_TIMEOUT' });
+    expect(b.store.data.jobs['j-02']!.reason).toContain('(it is still in the input box)');
+    expect(b.tui.pasted).toHaveLength(1);
+
+    // Its echo on screen when the wait ran out (no event told of it): it went in; the turn goes on.
+    const c = await setup();
+    Object.assign(c.e, { profile: testProfile({ delivery: { settleMs: 0, verifyTimeoutMs: 200, readyTimeoutMs: 5000 } }) });
+    await c.job('j-03', 'x');
+    c.tui.paste = async (_p, t) => {
+      c.tui.pasted.push(t);
+      c.tui.lines.push(`❯ ${t}`); // on screen, but no event told the delivery (and its first look comes after its wait)
+    };
+    const run = c.run('j-03');
+    await c.until('j-03', 'running');
+    expect(c.store.data.jobs['j-03']!.reason).toBe('coder took the prompt after all (found-on-screen)');
+    c.tui.finish('late but done');
+    await run;
+    expect(c.store.data.jobs['j-03']).toMatchObject({ state: 'done' });
+    expect(c.tui.pasted).toHaveLength(1);
   });
 
   it('a turn in flight after a restart is followed to its end; one whose agent was restarted meanwhile is lost', async () => {
