@@ -63,6 +63,19 @@ export function factsSuite(label: string, cli: CliName): { title: string; skip: 
   return { title: name, skip: false };
 }
 
+/**
+ * A suite of jaggers' tests on `cli`: its title (`<cli> <version> <label>`, with why it is skipped) and
+ * whether it is: not named in JAGGERS_E2E_CLIS, or not installed (JAGGERS_REQUIRE_REAL_CLIS=1 makes that
+ * fail instead, at the CLI's first start).
+ */
+export function cliSuite(cli: CliName, label: string): { title: string; skip: boolean } {
+  const name = `${cli} ${CLIS[cli].version} ${label}`;
+  if (!isChosen(cli)) return { title: `${name} (skipped: not in JAGGERS_E2E_CLIS)`, skip: true };
+  if (!isCliInstalled(cli) && process.env.JAGGERS_REQUIRE_REAL_CLIS !== '1')
+    return { title: `${name} (skipped: not installed; run scripts/install-real-clis.sh ${cli})`, skip: true };
+  return { title: name, skip: false };
+}
+
 export function cliCacheDir(): string {
   return process.env.JAGGERS_CLI_CACHE ?? join(homedir(), '.cache', 'jaggers', 'clis');
 }

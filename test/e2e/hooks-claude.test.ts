@@ -14,15 +14,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claudeHooks } from '../../src/clis/claude/hooks.js';
 import type { HookInstall, HookSignal } from '../../src/clis/types.js';
 import { startArgs, resumeArgs } from './cli-env.js';
-import { CLIS, isChosen, isCliInstalled } from './clis.js';
+import { cliSuite, CLIS } from './clis.js';
 import { waitForScreen, waitUntil } from './drive.js';
 import { createRig, type CliRig } from './rig.js';
 import type { RecordedRequest, Reply } from './stub-server.js';
 import { defaultScript } from './stub-script.js';
 
 const { version } = CLIS.claude;
-const installed = isCliInstalled('claude');
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const capture = process.env.JAGGERS_CAPTURE_HOOK_FIXTURES === '1';
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'hooks');
 
@@ -96,7 +94,9 @@ function installKit(r: CliRig): { calls: string; terminal: string; inst: HookIns
   return { calls, terminal, inst };
 }
 
-describe.skipIf(!isChosen('claude') || (!installed && !required))(`claude ${version} native hooks`, () => {
+const suite = cliSuite('claude', 'native hooks');
+
+describe.skipIf(suite.skip)(suite.title, () => {
   const fixtures = new Map<string, string>();
   const latencies: { what: string; fromStubMs: number; fromScreenMs: number }[] = [];
 

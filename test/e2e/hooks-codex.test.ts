@@ -10,15 +10,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexHooks, NOTIFY_EVENT } from '../../src/clis/codex/hooks.js';
 import type { HookInstall } from '../../src/clis/types.js';
-import { CLIS, isChosen, isCliInstalled } from './clis.js';
+import { cliSuite, CLIS } from './clis.js';
 import { waitUntil } from './drive.js';
 import { createRig, type CliRig } from './rig.js';
 import type { Reply } from './stub-server.js';
 import { defaultScript } from './stub-script.js';
 
 const { version } = CLIS.codex;
-const installed = isCliInstalled('codex');
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const capture = process.env.JAGGERS_CAPTURE_HOOKS === '1';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'hooks');
 /** A fixed folder when capturing, so that the saved payloads' paths stay the same from one capture to the next. */
@@ -109,7 +107,9 @@ function save(name: string, c: Call): void {
 
 const latencies: string[] = [];
 
-describe.skipIf((!installed && !required) || !isChosen('codex'))(`codex ${version} native hooks`, () => {
+const suite = cliSuite('codex', 'native hooks');
+
+describe.skipIf(suite.skip)(suite.title, () => {
   let rig: CliRig | undefined;
 
   afterEach(async () => {

@@ -7,18 +7,17 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copilotHooks } from '../../src/clis/copilot/hooks.js';
 import type { HookInstallContext } from '../../src/clis/types.js';
-import { CLIS, isChosen, isCliInstalled } from './clis.js';
+import { cliSuite, CLIS } from './clis.js';
 import { waitUntil } from './drive.js';
 import { createHookCapture, latencyAfterStub, saveFixture, writeInstall, type HookCall } from './hook-capture.js';
 import { createRig, type CliRig } from './rig.js';
 import { SCREENS } from './screens.js';
 
 const { version } = CLIS.copilot;
-const installed = isCliInstalled('copilot');
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-const title = installed || required ? `copilot ${version} hooks` : `copilot ${version} hooks (skipped: not installed; run scripts/install-real-clis.sh)`;
 
-describe.skipIf(!isChosen('copilot') || (!installed && !required))(title, () => {
+const suite = cliSuite('copilot', 'hooks');
+
+describe.skipIf(suite.skip)(suite.title, () => {
   let rig: CliRig | undefined;
   afterEach(async () => {
     await rig?.dispose();

@@ -12,15 +12,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { geminiHooks } from '../../src/clis/gemini/hooks.js';
 import type { HookSignal } from '../../src/clis/types.js';
 import { startArgs } from './cli-env.js';
-import { CLIS, isChosen, isCliInstalled } from './clis.js';
+import { cliSuite, CLIS } from './clis.js';
 import { waitForScreen } from './drive.js';
 import { createHookCapture } from './hook-capture.js';
 import { runHookScenario } from './hook-scenario.js';
 import { createRig, type CliRig } from './rig.js';
 
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const { version } = CLIS.gemini;
-const installed = isCliInstalled('gemini');
 
 /** Each entry of a folder: `link`, `file` or `dir` (a link not followed). */
 function kinds(dir: string): Record<string, string> {
@@ -34,7 +32,9 @@ function kinds(dir: string): Record<string, string> {
   );
 }
 
-describe.skipIf(!isChosen('gemini') || (!installed && !required))(`gemini ${version} hooks${installed ? '' : ' (skipped: not installed)'}`, () => {
+const suite = cliSuite('gemini', 'hooks');
+
+describe.skipIf(suite.skip)(suite.title, () => {
   let rig: CliRig | undefined;
   afterEach(async () => {
     await rig?.dispose();

@@ -7,19 +7,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { opencodeHooks } from '../../src/clis/opencode/hooks.js';
 import type { HookInstallContext } from '../../src/clis/types.js';
-import { CLIS, isChosen, isCliInstalled } from './clis.js';
+import { cliSuite, CLIS } from './clis.js';
 import { waitUntil } from './drive.js';
 import { createHookCapture, latencyAfterStub, saveFixture, writeInstall, type HookCall } from './hook-capture.js';
 import { createRig, type CliRig } from './rig.js';
 
 const { version } = CLIS.opencode;
-const installed = isCliInstalled('opencode');
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
-const title = installed || required ? `opencode ${version} hooks` : `opencode ${version} hooks (skipped: not installed; run scripts/install-real-clis.sh)`;
 
 const statusOf = (c: HookCall): unknown => (c.payload as { properties?: { status?: { type?: unknown } } }).properties?.status?.type;
 
-describe.skipIf(!isChosen('opencode') || (!installed && !required))(title, () => {
+const suite = cliSuite('opencode', 'hooks');
+
+describe.skipIf(suite.skip)(suite.title, () => {
   let rig: CliRig | undefined;
   afterEach(async () => {
     await rig?.dispose();

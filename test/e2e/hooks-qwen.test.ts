@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { qwenHooks } from '../../src/clis/qwen/hooks.js';
 import type { HookSignal } from '../../src/clis/types.js';
-import { CLIS, isChosen, isCliInstalled } from './clis.js';
+import { cliSuite, CLIS } from './clis.js';
 import { runHookScenario } from './hook-scenario.js';
 import { createRig, type CliRig } from './rig.js';
 
-const required = process.env.JAGGERS_REQUIRE_REAL_CLIS === '1';
 const { version } = CLIS.qwen;
-const installed = isCliInstalled('qwen');
 
-describe.skipIf(!isChosen('qwen') || (!installed && !required))(`qwen ${version} hooks${installed ? '' : ' (skipped: not installed)'}`, () => {
+const suite = cliSuite('qwen', 'hooks');
+
+describe.skipIf(suite.skip)(suite.title, () => {
   let rig: CliRig | undefined;
   afterEach(async () => {
     await rig?.dispose();
