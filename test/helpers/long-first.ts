@@ -12,10 +12,12 @@ export const LONG_FIRST = [
   'test/e2e/jaggers-headless.test.ts',
   'test/e2e/compact-real.test.ts',
   'test/e2e/worktrees-real.test.ts',
-  'test/integration/registry-concurrency.test.ts',
   'test/integration/inbox-crash.test.ts',
   'test/e2e/jaggers-work-real.test.ts',
   'test/integration/supervisor.test.ts',
+  // Not beside inbox-crash at the core's start: both run many processes (CI: 110-131 s side by side,
+  // 77 s beside lighter files).
+  'test/integration/registry-concurrency.test.ts',
   'test/integration/remote-supervisor.test.ts',
   'test/integration/workflows.test.ts',
   'test/integration/sessions.test.ts',
