@@ -112,6 +112,18 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       pid: target.pid,
       sessionId: prepared.prompt.meta.targetSession,
     });
+    /** Where the prompt of `prepared` went in, if anywhere: the CLI's transcript or the screen. */
+    const wentIn = () =>
+      promptWentIn(env, target, { nonce: prepared.nonce, cwd, sessionId: prepared.prompt.meta.targetSession, artifact: prepared.prompt.artifact });
+    /** A prompt that went nowhere is typed again under a new nonce, recorded first; false when the item ended meanwhile. */
+    const newNonce = async (reason: string): Promise<boolean> => {
+      const nonce = makeNonce();
+      prepared = { ...prepared, nonce, pointer: pointerFor(target, prepared.prompt, nonce) };
+      const again = await journal.change(j.id, 'starting', reason, { nonce });
+      if (!again) return false;
+      j = again;
+      return true;
+    };
     /**
      * Type the pointer. One that left no trace (not taken and not in the input box: gemini 0.61 still
      * loading its conversation under load swallowed it) and is in neither the transcript nor on screen is
@@ -127,17 +139,10 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
           return { kind: 'delivered', d: await deliverPointer(env, target, prepared, { timeoutMs: 60_000, label }) };
         } catch (err) {
           if (!(err instanceof PromptLeftNoTrace) || tries > 1) throw err;
-          const ref = { nonce: prepared.nonce, cwd, sessionId: prepared.prompt.meta.targetSession, artifact: prepared.prompt.artifact };
-          const found = await promptWentIn(env, target, ref);
+          const found = await wentIn();
           if (found) return { kind: 'found', found };
           env.log.warn({ job: j.id, agent: target.agent, nonce: prepared.nonce }, 'the prompt left no trace; typing it again');
-          const nonce = makeNonce();
-          prepared = { ...prepared, nonce, pointer: pointerFor(target, prepared.prompt, nonce) };
-          const again = await journal.change(j.id, 'starting', `typing the prompt into ${target.agent} again (the last try left no trace: ${err.why})`, {
-            nonce,
-          });
-          if (!again) return { kind: 'ended' };
-          j = again;
+          if (!(await newNonce(`typing the prompt into ${target.agent} again (the last try left no trace: ${err.why})`))) return { kind: 'ended' };
           outcome.pointer = prepared.pointer;
           turnsBefore = env.watch.turns(target.paneId);
         }
@@ -162,20 +167,9 @@ export async function runPaneTurn(p: TurnRunPorts, given: JobRecord, e: Terminal
       let found: string | null = null;
       if (j.state === 'starting' && j.nonce && j.artifact) {
         prepared = await preparedOf(env, j, target, cwd);
-        found = await promptWentIn(env, target, {
-          nonce: prepared.nonce,
-          cwd,
-          sessionId: prepared.prompt.meta.targetSession,
-          artifact: prepared.prompt.artifact,
-        });
-        if (!found) {
-          // Nowhere: it never went in. Typed again, under a new nonce recorded first.
-          const nonce = makeNonce();
-          prepared = { ...prepared, nonce, pointer: pointerFor(target, prepared.prompt, nonce) };
-          const again = await journal.change(j.id, 'starting', `typing the prompt into ${target.agent} again (the last try left no trace)`, { nonce });
-          if (!again) return;
-          j = again;
-        }
+        found = await wentIn();
+        // Nowhere: it never went in. Typed again, under a new nonce recorded first.
+        if (!found && !(await newNonce(`typing the prompt into ${target.agent} again (the last try left no trace)`))) return;
       } else {
         const payload = await readConfinedText(env, j.prompt, `${label}: its prompt`);
         const id = j.id;
