@@ -22,19 +22,17 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], sequence: { groupOrder: 1 } } },
-      // Every turn test on the real CLIs again with their native hooks off (issue 27): the screen and
-      // state files must still carry every turn when a hook never fires. Not jaggers-headless: a
-      // headless turn reads no hook, screen or state file, and its pane turns are jaggers-real's.
+      // The pane-turn tests on the real CLIs again with their native hooks off (issue 27): the screen
+      // and state files must still carry every turn when a hook never fires. jaggers-real's turns (each
+      // kind of turn end, a reply, an approval, a resume) and the dialogs; not the files whose items
+      // are other kinds of work on the same runner (jobs, messages, workflow turns: one delivery, one
+      // turn end, already read with hooks off here), nor jaggers-headless (no hook, screen or state
+      // file). docs/testing.md.
       {
         extends: true,
         test: {
           name: 'e2e-screen',
-          include: [
-            'test/e2e/jaggers-real.test.ts',
-            'test/e2e/jaggers-work-real.test.ts',
-            'test/e2e/jaggers-workflow-real.test.ts',
-            'test/e2e/dialogs-real.test.ts',
-          ],
+          include: ['test/e2e/jaggers-real.test.ts', 'test/e2e/dialogs-real.test.ts'],
           env: { JAGGERS_E2E_HOOKS: 'off' },
           sequence: { groupOrder: 1 },
         },

@@ -21,7 +21,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchWorld, worldEnd, cpuPressure, load, pct, startedAt } from './bench-lib.mjs';
+import { benchWorld, worldEnd, cpuPressure, cpuTicks, load, pct, startedAt, ticks } from './bench-lib.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'jaggers.js');
@@ -130,6 +130,7 @@ try {
   const untilStarted = [];
   const untilServing = [];
   const untilAnswered = [];
+  const cpuToAnswer = [];
   for (let i = 0; i <= KILLS; i++) {
     live.push(timed([bin, 'ls', '--json']));
     const { pid } = await health();
@@ -139,6 +140,7 @@ try {
     timed([bin, 'ls', '--json']);
     const took = performance.now() - t;
     const h = await health();
+    const cpu = (cpuTicks(h.pid) * 1000) / ticks;
     if (h.pid === pid) throw new Error(`the supervisor ${pid} still answers after kill -9`);
     if (i === 0) continue;
     const started = startedAt(h.pid) - wall;
@@ -147,6 +149,7 @@ try {
     untilStarted.push(started);
     untilServing.push(serving - started);
     untilAnswered.push(took - serving);
+    cpuToAnswer.push(cpu);
   }
   live.shift();
   console.log(`\n2. kill -9 of the supervisor -> jaggers ls --json succeeded (${KILLS} times after one dropped, ${AGENTS} agents)`);
@@ -156,6 +159,7 @@ try {
   row('  kill -> new supervisor started', untilStarted, '   (the client notices, respawns window 0)');
   row('  started -> serving', untilServing, '   (the supervisor loads and starts; log line)');
   row('  serving -> ls succeeded', untilAnswered, '   (the client notices it answers; ls)');
+  row("the new supervisor's CPU until then", cpuToAnswer, '   (utime + stime, /proc; 10 ms ticks)');
   console.log(`\nload average at the end ${load()}; cpu pressure (some, avg10) ${cpuPressure()} %`);
 } finally {
   await world.end();
