@@ -7,7 +7,7 @@
 // through a rename at each save, its earlier lines unchanged.
 import path from 'node:path';
 import type { SessionRecord } from './session-store.js';
-import { writeFileAtomic } from './session-store.js';
+import { writeUnderHome } from './session-store.js';
 
 export const FAKE_MODEL = 'claude-sonnet-4-5';
 
@@ -52,5 +52,5 @@ export function claudeTranscriptText(s: SessionRecord): string {
 }
 
 export function writeClaudeTranscript(home: string, s: SessionRecord): void {
-  writeFileAtomic(path.join(home, '.claude', 'projects', s.cwd.replace(/[^A-Za-z0-9]/g, '-'), `${s.id}.jsonl`), claudeTranscriptText(s));
+  writeUnderHome(home, path.join(home, '.claude', 'projects', s.cwd.replace(/[^A-Za-z0-9]/g, '-'), `${s.id}.jsonl`), claudeTranscriptText(s));
 }

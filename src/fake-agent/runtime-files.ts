@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { writeFileAtomic } from './session-store.js';
+import { writeUnderHome } from './session-store.js';
 
 export type AgentStatus = 'starting' | 'idle' | 'busy' | 'waiting';
 
@@ -18,14 +18,9 @@ export function stateFilePath(home: string, pid: number): string {
   return path.join(home, '.fake-agent', 'state', `${pid}.json`);
 }
 
-/**
- * Write the state file; nothing when HOME itself is gone (a test removed its world while the agent was
- * still ending): HOME is never made again, or a status change after the removal would leave its
- * folders behind.
- */
+/** Write the state file; nothing when HOME itself is gone (writeUnderHome). */
 export function writeStateFile(home: string, content: StateFileContent): void {
-  if (!fs.existsSync(home)) return;
-  writeFileAtomic(stateFilePath(home, content.pid), `${JSON.stringify(content)}\n`);
+  writeUnderHome(home, stateFilePath(home, content.pid), `${JSON.stringify(content)}\n`);
 }
 
 export function removeStateFile(home: string, pid: number): void {

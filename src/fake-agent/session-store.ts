@@ -73,6 +73,35 @@ export function parseSession(data: unknown, where: string): SessionRecord | stri
 /** Writes through a temporary file and a rename, so a reader never sees half a file. */
 export function writeFileAtomic(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeAtomicIn(file, text);
+}
+
+/**
+ * Writes `file`, a path below `home`, as writeFileAtomic does, making the folders between them but never
+ * `home` itself: when HOME is gone (a test removed its world while the agent was still ending) nothing
+ * is written, or the write would make HOME again and leave it behind.
+ */
+export function writeUnderHome(home: string, file: string, text: string): void {
+  let dir = home;
+  for (const part of path.relative(home, path.dirname(file)).split(path.sep).filter(Boolean)) {
+    dir = path.join(dir, part);
+    try {
+      fs.mkdirSync(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      if (code !== 'EEXIST') throw e;
+    }
+  }
+  try {
+    writeAtomicIn(file, text);
+  } catch (e) {
+    // Removed between the folders and the write: the same as gone before.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+function writeAtomicIn(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     fs.writeFileSync(tmp, text);
@@ -84,7 +113,7 @@ export function writeFileAtomic(file: string, text: string): void {
 }
 
 export function writeSession(home: string, session: SessionRecord): void {
-  writeFileAtomic(sessionPath(home, session.id), `${JSON.stringify(session, null, 2)}\n`);
+  writeUnderHome(home, sessionPath(home, session.id), `${JSON.stringify(session, null, 2)}\n`);
 }
 
 export function sessionExists(home: string, id: string): boolean {

@@ -102,3 +102,22 @@ describe('fake agent: openSession', () => {
     expect(openSession({ sessionId: undefined, resume: 'latest' }, ctx())).toMatchObject({ ok: true, session: { id: B } });
   });
 });
+
+describe('HOME removed while the agent is still ending (a test removed its world)', () => {
+  it('a session, a state file or a claude transcript written then makes nothing: HOME is not made again', async () => {
+    const { writeClaudeTranscript } = await import('../../src/fake-agent/claude-transcript.js');
+    const session = newSession(A, '/work', new Date('2026-11-28T12:00:00Z'));
+    fs.rmSync(home, { recursive: true, force: true });
+    writeSession(home, session);
+    writeStateFile(home, { pid: 4242, sessionId: A, status: 'idle', updatedAt: 1 });
+    writeClaudeTranscript(home, session);
+    expect(fs.existsSync(home)).toBe(false);
+  });
+
+  it('with HOME there, the folders below it are made as before', () => {
+    writeSession(home, newSession(A, '/work', new Date('2026-11-28T12:00:00Z')));
+    writeStateFile(home, { pid: 4242, sessionId: A, status: 'idle', updatedAt: 1 });
+    expect(readSession(home, A)?.id).toBe(A);
+    expect(JSON.parse(fs.readFileSync(stateFilePath(home, 4242), 'utf8'))).toMatchObject({ status: 'idle' });
+  });
+});
